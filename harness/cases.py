@@ -1,0 +1,445 @@
+"""The case model and the corpus loader.
+
+A case file is validated against ``cases/case.schema.json``; each case, after the file's
+``defaults`` are filled in, against ``#/$defs/effectiveCase``. A broken file or case
+becomes a :class:`LoadError` naming file, case and JSON pointer; everything else loads.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+from harness import DEFAULT_CASES_DIR
+from harness.yamlio import load_path
+
+CASE_SUFFIXES = (".yaml", ".yml", ".json")
+SCHEMA_FILE = "case.schema.json"
+BEHAVIOURS_FILE = "BEHAVIOURS.md"
+SCHEMAS_DIR = "schemas"
+INPUT_KEYS = ("original", "current", "modified", "patch")
+PATCH_TYPES = (
+    "json-patch", "merge-patch", "merge-patch-2way", "merge-patch-3way",
+    "strategic", "strategic-2way", "apply", "server-side-apply",
+)
+
+
+class _Absent:
+    """Marks an expectation member the case does not have (``None`` is JSON null)."""
+
+    _instance: _Absent | None = None
+
+    def __new__(cls) -> _Absent:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __deepcopy__(self, memo: dict) -> _Absent:
+        return self
+
+
+ABSENT: Any = _Absent()
+
+
+@dataclass(frozen=True)
+class ExpectedError:
+    error_class: str
+    message: str | None = None
+
+    def to_json(self) -> dict[str, str]:
+        data = {"class": self.error_class}
+        if self.message is not None:
+            data["message"] = self.message
+        return data
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One acceptable outcome: a document and/or a created patch, or an error."""
+
+    document: Any = ABSENT
+    patch: Any = ABSENT
+    error: ExpectedError | None = None
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Outcome:
+        error = data.get("expected_error")
+        return cls(
+            document=data.get("expected", ABSENT),
+            patch=data.get("expected_patch", ABSENT),
+            error=ExpectedError(error["class"], error.get("message")) if error else None,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {}
+        if self.document is not ABSENT:
+            data["expected"] = self.document
+        if self.patch is not ABSENT:
+            data["expected_patch"] = self.patch
+        if self.error is not None:
+            data["expected_error"] = self.error.to_json()
+        return data
+
+
+@dataclass(frozen=True)
+class Divergence:
+    """A known departure of one target (in a version range) from the case's outcome."""
+
+    target: str
+    outcome: Outcome
+    reason: str
+    versions: str | None = None
+    issue: str | None = None
+
+    def applies_to(self, target_name: str, target_version: str) -> bool:
+        return self.target == target_name and version_matches(target_version, self.versions)
+
+
+@dataclass(frozen=True)
+class ProfileOutcome:
+    outcome: Outcome
+    reason: str
+
+
+@dataclass(frozen=True)
+class SchemaRef:
+    api_version: str | None = None
+    kind: str | None = None
+    version: str | None = None
+    named: str | None = None
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any] | None) -> SchemaRef | None:
+        if data is None:
+            return None
+        return cls(data.get("apiVersion"), data.get("kind"), data.get("version"), data.get("named"))
+
+    def describe(self) -> str:
+        if self.named:
+            return f"named schema {self.named!r}"
+        at = f" at {self.version}" if self.version else ""
+        return f"{self.api_version}/{self.kind}{at}"
+
+
+@dataclass(frozen=True)
+class Case:
+    file: str
+    name: str
+    description: str
+    type: str
+    tags: tuple[str, ...]
+    inputs: Mapping[str, Any]
+    outcome: Outcome
+    provenance: tuple[Mapping[str, str], ...]
+    schema: SchemaRef | None = None
+    alternatives: tuple[Outcome, ...] = ()
+    nondeterministic: bool = False
+    profiles: Mapping[str, ProfileOutcome] = field(default_factory=dict)
+    divergences: tuple[Divergence, ...] = ()
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def id(self) -> str:
+        return f"{self.file}::{self.name}"
+
+    def input(self, key: str) -> Any:
+        """A deep copy of one input, so no target can change the corpus."""
+        return copy.deepcopy(self.inputs[key])
+
+    def has_input(self, key: str) -> bool:
+        return key in self.inputs
+
+    def effective_schema(self) -> SchemaRef | None:
+        """The declared schema, or the built-in kind the original document names."""
+        if self.schema is not None:
+            return self.schema
+        for key in ("original", "current", "modified"):
+            document = self.inputs.get(key)
+            if isinstance(document, dict) and "apiVersion" in document and "kind" in document:
+                return SchemaRef(str(document["apiVersion"]), str(document["kind"]))
+        return None
+
+
+@dataclass(frozen=True)
+class LoadError:
+    """Why a file or one of its cases could not be loaded."""
+
+    file: str
+    message: str
+    case: str | None = None
+    pointer: str = ""
+
+    def __str__(self) -> str:
+        where = self.file
+        if self.case:
+            where += f"::{self.case}"
+        at = f" at {self.pointer}" if self.pointer else ""
+        return f"{where}{at}: {self.message}"
+
+
+@dataclass
+class Corpus:
+    cases: list[Case] = field(default_factory=list)
+    errors: list[LoadError] = field(default_factory=list)
+
+
+# --- versions -----------------------------------------------------------------------------
+
+_COMPARATOR = re.compile(r"(<=|>=|==|!=|<|>)\s*([0-9]+(?:\.[0-9]+){0,2})")
+
+
+def parse_version(text: str) -> tuple[int, ...]:
+    match = re.search(r"([0-9]+)\.([0-9]+)(?:\.([0-9]+))?", text)
+    if not match:
+        return ()
+    return tuple(int(part) for part in match.groups() if part is not None)
+
+
+def version_matches(version: str, spec: str | None) -> bool:
+    """Whether ``version`` (e.g. 'v1.32.4') satisfies every comparator of ``spec``."""
+    if not spec:
+        return True
+    actual = parse_version(version)
+    if not actual:
+        return False
+    for op, bound_text in _COMPARATOR.findall(spec):
+        bound = parse_version(bound_text)
+        left = actual[: len(bound)]
+        ok = {
+            "<": left < bound,
+            "<=": left <= bound,
+            ">": left > bound,
+            ">=": left >= bound,
+            "==": left == bound,
+            "!=": left != bound,
+        }[op]
+        if not ok:
+            return False
+    return True
+
+
+# --- loading --------------------------------------------------------------------------------
+
+
+def cases_root_for(path: Path) -> Path:
+    """The directory holding case.schema.json above ``path``, else the bundled corpus."""
+    for candidate in [path, *path.parents]:
+        if (candidate / SCHEMA_FILE).is_file():
+            return candidate
+    return DEFAULT_CASES_DIR
+
+
+@cache
+def _validators(schema_path: Path) -> tuple[jsonschema.Validator, jsonschema.Validator]:
+    schema = json.loads(schema_path.read_text(encoding="utf-8"))
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    file_validator = cls(schema)
+    case_schema = {"$ref": "#/$defs/effectiveCase", "$defs": schema["$defs"]}
+    return file_validator, cls(case_schema)
+
+
+@cache
+def behaviour_ids(root: Path) -> frozenset[str]:
+    """Behaviour ids declared in the corpus's BEHAVIOURS.md (``- ID: text`` lines)."""
+    path = root / BEHAVIOURS_FILE
+    if not path.is_file():
+        path = DEFAULT_CASES_DIR / BEHAVIOURS_FILE
+    text = path.read_text(encoding="utf-8")
+    return frozenset(re.findall(r"^- ([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+):", text, flags=re.MULTILINE))
+
+
+def iter_case_files(paths: Iterable[Path]) -> Iterator[Path]:
+    """Case files under each path (a file, or a directory searched recursively)."""
+    for path in paths:
+        if path.is_file():
+            yield path
+            continue
+        for candidate in sorted(path.rglob("*")):
+            if candidate.suffix not in CASE_SUFFIXES or not candidate.is_file():
+                continue
+            relative = candidate.relative_to(path)
+            if SCHEMAS_DIR in relative.parts[:-1] or candidate.name == SCHEMA_FILE:
+                continue
+            yield candidate
+
+
+def display_path(path: Path) -> str:
+    """Path shown in case ids: relative to the cases root's parent (``cases/…``)."""
+    resolved = path.resolve()
+    root = cases_root_for(resolved.parent)
+    try:
+        return resolved.relative_to(root.parent).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def load_corpus(paths: Iterable[Path | str]) -> Corpus:
+    corpus = Corpus()
+    for file in iter_case_files(Path(p) for p in paths):
+        cases, errors = load_file(file)
+        corpus.cases.extend(cases)
+        corpus.errors.extend(errors)
+    return corpus
+
+
+def load_file(path: Path) -> tuple[list[Case], list[LoadError]]:
+    shown = display_path(path)
+    root = cases_root_for(path.resolve().parent)
+    try:
+        data = load_path(path)
+    except (yaml.YAMLError, json.JSONDecodeError, UnicodeDecodeError) as exc:
+        return [], [LoadError(shown, f"not valid YAML/JSON: {exc}")]
+    except OSError as exc:
+        return [], [LoadError(shown, f"cannot read: {exc}")]
+    file_validator, case_validator = _validators(root / SCHEMA_FILE)
+
+    file_errors: list[LoadError] = []
+    bad_cases: dict[int, list[jsonschema.ValidationError]] = {}
+    for error in file_validator.iter_errors(data):
+        path_parts = list(error.absolute_path)
+        if len(path_parts) >= 2 and path_parts[0] == "cases" and isinstance(path_parts[1], int):
+            bad_cases.setdefault(path_parts[1], []).append(error)
+        else:
+            file_errors.append(LoadError(shown, _schema_message(error), pointer=_pointer(path_parts)))
+    if file_errors:
+        return [], file_errors
+
+    defaults = data.get("defaults", {})
+    cases: list[Case] = []
+    errors: list[LoadError] = []
+    seen: set[str] = set()
+    known_tags = behaviour_ids(root)
+    for index, raw_case in enumerate(data["cases"]):
+        name = raw_case.get("name") if isinstance(raw_case, dict) else None
+        label = name if isinstance(name, str) else f"#{index}"
+        prefix = ["cases", index]
+        if index in bad_cases:
+            errors.extend(
+                LoadError(shown, _schema_message(e), label, _pointer(list(e.absolute_path)))
+                for e in _most_specific(bad_cases[index])
+            )
+            continue
+        effective = {**defaults, **raw_case}
+        problems = [
+            LoadError(shown, _schema_message(e), label, _pointer(prefix + list(e.absolute_path)))
+            for e in _most_specific(list(case_validator.iter_errors(effective)))
+        ]
+        if name in seen:
+            problems.append(LoadError(shown, f"duplicate case name {name!r}", label, _pointer(prefix + ["name"])))
+        unknown = [tag for tag in effective.get("tags", []) if tag not in known_tags]
+        if unknown:
+            problems.append(
+                LoadError(shown, f"unknown behaviour ids {unknown} (see {BEHAVIOURS_FILE})", label, _pointer(prefix + ["tags"]))
+            )
+        problems.extend(_non_json_values(effective, shown, label, prefix))
+        named = (effective.get("schema") or {}).get("named")
+        if named and not _named_schema_path(root, named):
+            problems.append(
+                LoadError(shown, f"named schema {named!r} not found in {SCHEMAS_DIR}/", label, _pointer(prefix + ["schema", "named"]))
+            )
+        seen.add(name)
+        if problems:
+            errors.extend(problems)
+            continue
+        cases.append(_build_case(shown, effective))
+    return cases, errors
+
+
+def _named_schema_path(root: Path, name: str) -> Path | None:
+    for suffix in CASE_SUFFIXES:
+        candidate = root / SCHEMAS_DIR / f"{name}{suffix}"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def named_schema_path(name: str, root: Path = DEFAULT_CASES_DIR) -> Path | None:
+    return _named_schema_path(root, name)
+
+
+def _build_case(file: str, data: Mapping[str, Any]) -> Case:
+    return Case(
+        file=file,
+        name=data["name"],
+        description=data["description"],
+        type=data["type"],
+        tags=tuple(data["tags"]),
+        inputs={key: data[key] for key in INPUT_KEYS if key in data},
+        outcome=Outcome.from_json(data),
+        provenance=tuple(data["provenance"]),
+        schema=SchemaRef.from_json(data.get("schema")),
+        alternatives=tuple(Outcome.from_json(alt) for alt in data.get("alternatives", ())),
+        nondeterministic=bool(data.get("nondeterministic", False)),
+        profiles={
+            name: ProfileOutcome(Outcome.from_json(entry), entry["reason"])
+            for name, entry in data.get("profiles", {}).items()
+        },
+        divergences=tuple(
+            Divergence(
+                target=entry["target"],
+                outcome=Outcome.from_json(entry),
+                reason=entry["reason"],
+                versions=entry.get("versions"),
+                issue=entry.get("issue"),
+            )
+            for entry in data.get("divergences", ())
+        ),
+        raw=dict(data),
+    )
+
+
+def _pointer(parts: list[Any]) -> str:
+    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in parts)
+
+
+def _most_specific(errors: list[jsonschema.ValidationError]) -> list[jsonschema.ValidationError]:
+    """One readable error per failing location instead of every branch of a oneOf."""
+    chosen: dict[tuple, jsonschema.ValidationError] = {}
+    for error in errors:
+        best = jsonschema.exceptions.best_match([error])
+        key = tuple(best.absolute_path)
+        chosen.setdefault(key, best)
+    return list(chosen.values())
+
+
+def _schema_message(error: jsonschema.ValidationError) -> str:
+    if error.validator == "anyOf" and "expected" in json.dumps(error.schema):
+        return "needs one expectation: 'expected', 'expected_patch' or 'expected_error'"
+    if error.validator == "not" and "expected_error" in json.dumps(error.schema):
+        return "'expected_error' cannot be combined with 'expected' or 'expected_patch'"
+    return error.message
+
+
+def _non_json_values(value: Any, file: str, case: str, prefix: list[Any]) -> list[LoadError]:
+    """Values JSON cannot carry (NaN, infinities, non-string keys)."""
+    problems: list[LoadError] = []
+    stack: list[tuple[Any, list[Any]]] = [(value, prefix)]
+    while stack:
+        node, where = stack.pop()
+        if isinstance(node, float) and not math.isfinite(node):
+            problems.append(LoadError(file, f"{node!r} is not a JSON number", case, _pointer(where)))
+        elif isinstance(node, dict):
+            for key, child in node.items():
+                if not isinstance(key, str):
+                    problems.append(LoadError(file, f"key {key!r} is not a string; quote it", case, _pointer(where)))
+                stack.append((child, [*where, key]))
+        elif isinstance(node, list):
+            stack.extend((child, [*where, i]) for i, child in enumerate(node))
+    return problems

@@ -1,0 +1,152 @@
+"""The ``patchconf`` command."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from harness import DEFAULT_CASES_DIR, REPO_ROOT
+from harness.cases import cases_root_for, load_corpus
+from harness.coverage import MINIMUM_CASES, coverage, coverage_text
+from harness.report import Run, summary_text, write_reports
+from harness.runner import Filters, run_cases, terminal_progress
+from harness.targets import TARGET_HELP, TargetUnavailable, make_target
+from harness.yamlio import yaml11_differences
+
+
+def _default_cases() -> Path:
+    local = Path.cwd() / "cases"
+    return local if (local / "case.schema.json").is_file() else DEFAULT_CASES_DIR
+
+
+def _add_selection(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--cases", action="append", type=Path, metavar="PATH",
+                        help="case file or directory (repeatable; default: cases/)")
+    parser.add_argument("--type", action="append", default=[], dest="types", metavar="TYPE",
+                        help="only this patch type (repeatable)")
+    parser.add_argument("--tag", action="append", default=[], dest="tags", metavar="ID",
+                        help="only cases tagged with this behaviour id or prefix, e.g. JP-ADD or SMP")
+    parser.add_argument("--path", action="append", default=[], dest="paths", metavar="GLOB",
+                        help="only case files under this path or matching this glob")
+    parser.add_argument("-k", "--name", action="append", default=[], dest="names", metavar="TEXT",
+                        help="only cases whose name contains TEXT")
+
+
+def _filters(args: argparse.Namespace) -> Filters:
+    return Filters(tuple(args.types), tuple(args.tags), tuple(args.paths), tuple(args.names))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="patchconf", description="Conformance suite for Kubernetes patch semantics.")
+    commands = parser.add_subparsers(dest="command")
+
+    run = commands.add_parser("run", help="run cases against a target and report")
+    run.add_argument("--target", default="reference",
+                     help="; ".join(f"{k}: {v}" for k, v in TARGET_HELP.items()) + " (default: reference)")
+    _add_selection(run)
+    run.add_argument("--report", type=Path, metavar="DIR",
+                     help="directory for results.json, junit.xml, report.md, report.html "
+                          "(default: reports/<target>/)")
+    run.add_argument("--jobs", type=int, help="parallel workers (default: the target's own)")
+    run.add_argument("--timeout", type=float, help="seconds a cmd: target gets per case (default 10)")
+    run.add_argument("--quiet", action="store_true", help="print only totals and failures' ids")
+
+    validate = commands.add_parser("validate", help="check case files without running them")
+    validate.add_argument("paths", nargs="*", type=Path)
+
+    cov = commands.add_parser("coverage", help="cases per behaviour id")
+    cov.add_argument("--cases", action="append", type=Path, metavar="PATH")
+    cov.add_argument("--prefix", action="append", default=[], metavar="PREFIX",
+                     help="only ids starting with PREFIX (e.g. SMP-); exit 1 if any is below the minimum")
+
+    commands.add_parser("targets", help="list the known targets")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        args = parser.parse_args(["run", *(argv or [])])
+    handler = {"run": cmd_run, "validate": cmd_validate, "coverage": cmd_coverage, "targets": cmd_targets}
+    return handler[args.command](args)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    try:
+        target = make_target(args.target, timeout=args.timeout)
+    except TargetUnavailable as exc:
+        print(f"patchconf: target {args.target!r} unavailable: {exc}", file=sys.stderr)
+        return 2
+    corpus = load_corpus(args.cases or [_default_cases()])
+    selected = [case for case in corpus.cases if _filters(args).accepts(case)]
+    started = time.perf_counter()
+    try:
+        results = run_cases(selected, target, workers=args.jobs, progress=terminal_progress())
+    finally:
+        target.close()
+    run = Run(args.target, target.info, results, corpus.errors, seconds=time.perf_counter() - started,
+              arguments={"cases": [str(p) for p in args.cases or []], "types": args.types,
+                         "tags": args.tags, "paths": args.paths, "names": args.names})
+    print(summary_text(run, verbose_failures=True) if not args.quiet else _quiet_summary(run))
+    directory = args.report or (REPO_ROOT / "reports" / _slug(args.target))
+    written = write_reports(run, directory)
+    print(f"reports: {', '.join(str(p) for p in written)}")
+    if not selected and not corpus.errors:
+        print("patchconf: no case matched the selection", file=sys.stderr)
+        return 1
+    return 0 if run.ok else 1
+
+
+def _quiet_summary(run: Run) -> str:
+    lines = [f"{r.status.upper()} {r.case.id}" for r in run.results if r.status in ("fail", "error")]
+    lines += [f"LOAD ERROR {e}" for e in run.load_errors]
+    counts = run.counts()
+    lines.append(", ".join(f"{counts.get(s, 0)} {s}" for s in ("pass", "fail", "error", "skip")))
+    return "\n".join(lines)
+
+
+def _slug(spec: str) -> str:
+    name, _, argument = spec.partition(":")
+    return name if not argument else f"{name}-{Path(argument).name}"
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    paths = args.paths or [_default_cases()]
+    corpus = load_corpus(paths)
+    problems = [str(e) for e in corpus.errors]
+    from harness.cases import iter_case_files
+
+    for file in iter_case_files(paths):
+        if file.suffix in (".yaml", ".yml"):
+            try:
+                problems += [f"{file}: {d}" for d in yaml11_differences(file.read_text(encoding="utf-8"))]
+            except Exception:  # noqa: S110 - unparsable files are already reported as load errors
+                pass
+    for problem in problems:
+        print(problem)
+    print(f"{len(corpus.cases)} cases valid, {len(problems)} problems")
+    return 1 if problems else 0
+
+
+def cmd_coverage(args: argparse.Namespace) -> int:
+    paths = args.cases or [_default_cases()]
+    corpus = load_corpus(paths)
+    table = coverage(corpus.cases, cases_root_for(Path(paths[0]).resolve()))
+    text, short = coverage_text(table, tuple(args.prefix))
+    print(text)
+    if short:
+        print(f"{len(short)} behaviour ids have fewer than {MINIMUM_CASES} cases: {' '.join(short)}")
+    return 1 if (short and args.prefix) or corpus.errors else 0
+
+
+def cmd_targets(args: argparse.Namespace) -> int:
+    for spec, text in TARGET_HELP.items():
+        print(f"{spec:<16} {text}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,50 @@
+"""Judging a target's answer against a case's expectation, and explaining the difference."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from deepdiff import DeepDiff
+
+from harness.cases import ABSENT
+
+
+def json_equal(a: Any, b: Any) -> bool:
+    """Equality as JSON sees it, but strict about types: 1 != 1.0 != true."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b, strict=True))
+    return a == b
+
+
+def show(value: Any) -> str:
+    if value is ABSENT:
+        return "absent"
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def _pointer(path: list[Any]) -> str:
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path) or "(root)"
+
+
+def explain(expected: Any, actual: Any) -> list[str]:
+    """One readable line per difference, e.g. ``/spec/replicas: expected absent, got 0``."""
+    if expected is ABSENT or actual is ABSENT:
+        return [f"(root): expected {show(expected)}, got {show(actual)}"]
+    diff = DeepDiff(expected, actual, view="tree", ignore_order=False, verbose_level=2)
+    lines: list[str] = []
+    for report_type, levels in diff.items():
+        for level in levels:
+            where = _pointer(level.path(output_format="list"))
+            before = ABSENT if report_type.endswith("_added") else level.t1
+            after = ABSENT if report_type.endswith("_removed") else level.t2
+            detail = ""
+            if report_type == "type_changes":
+                detail = f" ({type(level.t1).__name__} vs {type(level.t2).__name__})"
+            lines.append(f"{where}: expected {show(before)}, got {show(after)}{detail}")
+    return sorted(lines) or ["values differ only in a way deepdiff does not show"]

@@ -1,0 +1,223 @@
+"""Summaries and report files, all rendered from the same list of results."""
+
+from __future__ import annotations
+
+import html
+import json
+import platform
+import re
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from xml.etree import ElementTree as ET
+
+from harness.cases import LoadError
+from harness.runner import ERROR, FAIL, PASS, SKIP, Result
+from harness.targets.base import TargetInfo
+
+STATUSES = (PASS, FAIL, ERROR, SKIP)
+
+
+@dataclass
+class Run:
+    target_name: str
+    target: TargetInfo
+    results: list[Result]
+    load_errors: list[LoadError] = field(default_factory=list)
+    started: datetime = field(default_factory=lambda: datetime.now(UTC))
+    seconds: float = 0.0
+    arguments: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.load_errors and not any(r.status in (FAIL, ERROR) for r in self.results)
+
+    def counts(self) -> Counter:
+        return Counter(r.status for r in self.results)
+
+    def counts_by(self, key: str) -> dict[str, Counter]:
+        table: dict[str, Counter] = defaultdict(Counter)
+        for result in self.results:
+            keys = result.case.tags if key == "tag" else (result.case.type,)
+            for value in keys:
+                table[value][result.status] += 1
+        return dict(sorted(table.items()))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "patchconf_results": 1,
+            "target": {"name": self.target_name, **self.target.to_json()},
+            "started": self.started.isoformat(),
+            "seconds": round(self.seconds, 3),
+            "python": platform.python_version(),
+            "arguments": self.arguments,
+            "summary": dict(self.counts()),
+            "by_type": {k: dict(v) for k, v in self.counts_by("type").items()},
+            "by_tag": {k: dict(v) for k, v in self.counts_by("tag").items()},
+            "load_errors": [
+                {"file": e.file, "case": e.case, "pointer": e.pointer, "message": e.message}
+                for e in self.load_errors
+            ],
+            "results": [r.to_json() for r in self.results],
+        }
+
+
+def _count_cells(counter: Counter) -> list[str]:
+    return [str(counter.get(status, 0)) for status in STATUSES]
+
+
+def summary_text(run: Run, verbose_failures: bool = True) -> str:
+    lines = [f"patchconf: {len(run.results)} cases on {run.target_name} "
+             f"({run.target.family} {run.target.version}, profile {run.target.profile})"]
+    for error in run.load_errors:
+        lines.append(f"LOAD ERROR {error}")
+    if verbose_failures:
+        for result in run.results:
+            if result.status in (FAIL, ERROR):
+                lines.append(f"{result.status.upper()} {result.case.id}")
+                details = result.diff or (result.reason,)
+                lines.extend(f"    {line}" for line in details)
+    lines.append("")
+    lines.append(_text_table("type", run.counts_by("type")))
+    lines.append("")
+    lines.append(_text_table("behaviour", run.counts_by("tag")))
+    counts = run.counts()
+    lines.append("")
+    skipped_reasons = Counter(r.reason for r in run.results if r.status == SKIP)
+    for reason, count in skipped_reasons.most_common():
+        lines.append(f"skipped {count}: {reason}")
+    lines.append(
+        "total: " + ", ".join(f"{counts.get(s, 0)} {s}" for s in STATUSES)
+        + f", {len(run.load_errors)} load errors in {run.seconds:.1f}s"
+    )
+    return "\n".join(lines)
+
+
+def _text_table(label: str, rows: dict[str, Counter]) -> str:
+    width = max([len(label), *(len(k) for k in rows)])
+    header = f"{label:<{width}}  " + "  ".join(f"{s:>5}" for s in STATUSES)
+    body = [f"{key:<{width}}  " + "  ".join(f"{c:>5}" for c in _count_cells(counter)) for key, counter in rows.items()]
+    return "\n".join([header, *body])
+
+
+def write_reports(run: Run, directory: Path) -> list[Path]:
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, render in (
+        ("results.json", lambda: json.dumps(run.to_json(), indent=2, ensure_ascii=False) + "\n"),
+        ("junit.xml", lambda: junit_xml(run)),
+        ("report.md", lambda: markdown(run)),
+        ("report.html", lambda: html_report(run)),
+    ):
+        path = directory / name
+        path.write_text(render(), encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def junit_xml(run: Run) -> str:
+    suites = ET.Element("testsuites", name=f"patchconf {run.target_name}")
+    by_file: dict[str, list[Result]] = defaultdict(list)
+    for result in run.results:
+        by_file[result.case.file].append(result)
+    for error in run.load_errors:
+        by_file.setdefault(error.file, [])
+    for file, results in sorted(by_file.items()):
+        counts = Counter(r.status for r in results)
+        file_errors = [e for e in run.load_errors if e.file == file]
+        suite = ET.SubElement(
+            suites, "testsuite", name=file, tests=str(len(results) + len(file_errors)),
+            failures=str(counts[FAIL]), errors=str(counts[ERROR] + len(file_errors)),
+            skipped=str(counts[SKIP]),
+        )
+        for error in file_errors:
+            case = ET.SubElement(suite, "testcase", classname=file, name=error.case or "(file)")
+            ET.SubElement(case, "error", message="load error").text = str(error)
+        for result in results:
+            case = ET.SubElement(
+                suite, "testcase", classname=file, name=result.case.name, time=f"{result.seconds:.4f}"
+            )
+            if result.status == FAIL:
+                ET.SubElement(case, "failure", message=result.reason[:200]).text = "\n".join(result.diff)
+            elif result.status == ERROR:
+                ET.SubElement(case, "error", message=result.reason[:200]).text = result.reason
+            elif result.status == SKIP:
+                ET.SubElement(case, "skipped", message=result.reason)
+    ET.indent(suites)
+    return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def _md(text: str) -> str:
+    return re.sub(r"([|\\`*_])", r"\\\1", text)
+
+
+def markdown(run: Run) -> str:
+    counts = run.counts()
+    out = [
+        f"# patchconf report: {run.target_name}",
+        "",
+        f"- target: {run.target.family} {run.target.version} ({run.target.description})",
+        f"- profile: {run.target.profile}",
+        f"- started: {run.started.isoformat(timespec='seconds')}, {run.seconds:.1f}s",
+        "- totals: " + ", ".join(f"{counts.get(s, 0)} {s}" for s in STATUSES)
+        + f", {len(run.load_errors)} load errors",
+        "",
+    ]
+    if run.load_errors:
+        out += ["## Files that could not be loaded", ""]
+        out += [f"- `{e}`" for e in run.load_errors]
+        out.append("")
+    for title, key in (("By patch type", "type"), ("By behaviour", "tag")):
+        out += [f"## {title}", "", f"| {key} | " + " | ".join(STATUSES) + " |",
+                "|---|" + "---:|" * len(STATUSES)]
+        out += [f"| {k} | " + " | ".join(_count_cells(c)) + " |" for k, c in run.counts_by(key).items()]
+        out.append("")
+    bad = [r for r in run.results if r.status in (FAIL, ERROR)]
+    out += ["## Divergences", ""]
+    if not bad:
+        out += ["None: every case that ran matched its expectation.", ""]
+    for result in bad:
+        out += [f"### {_md(result.case.id)} ({result.status})", "", _md(result.case.description), ""]
+        out += ["```", *(result.diff or (result.reason,)), "```", ""]
+    skipped = Counter(r.reason for r in run.results if r.status == SKIP)
+    if skipped:
+        out += ["## Skipped", "", "| cases | reason |", "|---:|---|"]
+        out += [f"| {n} | {_md(reason)} |" for reason, n in skipped.most_common()]
+        out.append("")
+    return "\n".join(out)
+
+
+def html_report(run: Run) -> str:
+    esc = html.escape
+    rows = []
+    for result in run.results:
+        detail = "<br>".join(esc(line) for line in (result.diff or (result.reason,) if result.reason else ()))
+        rows.append(
+            f'<tr class="{result.status}"><td>{esc(result.case.id)}</td><td>{esc(result.case.type)}</td>'
+            f"<td>{esc(' '.join(result.case.tags))}</td><td>{result.status}</td><td><code>{detail}</code></td></tr>"
+        )
+    errors = "".join(f"<li><code>{esc(str(e))}</code></li>" for e in run.load_errors)
+    counts = run.counts()
+    totals = ", ".join(f"{counts.get(s, 0)} {s}" for s in STATUSES)
+    return f"""<!doctype html>
+<html><head><meta charset="utf-8"><title>patchconf: {esc(run.target_name)}</title>
+<style>
+body {{ font-family: system-ui, sans-serif; margin: 2em; }}
+table {{ border-collapse: collapse; }} td, th {{ border: 1px solid #ccc; padding: 4px 8px; vertical-align: top; }}
+tr.fail td, tr.error td {{ background: #fde8e8; }} tr.skip td {{ color: #777; }}
+</style></head><body>
+<h1>patchconf report: {esc(run.target_name)}</h1>
+<p>{esc(run.target.family)} {esc(run.target.version)}, profile {esc(run.target.profile)}: {totals},
+{len(run.load_errors)} load errors.</p>
+{f"<h2>Load errors</h2><ul>{errors}</ul>" if errors else ""}
+<table><tr><th>case</th><th>type</th><th>behaviours</th><th>status</th><th>detail</th></tr>
+{"".join(rows)}
+</table></body></html>
+"""
+
+
+def load_errors_text(errors: Sequence[LoadError]) -> str:
+    return "\n".join(f"LOAD ERROR {e}" for e in errors)

@@ -1,0 +1,186 @@
+"""Running cases on a target: one Result per case, whatever the target does."""
+
+from __future__ import annotations
+
+import fnmatch
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.cases import ABSENT, Case, Outcome
+from harness.compare import explain, json_equal, show
+from harness.targets.base import Actual, Target, TargetCrash, TargetDeclined
+
+PASS, FAIL, ERROR, SKIP = "pass", "fail", "error", "skip"
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Which cases to run; every given criterion must match (repeats of one are ORed)."""
+
+    types: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    paths: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()
+
+    def accepts(self, case: Case) -> bool:
+        if self.types and case.type not in self.types:
+            return False
+        if self.tags and not any(_tag_matches(t, case.tags) for t in self.tags):
+            return False
+        if self.paths and not any(_path_matches(p, case.file) for p in self.paths):
+            return False
+        return not self.names or any(n in case.name for n in self.names)
+
+
+def _tag_matches(wanted: str, tags: Sequence[str]) -> bool:
+    # "SMP" selects every SMP-* id; "SMP-MAP" exactly that id.
+    return any(tag == wanted or tag.startswith(wanted + "-") for tag in tags)
+
+
+def _path_matches(pattern: str, file: str) -> bool:
+    return file.startswith(pattern.rstrip("/")) or fnmatch.fnmatch(file, pattern)
+
+
+@dataclass(frozen=True)
+class Result:
+    case: Case
+    status: str
+    reason: str = ""
+    diff: tuple[str, ...] = ()
+    expected: dict[str, Any] = field(default_factory=dict)
+    actual: dict[str, Any] = field(default_factory=dict)
+    judged_by: str = "case"
+    seconds: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.case.id,
+            "file": self.case.file,
+            "name": self.case.name,
+            "type": self.case.type,
+            "tags": list(self.case.tags),
+            "status": self.status,
+            "reason": self.reason,
+            "diff": list(self.diff),
+            "judged_by": self.judged_by,
+            "expected": self.expected,
+            "actual": self.actual,
+            "seconds": round(self.seconds, 6),
+        }
+
+
+def expectations(case: Case, target: Target) -> tuple[list[Outcome], str]:
+    """The outcomes this target is judged by, and where they come from."""
+    info = target.info
+    for divergence in case.divergences:
+        if divergence.applies_to(info.family, info.version):
+            return [divergence.outcome], f"divergence: {divergence.reason}"
+    if info.profile in case.profiles:
+        return [case.profiles[info.profile].outcome], f"profile {info.profile}"
+    outcomes = [case.outcome]
+    if case.nondeterministic:
+        outcomes.extend(case.alternatives)
+        return outcomes, "case (nondeterministic upstream: any listed outcome)"
+    return outcomes, "case"
+
+
+def judge(case: Case, target: Target, actual: Actual, seconds: float = 0.0) -> Result:
+    outcomes, judged_by = expectations(case, target)
+    attempts = [_mismatches(outcome, actual, target.info.messages) for outcome in outcomes]
+    best = min(attempts, key=len)
+    status = PASS if not best else FAIL
+    reason = "" if status == PASS else "; ".join(best[:3])
+    expected = outcomes[attempts.index(best)].to_json()
+    return Result(case, status, reason, tuple(best), expected, actual.to_json(), judged_by, seconds)
+
+
+def _mismatches(expected: Outcome, actual: Actual, compare_messages: bool) -> list[str]:
+    if expected.error is not None:
+        if actual.error is None:
+            got = show(actual.document if actual.document is not ABSENT else actual.patch)
+            return [f"expected error {expected.error.error_class!r}, got success: {got}"]
+        problems = []
+        if actual.error.error_class != expected.error.error_class:
+            problems.append(
+                f"expected error {expected.error.error_class!r}, got {actual.error.error_class!r}: "
+                f"{actual.error.message}"
+            )
+        fragment = expected.error.message
+        if compare_messages and fragment and fragment.lower() not in actual.error.message.lower():
+            problems.append(f"error message {actual.error.message!r} lacks {fragment!r}")
+        return problems
+    if actual.error is not None:
+        return [f"expected success, got error {actual.error.error_class!r}: {actual.error.message}"]
+    problems = []
+    for label, want, got in (
+        ("document", expected.document, actual.document),
+        ("patch", expected.patch, actual.patch),
+    ):
+        if want is ABSENT:
+            continue
+        if got is ABSENT:
+            problems.append(f"expected a {label}, the target gave none")
+        elif not json_equal(want, got):
+            problems.extend(f"{label} {line}" for line in explain(want, got))
+    return problems
+
+
+def run_case(case: Case, target: Target) -> Result:
+    reason = target.skip_reason(case)
+    if reason:
+        return Result(case, SKIP, reason)
+    started = time.perf_counter()
+    try:
+        actual = target.run(case)
+    except TargetDeclined as exc:
+        return Result(case, SKIP, f"declined by the target: {exc}")
+    except TargetCrash as exc:
+        return Result(case, ERROR, f"target failed: {exc}", seconds=time.perf_counter() - started)
+    except Exception as exc:  # a target bug must fail its case, never the run
+        message = f"target raised {type(exc).__name__}: {exc}"
+        return Result(case, ERROR, message, seconds=time.perf_counter() - started)
+    return judge(case, target, actual, time.perf_counter() - started)
+
+
+ProgressCallback = Callable[[int, int, Result], None]
+
+
+def run_cases(
+    cases: Iterable[Case],
+    target: Target,
+    workers: int | None = None,
+    progress: ProgressCallback | None = None,
+) -> list[Result]:
+    """Run every case, in parallel up to the target's worker count, keeping case order."""
+    selected = list(cases)
+    count = max(1, workers or target.workers)
+    results: list[Result] = []
+    if count == 1:
+        for case in selected:
+            results.append(run_case(case, target))
+            if progress:
+                progress(len(results), len(selected), results[-1])
+        return results
+    with ThreadPoolExecutor(max_workers=count) as pool:
+        for result in pool.map(lambda c: run_case(c, target), selected):
+            results.append(result)
+            if progress:
+                progress(len(results), len(selected), result)
+    return results
+
+
+def terminal_progress(stream=sys.stderr) -> ProgressCallback | None:
+    """A one-line progress counter when writing to a terminal."""
+    if not stream.isatty():
+        return None
+
+    def show_progress(done: int, total: int, result: Result) -> None:
+        end = "\n" if done == total else ""
+        stream.write(f"\r[{done}/{total}] {result.case.id[:90]:<90}{end}")
+        stream.flush()
+
+    return show_progress

@@ -1,0 +1,60 @@
+"""Target registry: turns a ``--target`` spec into a Target."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from harness.targets.base import Actual, ActualError, Target, TargetCrash, TargetInfo, TargetUnavailable
+
+__all__ = [
+    "TARGET_HELP",
+    "Actual",
+    "ActualError",
+    "Target",
+    "TargetCrash",
+    "TargetInfo",
+    "TargetUnavailable",
+    "make_target",
+]
+
+TARGET_HELP = {
+    "reference": "the bundled pure-Python reference implementation",
+    "kubectl[:PATH]": "kubectl patch --local (the kubectl on PATH, or the binary at PATH)",
+    "cmd:COMMAND": "any program speaking harness/PROTOCOL.md over stdin/stdout",
+}
+
+
+def _reference(argument: str | None, **options) -> Target:
+    from harness.targets.reference import ReferenceTarget
+
+    return ReferenceTarget(argument) if argument else ReferenceTarget()
+
+
+def _kubectl(argument: str | None, **options) -> Target:
+    from harness.targets.kubectl import KubectlTarget
+
+    return KubectlTarget(argument)
+
+
+def _command(argument: str | None, **options) -> Target:
+    from harness.targets.command import CommandTarget
+
+    return CommandTarget(argument or "", **options)
+
+
+FACTORIES: dict[str, Callable[..., Target]] = {
+    "reference": _reference,
+    "kubectl": _kubectl,
+    "cmd": _command,
+}
+
+
+def make_target(spec: str, timeout: float | None = None) -> Target:
+    """``name`` or ``name:argument`` → a ready target (raises TargetUnavailable)."""
+    name, _, argument = spec.partition(":")
+    factory = FACTORIES.get(name)
+    if factory is None:
+        known = ", ".join(TARGET_HELP)
+        raise TargetUnavailable(f"unknown target {spec!r}; known targets: {known}")
+    options = {"timeout": timeout} if (timeout and name == "cmd") else {}
+    return factory(argument or None, **options)

@@ -1,0 +1,112 @@
+"""The target interface: anything that can run cases and say what it produced."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.cases import ABSENT, Case
+
+KUBERNETES_PROFILE = "kubernetes"
+RFC_PROFILE = "rfc"
+
+
+@dataclass(frozen=True)
+class TargetInfo:
+    """Who a target is and what it can run.
+
+    ``family`` is the name cases use in ``divergences[].target``; ``profile`` says whose
+    rules it is judged by (Kubernetes, or the RFCs); ``messages`` whether its error
+    messages are Kubernetes' own, so message fragments are compared too.
+    """
+
+    family: str
+    version: str
+    patch_types: frozenset[str]
+    schemas: frozenset[str] = frozenset({"builtin", "named", "none"})
+    profile: str = KUBERNETES_PROFILE
+    messages: bool = False
+    description: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "family": self.family,
+            "version": self.version,
+            "patch_types": sorted(self.patch_types),
+            "schemas": sorted(self.schemas),
+            "profile": self.profile,
+            "messages": self.messages,
+            "description": self.description,
+        }
+
+
+@dataclass(frozen=True)
+class ActualError:
+    error_class: str
+    message: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"class": self.error_class, "message": self.message}
+
+
+@dataclass(frozen=True)
+class Actual:
+    """What a target produced for one case."""
+
+    document: Any = ABSENT
+    patch: Any = ABSENT
+    error: ActualError | None = None
+    notes: tuple[str, ...] = field(default=())
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {}
+        if self.document is not ABSENT:
+            data["document"] = self.document
+        if self.patch is not ABSENT:
+            data["patch"] = self.patch
+        if self.error is not None:
+            data["error"] = self.error.to_json()
+        if self.notes:
+            data["notes"] = list(self.notes)
+        return data
+
+
+class TargetUnavailable(Exception):
+    """The target cannot run at all here (binary missing, server unreachable)."""
+
+
+class TargetCrash(Exception):
+    """The target failed to produce an answer for a case (crash, hang, garbage)."""
+
+
+class TargetDeclined(Exception):
+    """The target declined a case it had claimed it could run (reported as a skip)."""
+
+
+class Target(ABC):
+    """Runs cases. Implementations must never mutate a case's inputs."""
+
+    name: str
+    info: TargetInfo
+    workers: int = 1
+
+    def skip_reason(self, case: Case) -> str | None:
+        """Why this target cannot run ``case``, or None when it can."""
+        if case.type not in self.info.patch_types:
+            return f"{self.name} does not run {case.type!r} cases"
+        schema = case.effective_schema()
+        kind = "none" if schema is None else ("named" if schema.named else "builtin")
+        if case.type in {"json-patch", "merge-patch"}:
+            kind = "none"
+        if kind not in self.info.schemas:
+            label = schema.describe() if schema else "no schema"
+            return f"{self.name} cannot run cases on {label}"
+        return None
+
+    @abstractmethod
+    def run(self, case: Case) -> Actual:
+        """Run one case; raise TargetCrash when no answer could be obtained."""
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release processes or files the target holds."""

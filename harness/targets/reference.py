@@ -1,0 +1,75 @@
+"""The bundled pure-Python reference implementation as a target."""
+
+from __future__ import annotations
+
+from importlib import metadata
+
+from harness.cases import Case, named_schema_path
+from harness.targets.base import Actual, ActualError, Target, TargetInfo
+from reference_impl import json_patch, merge_patch
+from reference_impl.errors import NoStrategicSchema, PatchError
+
+DEFAULT_KUBERNETES_VERSION = "1.32"
+
+
+def _version() -> str:
+    try:
+        return metadata.version("patchconf")
+    except metadata.PackageNotFoundError:
+        return "0+unknown"
+
+
+class ReferenceTarget(Target):
+    name = "reference"
+
+    def __init__(self, kubernetes_version: str = DEFAULT_KUBERNETES_VERSION) -> None:
+        self.kubernetes_version = kubernetes_version
+        self.info = TargetInfo(
+            family="reference",
+            version=_version(),
+            patch_types=frozenset(self._runners()),
+            messages=True,
+            description=f"patchconf reference_impl (built-in schemas of Kubernetes {kubernetes_version})",
+        )
+
+    def _runners(self) -> dict:
+        runners = {"json-patch": self._json_patch, "merge-patch": self._merge_patch}
+        try:
+            from reference_impl import strategic  # noqa: F401
+        except ImportError:
+            return runners
+        runners["strategic"] = self._strategic
+        return runners
+
+    def run(self, case: Case) -> Actual:
+        try:
+            return Actual(document=self._runners()[case.type](case))
+        except PatchError as exc:
+            return Actual(error=ActualError(exc.error_class, exc.message), notes=_pointer_note(exc))
+
+    def _json_patch(self, case: Case):
+        return json_patch.apply(case.input("original"), case.input("patch"))
+
+    def _merge_patch(self, case: Case):
+        return merge_patch.apply(case.input("original"), case.input("patch"))
+
+    def _strategic(self, case: Case):
+        from reference_impl import strategic
+
+        return strategic.apply(case.input("original"), case.input("patch"), self._meta(case))
+
+    def _meta(self, case: Case):
+        from reference_impl import strategic
+
+        schema = case.effective_schema()
+        if schema is None:
+            raise NoStrategicSchema("document has no apiVersion/kind and the case names no schema")
+        if schema.named:
+            return strategic.named_patch_meta(named_schema_path(schema.named))
+        return strategic.builtin_patch_meta(
+            schema.api_version, schema.kind, schema.version or self.kubernetes_version
+        )
+
+
+def _pointer_note(exc: PatchError) -> tuple[str, ...]:
+    return (f"at {exc.pointer}",) if exc.pointer else ()

@@ -1,0 +1,53 @@
+"""Shared fixtures: small case files written on the fly, and a scripted fake target."""
+
+from __future__ import annotations
+
+import shutil
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from harness.cases import Case
+from harness.targets.base import Actual, Target, TargetInfo
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def write_case_file(tmp_path: Path):
+    """Write YAML text (dedented) to a file in a temporary corpus and return its path."""
+    root = tmp_path / "cases"
+    root.mkdir()
+    shutil.copy(REPO / "cases" / "case.schema.json", root / "case.schema.json")
+    shutil.copy(REPO / "cases" / "BEHAVIOURS.md", root / "BEHAVIOURS.md")
+
+    def write(relative: str, text: str) -> Path:
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+        return path
+
+    return write
+
+
+class ScriptedTarget(Target):
+    """Answers each case by name from a table: an Actual, or an exception to raise."""
+
+    def __init__(self, answers: dict, family: str = "scripted", version: str = "1.30.2",
+                 profile: str = "kubernetes", messages: bool = True) -> None:
+        self.name = family
+        self.answers = answers
+        self.info = TargetInfo(family, version, frozenset({"json-patch", "merge-patch", "strategic"}),
+                               profile=profile, messages=messages)
+
+    def run(self, case: Case) -> Actual:
+        answer = self.answers[case.name]
+        if isinstance(answer, BaseException):
+            raise answer
+        return answer
+
+
+@pytest.fixture
+def scripted():
+    return ScriptedTarget

@@ -1,0 +1,119 @@
+from pathlib import Path
+
+from harness.cases import ABSENT, load_corpus, load_file, version_matches
+
+GOOD = """
+    defaults:
+      type: json-patch
+      tags: [JP-ADD]
+      provenance: [{implementation: kubectl, version: "1.32.4"}]
+    cases:
+      - name: one
+        description: adds a member
+        original: {a: 1}
+        patch: [{op: add, path: /b, value: 2}]
+        expected: {a: 1, b: 2}
+      - name: two
+        description: an error
+        original: {a: 1}
+        patch: [{op: remove, path: /x}]
+        expected_error: {class: path-not-found, message: nonexistent}
+"""
+
+
+def test_loads_cases_with_defaults_and_ids(write_case_file):
+    path = write_case_file("json-patch/good.yaml", GOOD)
+    cases, errors = load_file(path)
+    assert errors == []
+    assert [c.name for c in cases] == ["one", "two"]
+    assert cases[0].id.endswith("cases/json-patch/good.yaml::one")
+    assert cases[0].type == "json-patch"
+    assert cases[0].tags == ("JP-ADD",)
+    assert cases[0].outcome.document == {"a": 1, "b": 2}
+    assert cases[0].outcome.patch is ABSENT
+    assert cases[1].outcome.error.error_class == "path-not-found"
+    assert cases[1].outcome.error.message == "nonexistent"
+
+
+def test_case_missing_its_expectation_is_rejected_and_others_still_load(write_case_file):
+    path = write_case_file("json-patch/mixed.yaml", GOOD.replace("        expected: {a: 1, b: 2}\n", ""))
+    cases, errors = load_file(path)
+    assert [c.name for c in cases] == ["two"]
+    assert len(errors) == 1
+    assert errors[0].case == "one"
+    assert errors[0].pointer == "/cases/0"
+    assert "needs one expectation" in errors[0].message
+
+
+def test_error_combined_with_expected_is_rejected(write_case_file):
+    text = GOOD.replace("expected_error: {class: path-not-found, message: nonexistent}",
+                        "expected_error: {class: path-not-found}\n        expected: {}")
+    _, errors = load_file(write_case_file("json-patch/both.yaml", text))
+    assert [(e.case, e.pointer) for e in errors] == [("two", "/cases/1")]
+    assert "cannot be combined" in errors[0].message
+
+
+def test_bad_member_is_named_by_pointer(write_case_file):
+    text = GOOD.replace("expected_error: {class: path-not-found", "expected_error: {class: no-such-class")
+    _, errors = load_file(write_case_file("json-patch/badclass.yaml", text))
+    assert len(errors) == 1
+    assert errors[0].case == "two"
+    assert errors[0].pointer == "/cases/1/expected_error/class"
+    assert "no-such-class" in errors[0].message
+
+
+def test_unparsable_file_is_reported_and_other_files_load(write_case_file):
+    good = write_case_file("json-patch/good.yaml", GOOD)
+    write_case_file("json-patch/broken.yaml", "cases: [ {name: x\n")
+    corpus = load_corpus([good.parent])
+    assert [c.name for c in corpus.cases] == ["one", "two"]
+    assert len(corpus.errors) == 1
+    assert corpus.errors[0].file.endswith("broken.yaml")
+    assert "not valid YAML/JSON" in corpus.errors[0].message
+
+
+def test_duplicate_names_unknown_tags_and_missing_inputs(write_case_file):
+    text = GOOD.replace("name: two", "name: one").replace("tags: [JP-ADD]", "tags: [JP-NOPE]")
+    _, errors = load_file(write_case_file("json-patch/dup.yaml", text))
+    messages = sorted(e.message for e in errors)
+    assert any("duplicate case name 'one'" in m for m in messages)
+    assert sum("unknown behaviour ids ['JP-NOPE']" in m for m in messages) == 2
+    text = GOOD.replace("        patch: [{op: add, path: /b, value: 2}]\n", "")
+    _, errors = load_file(write_case_file("json-patch/noinput.yaml", text))
+    assert [(e.case, e.message) for e in errors] == [("one", "'patch' is a required property")]
+
+
+def test_null_input_is_present_not_absent(write_case_file):
+    text = GOOD.replace("patch: [{op: add, path: /b, value: 2}]", "patch: null")
+    cases, _ = load_file(write_case_file("merge/null.yaml", text))
+    assert cases[0].has_input("patch") and cases[0].inputs["patch"] is None
+
+
+def test_yaml_is_read_as_yaml_1_2_core(write_case_file):
+    text = GOOD.replace("original: {a: 1}\n        patch: [{op: add", "original: {a: yes, d: 2024-01-01}\n        patch: [{op: add")
+    cases, errors = load_file(write_case_file("json-patch/yaml12.yaml", text))
+    assert errors == []
+    assert cases[0].inputs["original"] == {"a": "yes", "d": "2024-01-01"}
+
+
+def test_inputs_are_handed_out_as_copies(write_case_file):
+    cases, _ = load_file(write_case_file("json-patch/good.yaml", GOOD))
+    copy = cases[0].input("original")
+    copy["a"] = 99
+    assert cases[0].inputs["original"] == {"a": 1}
+
+
+def test_version_ranges():
+    assert version_matches("1.29.3", "<1.30")
+    assert not version_matches("1.30.0", "<1.30")
+    assert version_matches("v1.32.4-dispatcher", ">=1.27 <1.33")
+    assert not version_matches("1.26.9", ">=1.27 <1.33")
+    assert version_matches("1.31.0", "==1.31")
+    assert version_matches("anything", None)
+    assert not version_matches("unknown", ">=1.0")
+
+
+def test_bundled_corpus_loads_without_errors():
+    corpus = load_corpus([Path(__file__).resolve().parents[2] / "cases"])
+    assert [str(e) for e in corpus.errors] == []
+    assert len(corpus.cases) > 0

@@ -1,0 +1,123 @@
+"""The cmd: target against real programs: the shipped example and deliberately broken ones."""
+
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from harness.cases import load_file
+from harness.runner import ERROR, PASS, SKIP, run_cases
+from harness.targets import make_target
+from harness.targets.base import TargetUnavailable
+
+REPO = Path(__file__).resolve().parents[2]
+
+CASES = """
+    defaults:
+      type: json-patch
+      tags: [JP-ADD]
+      provenance: [{implementation: kubectl, version: "1.32.4"}]
+    cases:
+      - name: first
+        description: fine
+        original: {a: 1}
+        patch: [{op: add, path: /b, value: 2}]
+        expected: {a: 1, b: 2}
+      - name: crash
+        description: the program dies on this one
+        original: {a: 1}
+        patch: [{op: add, path: /c, value: 3}]
+        expected: {a: 1, c: 3}
+      - name: hang
+        description: the program hangs on this one
+        original: {a: 1}
+        patch: [{op: add, path: /d, value: 4}]
+        expected: {a: 1, d: 4}
+      - name: garbage
+        description: the program prints garbage on this one
+        original: {a: 1}
+        patch: [{op: add, path: /e, value: 5}]
+        expected: {a: 1, e: 5}
+      - name: declined
+        description: the program declines this one
+        original: {a: 1}
+        patch: [{op: add, path: /f, value: 6}]
+        expected: {a: 1, f: 6}
+      - name: last
+        description: fine again, after the restarts
+        original: {a: 1}
+        patch: [{op: add, path: /g, value: 7}]
+        expected: {a: 1, g: 7}
+"""
+
+BROKEN_ADAPTER = textwrap.dedent('''
+    import json, sys, time
+    for line in sys.stdin:
+        request = json.loads(line)
+        if request["cmd"] == "start":
+            print(json.dumps({"ready": True, "protocol": 1,
+                              "implementation": {"name": "broken", "version": "0.1"},
+                              "capabilities": {"patch_types": ["json-patch"], "schemas": ["none"]}}), flush=True)
+            continue
+        if request["cmd"] == "stop":
+            break
+        name = request["case"]["id"].rsplit("::", 1)[1]
+        if name == "crash":
+            print("dying now", file=sys.stderr, flush=True)
+            sys.exit(3)
+        if name == "hang":
+            time.sleep(60)
+        if name == "garbage":
+            print("this is not json", flush=True)
+            continue
+        if name == "declined":
+            print(json.dumps({"seq": request["seq"], "skipped": "not today"}), flush=True)
+            continue
+        doc = dict(request["case"]["original"])
+        op = request["case"]["patch"][0]
+        doc[op["path"][1:]] = op["value"]
+        print(json.dumps({"seq": request["seq"], "result": {"document": doc}}), flush=True)
+''')
+
+
+def test_broken_program_fails_only_its_cases_and_the_run_completes(write_case_file, tmp_path):
+    adapter = tmp_path / "broken.py"
+    adapter.write_text(BROKEN_ADAPTER)
+    cases, _ = load_file(write_case_file("json-patch/cmd.yaml", CASES))
+    target = make_target(f"cmd:{sys.executable} {adapter}", timeout=2)
+    try:
+        results = run_cases(cases, target)
+    finally:
+        target.close()
+    statuses = {r.case.name: (r.status, r.reason) for r in results}
+    assert statuses["first"] == (PASS, "")
+    assert statuses["last"] == (PASS, "")
+    assert statuses["crash"][0] == ERROR
+    assert "the program exited (status 3)" in statuses["crash"][1]
+    assert "dying now" in statuses["crash"][1]
+    assert statuses["hang"] == (ERROR, "target failed: no answer within 2s")
+    assert statuses["garbage"][0] == ERROR and "not JSON" in statuses["garbage"][1]
+    assert statuses["declined"] == (SKIP, "declined by the target: not today")
+    assert target.info.family == "broken" and target.info.version == "0.1"
+
+
+def test_example_adapter_speaks_the_protocol(write_case_file):
+    pytest.importorskip("jsonpatch")
+    cases, _ = load_file(write_case_file("json-patch/cmd.yaml", CASES))
+    target = make_target(f"cmd:{sys.executable} {REPO / 'harness/examples/jsonpatch_adapter.py'}")
+    try:
+        results = run_cases(cases[:1], target)
+    finally:
+        target.close()
+    assert target.info.profile == "rfc"
+    assert [(r.case.name, r.status) for r in results] == [("first", PASS)]
+
+
+def test_program_that_fails_the_handshake_is_unavailable(tmp_path):
+    adapter = tmp_path / "mute.py"
+    adapter.write_text("import sys\nsys.exit(0)\n")
+    with pytest.raises(TargetUnavailable, match="failed the start handshake"):
+        make_target(f"cmd:{sys.executable} {adapter}")
+    with pytest.raises(TargetUnavailable, match="cannot start"):
+        make_target("cmd:/nonexistent/program")

@@ -1,0 +1,133 @@
+from harness.cases import load_file
+from harness.runner import ERROR, FAIL, PASS, SKIP, Filters, run_case, run_cases
+from harness.targets.base import Actual, ActualError, TargetCrash, TargetDeclined
+
+CASES = """
+    defaults:
+      type: json-patch
+      tags: [JP-ADD]
+      provenance: [{implementation: kubectl, version: "1.32.4"}]
+    cases:
+      - name: doc
+        description: a document
+        original: {spec: {replicas: 3}}
+        patch: []
+        expected: {spec: {replicas: 3}}
+      - name: err
+        description: an error
+        original: {}
+        patch: []
+        expected_error: {class: path-not-found, message: nonexistent key}
+      - name: negative
+        description: negative index, RFC says error
+        tags: [JP-K8S]
+        original: {a: [1]}
+        patch: []
+        expected: {a: [1, 2]}
+        profiles:
+          rfc: {expected_error: {class: invalid-index}, reason: RFC 6902 4.1}
+        divergences:
+          - target: scripted
+            versions: "<1.30"
+            expected_error: {class: invalid-patch}
+            reason: old releases refused it
+      - name: flaky
+        description: upstream nondeterministic
+        type: strategic
+        tags: [SMP-NONDETERMINISTIC]
+        original: {a: 1}
+        patch: {}
+        nondeterministic: true
+        expected: {a: 1}
+        alternatives:
+          - expected: {a: 2}
+"""
+
+
+def _cases(write_case_file):
+    cases, errors = load_file(write_case_file("json-patch/runner.yaml", CASES))
+    assert errors == []
+    return {case.name: case for case in cases}
+
+
+def test_pass_and_readable_diff(write_case_file, scripted):
+    cases = _cases(write_case_file)
+    ok = run_case(cases["doc"], scripted({"doc": Actual(document={"spec": {"replicas": 3}})}))
+    assert (ok.status, ok.diff) == (PASS, ())
+    bad = run_case(cases["doc"], scripted({"doc": Actual(document={"spec": {"replicas": 0, "paused": True}})}))
+    assert bad.status == FAIL
+    assert bad.diff == ("document /spec/paused: expected absent, got true",
+                        "document /spec/replicas: expected 3, got 0")
+
+
+def test_numbers_are_compared_with_their_type(write_case_file, scripted):
+    cases = _cases(write_case_file)
+    result = run_case(cases["doc"], scripted({"doc": Actual(document={"spec": {"replicas": 3.0}})}))
+    assert result.status == FAIL
+    assert result.diff == ("document /spec/replicas: expected 3, got 3.0 (int vs float)",)
+
+
+def test_errors_compare_class_and_message_fragment(write_case_file, scripted):
+    cases = _cases(write_case_file)
+    right = Actual(error=ActualError("path-not-found", "Unable to remove NONEXISTENT KEY: x"))
+    assert run_case(cases["err"], scripted({"err": right})).status == PASS
+    wrong_message = Actual(error=ActualError("path-not-found", "missing"))
+    result = run_case(cases["err"], scripted({"err": wrong_message}))
+    assert result.status == FAIL and "lacks 'nonexistent key'" in result.reason
+    # a target that does not report Kubernetes' messages is judged on the class only
+    assert run_case(cases["err"], scripted({"err": wrong_message}, messages=False)).status == PASS
+    wrong_class = Actual(error=ActualError("invalid-index", "nonexistent key"))
+    assert "expected error 'path-not-found', got 'invalid-index'" in run_case(
+        cases["err"], scripted({"err": wrong_class})).reason
+    success = run_case(cases["err"], scripted({"err": Actual(document={})}))
+    assert success.status == FAIL and success.reason.startswith("expected error 'path-not-found', got success")
+
+
+def test_profile_and_divergence_choose_the_expectation(write_case_file, scripted):
+    case = _cases(write_case_file)["negative"]
+    kubernetes_answer = Actual(document={"a": [1, 2]})
+    rfc_answer = Actual(error=ActualError("invalid-index", "bad index"))
+    assert run_case(case, scripted({"negative": kubernetes_answer})).status == PASS
+    rfc = run_case(case, scripted({"negative": rfc_answer}, family="strict", profile="rfc"))
+    assert (rfc.status, rfc.judged_by) == (PASS, "profile rfc")
+    assert run_case(case, scripted({"negative": kubernetes_answer}, family="strict", profile="rfc")).status == FAIL
+    old = run_case(case, scripted({"negative": Actual(error=ActualError("invalid-patch", "x"))}, version="1.29.0"))
+    assert (old.status, old.judged_by) == (PASS, "divergence: old releases refused it")
+    new = run_case(case, scripted({"negative": Actual(error=ActualError("invalid-patch", "x"))}, version="1.30.0"))
+    assert new.status == FAIL
+
+
+def test_nondeterministic_case_accepts_every_listed_outcome(write_case_file, scripted):
+    case = _cases(write_case_file)["flaky"]
+    for value in (1, 2):
+        assert run_case(case, scripted({"flaky": Actual(document={"a": value})})).status == PASS
+    assert run_case(case, scripted({"flaky": Actual(document={"a": 3})})).status == FAIL
+
+
+def test_crashes_declines_and_skips_never_stop_a_run(write_case_file, scripted):
+    cases = _cases(write_case_file)
+    target = scripted({
+        "doc": TargetCrash("the program exited (status 3)"),
+        "err": RuntimeError("bug in target"),
+        "negative": TargetDeclined("no negative indices here"),
+        "flaky": Actual(document={"a": 1}),
+    })
+    target.info = target.info.__class__(**{**target.info.__dict__, "patch_types": frozenset({"json-patch"})})
+    results = run_cases(list(cases.values()), target, workers=2)
+    assert [(r.case.name, r.status) for r in results] == [
+        ("doc", ERROR), ("err", ERROR), ("negative", SKIP), ("flaky", SKIP)]
+    assert results[0].reason == "target failed: the program exited (status 3)"
+    assert results[1].reason == "target raised RuntimeError: bug in target"
+    assert results[2].reason == "declined by the target: no negative indices here"
+    assert results[3].reason == "scripted does not run 'strategic' cases"
+
+
+def test_filters(write_case_file):
+    cases = list(_cases(write_case_file).values())
+    names = lambda f: [c.name for c in cases if f.accepts(c)]  # noqa: E731
+    assert names(Filters(types=("strategic",))) == ["flaky"]
+    assert names(Filters(tags=("JP-K8S",))) == ["negative"]
+    assert names(Filters(tags=("SMP",))) == ["flaky"]
+    assert names(Filters(names=("e",))) == ["err", "negative"]
+    assert names(Filters(paths=("*/json-patch/runner.yaml",))) == ["doc", "err", "negative", "flaky"]
+    assert names(Filters(paths=("cases/merge-patch",))) == []
