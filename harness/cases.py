@@ -341,19 +341,18 @@ def load_file(path: Path) -> tuple[list[Case], list[LoadError]]:
             LoadError(shown, _schema_message(e), label, _pointer(prefix + list(e.absolute_path)))
             for e in _most_specific(list(case_validator.iter_errors(effective)))
         ]
+        def problem(message: str, *where: str, label=label, prefix=prefix) -> LoadError:
+            return LoadError(shown, message, label, _pointer([*prefix, *where]))
+
         if name in seen:
-            problems.append(LoadError(shown, f"duplicate case name {name!r}", label, _pointer(prefix + ["name"])))
+            problems.append(problem(f"duplicate case name {name!r}", "name"))
         unknown = [tag for tag in effective.get("tags", []) if tag not in known_tags]
         if unknown:
-            problems.append(
-                LoadError(shown, f"unknown behaviour ids {unknown} (see {BEHAVIOURS_FILE})", label, _pointer(prefix + ["tags"]))
-            )
+            problems.append(problem(f"unknown behaviour ids {unknown} (see {BEHAVIOURS_FILE})", "tags"))
         problems.extend(_non_json_values(effective, shown, label, prefix))
         named = (effective.get("schema") or {}).get("named")
         if named and not _named_schema_path(root, named):
-            problems.append(
-                LoadError(shown, f"named schema {named!r} not found in {SCHEMAS_DIR}/", label, _pointer(prefix + ["schema", "named"]))
-            )
+            problems.append(problem(f"named schema {named!r} not found in {SCHEMAS_DIR}/", "schema", "named"))
         seen.add(name)
         if problems:
             errors.extend(problems)

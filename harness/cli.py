@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import time
 from pathlib import Path
@@ -121,10 +122,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
     for file in iter_case_files(paths):
         if file.suffix in (".yaml", ".yml"):
-            try:
+            # unparsable files are already reported as load errors
+            with contextlib.suppress(Exception):
                 problems += [f"{file}: {d}" for d in yaml11_differences(file.read_text(encoding="utf-8"))]
-            except Exception:  # noqa: S110 - unparsable files are already reported as load errors
-                pass
     for problem in problems:
         print(problem)
     print(f"{len(corpus.cases)} cases valid, {len(problems)} problems")

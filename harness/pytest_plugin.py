@@ -103,7 +103,7 @@ class CaseItem(pytest.Item):
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self):
-        return self.path, None, f"{self.case.id} [{self.case.type}]"
+        return self.path, None, self.case.name
 
 
 class BrokenCaseItem(pytest.Item):
@@ -120,7 +120,7 @@ class BrokenCaseItem(pytest.Item):
         return f"load error: {self.error}"
 
     def reportinfo(self):
-        return self.path, None, f"{self.error.file}::{self.error.case or '(file)'}"
+        return self.path, None, self.name
 
 
 class CaseLoadFailure(Exception):

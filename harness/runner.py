@@ -174,9 +174,16 @@ def run_cases(
 
 
 def terminal_progress(stream=sys.stderr) -> ProgressCallback | None:
-    """A one-line progress counter when writing to a terminal."""
+    """A one-line progress counter on a terminal; a line per tenth of a long run in logs."""
     if not stream.isatty():
-        return None
+
+        def log_progress(done: int, total: int, result: Result) -> None:
+            step = max(1, total // 10)
+            if total >= 200 and (done % step == 0 or done == total):
+                stream.write(f"[{done}/{total}] cases run\n")
+                stream.flush()
+
+        return log_progress
 
     def show_progress(done: int, total: int, result: Result) -> None:
         end = "\n" if done == total else ""

@@ -16,8 +16,7 @@ import subprocess
 import threading
 from typing import Any
 
-from harness.cases import Case, named_schema_path
-from harness.cases import ABSENT
+from harness.cases import ABSENT, Case, named_schema_path
 from harness.targets.base import (
     Actual,
     ActualError,

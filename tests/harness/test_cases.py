@@ -90,7 +90,9 @@ def test_null_input_is_present_not_absent(write_case_file):
 
 
 def test_yaml_is_read_as_yaml_1_2_core(write_case_file):
-    text = GOOD.replace("original: {a: 1}\n        patch: [{op: add", "original: {a: yes, d: 2024-01-01}\n        patch: [{op: add")
+    text = GOOD.replace(
+        "original: {a: 1}\n        patch: [{op: add", "original: {a: yes, d: 2024-01-01}\n        patch: [{op: add"
+    )
     cases, errors = load_file(write_case_file("json-patch/yaml12.yaml", text))
     assert errors == []
     assert cases[0].inputs["original"] == {"a": "yes", "d": "2024-01-01"}

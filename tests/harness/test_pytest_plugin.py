@@ -1,0 +1,49 @@
+"""`pytest cases/` collects each case as an item named file::case."""
+
+import shutil
+from pathlib import Path
+
+pytest_plugins = ["pytester"]
+
+REPO = Path(__file__).resolve().parents[2]
+
+CASE_FILE = """
+defaults:
+  type: json-patch
+  tags: [JP-ADD]
+  provenance: [{implementation: kubectl, version: "1.32.4"}]
+cases:
+  - name: passes
+    description: adds a member
+    original: {a: 1}
+    patch: [{op: add, path: /b, value: 2}]
+    expected: {a: 1, b: 2}
+  - name: fails
+    description: wrong expectation on purpose
+    original: {a: 1}
+    patch: [{op: add, path: /b, value: 2}]
+    expected: {a: 1, b: 3}
+  - name: broken
+    description: no expectation
+    original: {a: 1}
+    patch: []
+"""
+
+
+def test_cases_become_items_with_diffs(pytester):
+    root = pytester.path / "cases"
+    (root / "json-patch").mkdir(parents=True)
+    shutil.copy(REPO / "cases" / "case.schema.json", root / "case.schema.json")
+    shutil.copy(REPO / "cases" / "BEHAVIOURS.md", root / "BEHAVIOURS.md")
+    (root / "json-patch" / "demo.yaml").write_text(CASE_FILE)
+    (root / "schemas").mkdir()
+    (root / "schemas" / "ignored.yaml").write_text("definitions: {}\n")
+    result = pytester.runpytest_subprocess("cases", "-v")
+    result.assert_outcomes(passed=1, failed=2)
+    result.stdout.fnmatch_lines([
+        "*demo.yaml::broken FAILED*",
+        "*demo.yaml::passes PASSED*",
+        "*demo.yaml::fails FAILED*",
+        "*load error:*demo.yaml::broken at /cases/2: needs one expectation*",
+        "*document /b: expected 3, got 2*",
+    ])

@@ -1,0 +1,60 @@
+"""Invariants of the bundled corpus: it loads, it is portable, it is covered, and the
+expectations still agree with the real Kubernetes code that its provenance names."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from harness.cases import iter_case_files, load_corpus
+from harness.coverage import MINIMUM_CASES, coverage
+from harness.runner import ERROR, FAIL, SKIP, run_cases
+from harness.yamlio import yaml11_differences
+
+CASES = Path(__file__).resolve().parent.parent / "cases"
+# Behaviour families whose corpus is complete: each id needs MINIMUM_CASES cases.
+COMPLETE_FAMILIES = ("JP-", "MP-")
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    loaded = load_corpus([CASES])
+    assert [str(e) for e in loaded.errors] == []
+    return loaded
+
+
+def test_every_case_file_reads_the_same_under_yaml_1_1():
+    problems = []
+    for path in iter_case_files([CASES]):
+        if path.suffix in (".yaml", ".yml"):
+            problems += [f"{path.name}: {d}" for d in yaml11_differences(path.read_text(encoding="utf-8"))]
+    assert problems == []
+
+
+@pytest.mark.parametrize("family", COMPLETE_FAMILIES)
+def test_behaviour_family_is_covered(corpus, family):
+    table = coverage(corpus.cases, CASES)
+    short = {b: n for b, n in table.items() if b.startswith(family) and n < MINIMUM_CASES}
+    assert short == {}
+
+
+def test_case_ids_are_unique(corpus):
+    ids = [case.id for case in corpus.cases]
+    assert len(ids) == len(set(ids))
+
+
+@pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not on PATH")
+def test_kubectl_confirms_every_case_it_is_credited_with(corpus):
+    """Provenance is checked, not trusted: kubectl re-runs every case naming it."""
+    from harness.targets.kubectl import KubectlTarget
+
+    credited = [c for c in corpus.cases if any(p["implementation"] == "kubectl" for p in c.provenance)]
+    target = KubectlTarget()
+    try:
+        results = run_cases(credited, target)
+    finally:
+        target.close()
+    problems = [f"{r.case.id}: {r.status}: {r.reason}" for r in results if r.status in (FAIL, ERROR)]
+    not_run = [f"{r.case.id}: {r.reason}" for r in results if r.status == SKIP]
+    assert problems == []
+    assert not_run == [], "cases credited to kubectl that kubectl cannot run"
