@@ -44,6 +44,7 @@ ERROR_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"lists of lists|list of lists", "list-of-lists"),
     (r"Unknown patch type|unknown patch type|\$patch|directive", "invalid-directive"),
     (r"test failed", "test-failed"),
+    (r"failed to decode|missing from field", "invalid-patch"),
     (r"invalid index referenced|proper array index|invalid syntax|out of range", "invalid-index"),
     (r"missing value|nonexistent key|doc is missing", "path-not-found"),
     (r"Invalid JSON Patch|Unexpected kind|cannot unmarshal|invalid JSON|unexpected end", "invalid-patch"),

@@ -1,0 +1,429 @@
+"""JSON Patch (RFC 6902), exactly as Kubernetes applies it.
+
+kubectl and the apiserver apply JSON Patch with ``gopkg.in/evanphx/json-patch.v4`` v4.12.0.
+This module reproduces that library's outcomes and its error wording, including where it
+departs from RFC 6902:
+
+- Array indices are read like Go's ``strconv.Atoi``: ``01`` and ``+1`` mean 1; negative
+  indices count from the end (``-1`` is the last element for get/remove/replace, and the
+  end of the array for ``add``).
+- A path's first token is whatever precedes its first ``/`` and is ignored, so ``a/b``
+  means ``/b``; a path without any ``/`` (the root path ``""`` too) is "missing" for
+  ``add``, ``remove``, ``move`` and ``copy``.
+- ``add`` and ``replace`` without ``value`` write ``null``; ``replace`` of an object
+  member that does not exist adds it; ``replace`` of the root with a scalar does nothing.
+- ``copy`` from a missing object member copies ``null``; ``test`` of a missing member
+  against ``null`` passes.
+- Only ``~0`` and ``~1`` are escapes; any other ``~`` is kept as it is.
+- A ``null`` patch is an empty patch.
+
+Where the library crashes (a Go nil-pointer panic: ``test`` or root ``replace`` without
+``value``, ``test`` comparing arrays that hold ``null``, writing through a ``null`` that
+an earlier op added) we give the RFC 6902 outcome and, for the missing ``value``, say in
+the message that upstream panics.
+
+The document and the patch are never mutated; the result shares nothing with either. A
+failing patch raises and leaves no partial result behind.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from reference_impl import jsonpointer
+from reference_impl.errors import (
+    InvalidDocument,
+    InvalidIndex,
+    InvalidPatch,
+    PatchError,
+    PathNotFound,
+    TestFailed,
+)
+
+Json = Any
+Container = dict[str, Json] | list[Json]
+
+# An op without a "value" member. Upstream tells it apart from "value": null.
+_ABSENT: Any = object()
+
+UPSTREAM_PANIC = "upstream panics: runtime error: invalid memory address or nil pointer dereference"
+
+_INT64_MIN = -(2**63)
+_INT64_MAX = 2**63 - 1
+_ATOI_SYNTAX = re.compile(r"[+-]?[0-9]+")
+
+
+def apply(document: Json, patch: Json) -> Json:
+    """The result of applying JSON Patch ``patch`` to ``document``, as Kubernetes does.
+
+    ``document`` must be an object or an array; ``patch`` a list of operation objects
+    (or ``None``, which upstream reads as an empty patch). Raises a
+    :class:`~reference_impl.errors.PatchError` at the first operation that fails.
+    """
+    operations = decode(patch)
+    root = _working_copy(document)
+    for operation in operations:
+        root = operation.apply(root)
+    return root
+
+
+def decode(patch: Json) -> list[Operation]:
+    """The operations of ``patch``, checked for shape only, as upstream's ``DecodePatch``.
+
+    Members of each operation are read when it runs, so that errors surface in the order
+    upstream reports them.
+    """
+    if patch is None:
+        return []
+    if not isinstance(patch, list):
+        raise InvalidPatch(_unmarshal_error(patch, "jsonpatch.Patch"))
+    for spec in patch:
+        if spec is not None and not isinstance(spec, Mapping):
+            raise InvalidPatch(_unmarshal_error(spec, "jsonpatch.Operation"))
+    return [_operation(spec or {}) for spec in patch]
+
+
+def _operation(spec: Mapping[str, Json]) -> Operation:
+    kind = spec.get("op")
+    if not isinstance(kind, str):
+        kind = "unknown"  # upstream's name for a missing, null or non-string "op"
+    return OPERATIONS.get(kind, UnknownOperation)(spec, kind)
+
+
+def _working_copy(document: Json) -> Container:
+    if isinstance(document, dict | list):
+        return copy.deepcopy(document)
+    if document is None:
+        # Upstream reads a null document as an empty object that panics on the first write.
+        raise InvalidDocument(f"cannot patch a null document ({UPSTREAM_PANIC} on writes)")
+    raise InvalidDocument(_unmarshal_error(document, "jsonpatch.partialDoc"))
+
+
+class Operation:
+    """One step of a JSON Patch; a subclass per ``op``."""
+
+    def __init__(self, spec: Mapping[str, Json], kind: str) -> None:
+        self.spec = spec
+        self.kind = kind
+
+    def apply(self, root: Container) -> Container:
+        """Apply this step to ``root`` in place; return the root, new only after a root replace."""
+        raise NotImplementedError
+
+    def _pointer(self, member: str, *, detailed: bool) -> str:
+        """The pointer in ``member`` ("path" or "from"), or the error upstream gives for it.
+
+        Upstream words the error differently per op: some say why the member is unusable,
+        some only say "missing value".
+        """
+        value = self.spec.get(member)
+        if isinstance(value, str):
+            return value
+        if not detailed:
+            reason = "missing value"
+        elif value is None:
+            reason = {
+                "path": "operation missing path field: missing value",
+                "from": "operation, missing from field: missing value",
+            }[member]
+        else:
+            reason = _unmarshal_error(value, "string")
+        raise InvalidPatch(f"{self.kind} operation failed to decode {member}: {reason}")
+
+    def _value_or_null(self) -> Json:
+        """A private copy of "value"; ``null`` when it is absent, as upstream writes then."""
+        return copy.deepcopy(self.spec.get("value"))
+
+
+class AddOperation(Operation):
+    def apply(self, root: Container) -> Container:
+        path = self._pointer("path", detailed=False)
+        container, key = _parent(root, path, f'add operation does not apply: doc is missing path: "{path}"')
+        try:
+            _insert(container, key, self._value_or_null())
+        except PatchError as error:
+            raise _wrapped(error, f"error in add for path: '{path}'", path) from None
+        return root
+
+
+class RemoveOperation(Operation):
+    def apply(self, root: Container) -> Container:
+        path = self._pointer("path", detailed=False)
+        container, key = _parent(root, path, f'remove operation does not apply: doc is missing path: "{path}"')
+        try:
+            _delete(container, key)
+        except PatchError as error:
+            raise _wrapped(error, f"error in remove for path: '{path}'", path) from None
+        return root
+
+
+class ReplaceOperation(Operation):
+    def apply(self, root: Container) -> Container:
+        path = self._pointer("path", detailed=True)
+        if path == jsonpointer.ROOT:
+            return self._replace_root(root)
+        container, key = _parent(root, path, f"replace operation does not apply: doc is missing path: {path}")
+        try:
+            # Upstream only checks that the key can be read. An absent object member reads
+            # as null, so replacing it adds it; only a bad array index fails here.
+            _get(container, key)
+        except PatchError:
+            message = f"replace operation does not apply: doc is missing key: {path}: missing value"
+            raise PathNotFound(message, path) from None
+        _overwrite(container, key, self._value_or_null())
+        return root
+
+    def _replace_root(self, root: Container) -> Container:
+        value = self.spec.get("value", _ABSENT)
+        if value is _ABSENT:
+            raise InvalidPatch(f"replace operation has no value ({UPSTREAM_PANIC})", jsonpointer.ROOT)
+        if isinstance(value, dict | list):
+            return copy.deepcopy(value)
+        # Upstream means to refuse a scalar or null root, but wraps a nil error into its
+        # "must be object or array" message, which yields no error: nothing changes.
+        return root
+
+
+class MoveOperation(Operation):
+    def apply(self, root: Container) -> Container:
+        source = self._pointer("from", detailed=True)
+        container, key = _parent(root, source, f"move operation does not apply: doc is missing from path: {source}")
+        try:
+            value = _get(container, key)
+            _delete(container, key)
+        except PatchError as error:
+            # Upstream names only the last token of "from" here.
+            raise _wrapped(error, f"error in move for path: '{key}'", source) from None
+        # Read after the removal, so a move into the moved node's own child is "missing".
+        path = self._pointer("path", detailed=True)
+        container, key = _parent(root, path, f"move operation does not apply: doc is missing destination path: {path}")
+        try:
+            _insert(container, key, value)
+        except PatchError as error:
+            raise _wrapped(error, f"error in move for path: '{path}'", path) from None
+        return root
+
+
+class CopyOperation(Operation):
+    def apply(self, root: Container) -> Container:
+        source = self._pointer("from", detailed=True)
+        container, key = _parent(root, source, f"copy operation does not apply: doc is missing from path: {source}")
+        try:
+            # An absent object member reads as null, and null is what gets copied.
+            value = _get(container, key)
+        except PatchError as error:
+            raise _wrapped(error, f"error in copy for from: '{source}'", source) from None
+        path = self._pointer("path", detailed=False)
+        container, key = _parent(root, path, f"copy operation does not apply: doc is missing destination path: {path}")
+        try:
+            _insert(container, key, copy.deepcopy(value))
+        except PatchError as error:
+            raise _wrapped(error, "error while adding value during copy", path) from None
+        return root
+
+
+class TestOperation(Operation):
+    __test__ = False  # not a pytest test class
+
+    def apply(self, root: Container) -> Container:
+        path = self._pointer("path", detailed=True)
+        expected = self.spec.get("value", _ABSENT)
+        if path == jsonpointer.ROOT:
+            actual: Json = root
+        else:
+            container, key = _parent(root, path, f"test operation does not apply: is missing path: {path}")
+            try:
+                # An absent object member reads as null, so it passes a test against null.
+                actual = _get(container, key)
+            except PatchError as error:
+                raise _wrapped(error, f"error in test for path: '{path}'", path) from None
+        if expected is _ABSENT and (actual is None or path == jsonpointer.ROOT):
+            raise InvalidPatch(f"test operation has no value ({UPSTREAM_PANIC})", path)
+        if expected is _ABSENT or not _equal(actual, expected):
+            raise TestFailed(f"testing value {path} failed: test failed", path)
+        return root
+
+
+class UnknownOperation(Operation):
+    def apply(self, root: Container) -> Container:
+        path = self.spec.get("path")
+        raise InvalidPatch(f"Unexpected kind: {self.kind}", path if isinstance(path, str) else "")
+
+
+OPERATIONS: dict[str, type[Operation]] = {
+    "add": AddOperation,
+    "remove": RemoveOperation,
+    "replace": ReplaceOperation,
+    "move": MoveOperation,
+    "copy": CopyOperation,
+    "test": TestOperation,
+}
+
+
+def _parent(root: Container, path: str, missing: str) -> tuple[Container, str]:
+    """The container that holds (or would hold) the node at ``path``, and the node's key.
+
+    Raises :class:`PathNotFound` with message ``missing`` when upstream finds no container.
+    Upstream skips whatever precedes the first "/" instead of requiring it to be empty, and
+    finds no container at all for a path without "/", the root path "" included.
+    """
+    tokens = path.split("/")
+    if len(tokens) < 2:
+        raise PathNotFound(f"{missing}: missing value", path)
+    node: Json = root
+    for token in tokens[1:-1]:
+        try:
+            node = _get(node, jsonpointer.unescape(token))
+        except PatchError:
+            node = None
+        # A null, a scalar or an absent member cannot be walked through.
+        if not isinstance(node, dict | list):
+            raise PathNotFound(f"{missing}: missing value", path)
+    return node, jsonpointer.unescape(tokens[-1])
+
+
+def _get(container: Container, key: str) -> Json:
+    """The child at ``key``; an absent object member reads as null, as upstream's nil."""
+    if isinstance(container, dict):
+        return container.get(key)
+    return container[_existing_index(container, key)]
+
+
+def _insert(container: Container, key: str, value: Json) -> None:
+    if isinstance(container, dict):
+        container[key] = value
+    else:
+        container.insert(_insertion_index(container, key), value)
+
+
+def _overwrite(container: Container, key: str, value: Json) -> None:
+    if isinstance(container, dict):
+        container[key] = value
+    else:
+        container[_existing_index(container, key)] = value
+
+
+def _delete(container: Container, key: str) -> None:
+    if isinstance(container, dict):
+        if key not in container:
+            raise PathNotFound(f"Unable to remove nonexistent key: {key}: missing value")
+        del container[key]
+    else:
+        del container[_existing_index(container, key)]
+
+
+def _existing_index(array: list[Json], token: str) -> int:
+    """The position of an existing element; negative indices count from the end."""
+    index = _atoi(token)
+    if not -len(array) <= index < len(array):
+        raise _invalid_index(index)
+    return index % len(array)
+
+
+def _insertion_index(array: list[Json], token: str) -> int:
+    """Where ``add`` inserts: ``-`` or ``len`` append, and ``-1`` appends too.
+
+    Negative indices count from the end of the array as it will be after the insertion.
+    """
+    if token == "-":
+        return len(array)
+    try:
+        index = _atoi(token)
+    except InvalidIndex as error:
+        raise InvalidIndex(f"value was not a proper array index: '{token}': {error.message}") from None
+    size = len(array) + 1
+    if not -size <= index < size:
+        raise _invalid_index(index)
+    return index % size
+
+
+def _atoi(token: str) -> int:
+    """``token`` read as Go's ``strconv.Atoi`` reads it: a sign, ASCII digits, 64 bits."""
+    if not _ATOI_SYNTAX.fullmatch(token):
+        raise InvalidIndex(f"strconv.Atoi: parsing {_go_quote(token)}: invalid syntax")
+    index = int(token)
+    if not _INT64_MIN <= index <= _INT64_MAX:
+        raise InvalidIndex(f"strconv.Atoi: parsing {_go_quote(token)}: value out of range")
+    return index
+
+
+def _invalid_index(index: int) -> InvalidIndex:
+    return InvalidIndex(f"Unable to access invalid index: {index}: invalid index referenced")
+
+
+def _equal(actual: Json, expected: Json) -> bool:
+    """Upstream's equality for ``test``: member order is irrelevant, types are not.
+
+    Upstream compares scalars by their compacted JSON text, so ``1`` and ``1.0`` differ
+    (and ``100`` and ``1e2``, ``"A"`` and ``"\\u0041"``). Parsed values still tell an int
+    from a float, which we honour; text-only differences are gone, and compare equal here.
+    Upstream panics on arrays holding ``null``; we compare them as RFC 6902 says.
+    """
+    if isinstance(actual, dict):
+        return (
+            isinstance(expected, dict)
+            and actual.keys() == expected.keys()
+            and all(_equal(value, expected[key]) for key, value in actual.items())
+        )
+    if isinstance(actual, list):
+        return isinstance(expected, list) and len(actual) == len(expected) and all(map(_equal, actual, expected))
+    # type() and not isinstance(): True is not 1, 1 is not 1.0.
+    return type(actual) is type(expected) and actual == expected
+
+
+def _wrapped(error: PatchError, context: str, pointer: str) -> PatchError:
+    """``error`` prefixed with ``context`` the way Go's ``errors.Wrapf`` does, at ``pointer``."""
+    return type(error)(f"{context}: {error.message}", pointer)
+
+
+def _unmarshal_error(value: Json, go_type: str) -> str:
+    """Go's message for decoding ``value`` into a Go value of type ``go_type``."""
+    return f"json: cannot unmarshal {_json_type(value)} into Go value of type {go_type}"
+
+
+def _json_type(value: Json) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, dict):
+        return "object"
+    if isinstance(value, list):
+        return "array"
+    return type(value).__name__
+
+
+_GO_ESCAPES = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\a": "\\a",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+    "\v": "\\v",
+}
+
+
+def _go_quote(text: str) -> str:
+    """``text`` as Go's ``strconv.Quote`` writes it (as upstream's Atoi errors show it)."""
+    quoted = []
+    for char in text:
+        code = ord(char)
+        if char in _GO_ESCAPES:
+            quoted.append(_GO_ESCAPES[char])
+        elif char.isprintable():
+            quoted.append(char)
+        elif code < 0x20 or code == 0x7F:
+            quoted.append(f"\\x{code:02x}")
+        elif code <= 0xFFFF:
+            quoted.append(f"\\u{code:04x}")
+        else:
+            quoted.append(f"\\U{code:08x}")
+    return '"' + "".join(quoted) + '"'
