@@ -62,6 +62,13 @@ def build_parser() -> argparse.ArgumentParser:
     cov.add_argument("--prefix", action="append", default=[], metavar="PREFIX",
                      help="only ids starting with PREFIX (e.g. SMP-); exit 1 if any is below the minimum")
 
+    matrix = commands.add_parser("matrix", help="run several targets and write a compliance matrix")
+    matrix.add_argument("--targets", required=True, help="comma-separated target specs")
+    _add_selection(matrix)
+    matrix.add_argument("--out", type=Path, default=REPO_ROOT / "reports" / "compliance.md",
+                        help="Markdown file to write (an .html twin is written beside it)")
+    matrix.add_argument("--timeout", type=float)
+
     commands.add_parser("targets", help="list the known targets")
     return parser
 
@@ -71,7 +78,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command is None:
         args = parser.parse_args(["run", *(argv or [])])
-    handler = {"run": cmd_run, "validate": cmd_validate, "coverage": cmd_coverage, "targets": cmd_targets}
+    handler = {"run": cmd_run, "validate": cmd_validate, "coverage": cmd_coverage, "targets": cmd_targets,
+               "matrix": cmd_matrix}
     return handler[args.command](args)
 
 
@@ -140,6 +148,35 @@ def cmd_coverage(args: argparse.Namespace) -> int:
     if short:
         print(f"{len(short)} behaviour ids have fewer than {MINIMUM_CASES} cases: {' '.join(short)}")
     return 1 if (short and args.prefix) or corpus.errors else 0
+
+
+def cmd_matrix(args: argparse.Namespace) -> int:
+    from harness.matrix import matrix_html, matrix_markdown
+
+    corpus = load_corpus(args.cases or [_default_cases()])
+    selected = [case for case in corpus.cases if _filters(args).accepts(case)]
+    runs = []
+    for spec in [s.strip() for s in args.targets.split(",") if s.strip()]:
+        try:
+            target = make_target(spec, timeout=args.timeout)
+        except TargetUnavailable as exc:
+            print(f"patchconf: target {spec!r} unavailable, left out: {exc}", file=sys.stderr)
+            continue
+        started = time.perf_counter()
+        try:
+            results = run_cases(selected, target, progress=terminal_progress())
+        finally:
+            target.close()
+        run = Run(spec, target.info, results, corpus.errors, seconds=time.perf_counter() - started)
+        print(_quiet_summary(run).splitlines()[-1] + f"  {spec}")
+        runs.append(run)
+    if not runs:
+        return 2
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(matrix_markdown(runs), encoding="utf-8")
+    args.out.with_suffix(".html").write_text(matrix_html(runs), encoding="utf-8")
+    print(f"matrix: {args.out}, {args.out.with_suffix('.html')}")
+    return 0
 
 
 def cmd_targets(args: argparse.Namespace) -> int:
