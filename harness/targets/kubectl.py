@@ -43,6 +43,7 @@ ERROR_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"retainKeys", "retain-keys-violation"),
     (r"lists of lists|list of lists", "list-of-lists"),
     (r"Unknown patch type|unknown patch type|\$patch|directive", "invalid-directive"),
+    (r"Object 'Kind' is missing", "invalid-document"),
     (r"test failed", "test-failed"),
     (r"failed to decode|missing from field", "invalid-patch"),
     (r"invalid index referenced|proper array index|invalid syntax|out of range", "invalid-index"),
