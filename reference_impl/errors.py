@@ -88,7 +88,8 @@ class TypeMismatch(PatchError):
 
 
 class NoStrategicSchema(PatchError):
-    """The kind has no strategic merge patch schema (custom resources)."""
+    """No strategic merge patch schema: for the kind (custom resources), or for a field the
+    merge has to descend into (a map or list under a key the kind's schema lacks)."""
 
     error_class = "no-strategic-schema"
 

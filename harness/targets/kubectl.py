@@ -40,7 +40,8 @@ KUBECTL_TYPES = {"json-patch": "json", "merge-patch": "merge", "strategic": "str
 ERROR_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"not supported for .* locally|unable to find api field|unable to find schema", "no-strategic-schema"),
     (r"does not contain declared merge key|cannot merge lists without merge key", "merge-key-missing"),
-    (r"list element types are not identical", "type-mismatch"),
+    (r"list element types are not identical|expected a .* but received|data type is not struct", "type-mismatch"),
+    (r"unable to decode \"", "invalid-document"),
     (r"retainKeys", "retain-keys-violation"),
     (r"lists of lists|list of lists", "list-of-lists"),
     (r"Unknown patch type|unknown patch type|\$patch|directive", "invalid-directive"),
