@@ -101,14 +101,14 @@ class Outcome:
 class Divergence:
     """A known departure of one target (in a version range) from the case's outcome."""
 
-    target: str
+    targets: tuple[str, ...]
     outcome: Outcome
     reason: str
     versions: str | None = None
     issue: str | None = None
 
     def applies_to(self, target_name: str, target_version: str) -> bool:
-        return self.target == target_name and version_matches(target_version, self.versions)
+        return target_name in self.targets and version_matches(target_version, self.versions)
 
 
 @dataclass(frozen=True)
@@ -392,7 +392,7 @@ def _build_case(file: str, data: Mapping[str, Any]) -> Case:
         },
         divergences=tuple(
             Divergence(
-                target=entry["target"],
+                targets=(entry["target"],) if isinstance(entry["target"], str) else tuple(entry["target"]),
                 outcome=Outcome.from_json(entry),
                 reason=entry["reason"],
                 versions=entry.get("versions"),

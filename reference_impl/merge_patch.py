@@ -24,7 +24,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from reference_impl.errors import InvalidDocument, InvalidPatch, TypeMismatch
+from reference_impl.errors import Conflict, InvalidDocument, InvalidPatch, PreconditionFailed, TypeMismatch
 
 Json = Any
 
@@ -61,6 +61,73 @@ def create(original: Json, modified: Json) -> Json:
     if isinstance(original, list) or isinstance(modified, list):
         raise TypeMismatch(MISMATCHED_DOCUMENTS)
     return _object_patch(original, modified)
+
+
+def create_three_way(original: Json, modified: Json, current: Json) -> dict[str, Json]:
+    """The merge patch kubectl apply sends for a kind without a strategic schema.
+
+    Mirrors apimachinery's ``CreateThreeWayJSONMergePatch`` with kubectl's preconditions:
+    additions and changes come from ``current`` → ``modified`` (so what someone else set is
+    overwritten only where the configuration says otherwise), deletions from
+    ``original`` (the last-applied configuration) → ``modified`` (so only fields this
+    configuration once set are removed). ``None`` for any input means "no document".
+    """
+    original, modified, current = ({} if doc is None else doc for doc in (original, modified, current))
+    additions = _filter_nulls(_object(create(current, modified)), keep_null=False)
+    deletions = _filter_nulls(_object(create(original, modified)), keep_null=True)
+    if _conflicts(additions, deletions):
+        raise Conflict(
+            f"patch:\n{additions}\nconflicts with changes made from original to current:\n{deletions}"
+        )
+    patch = apply(deletions, additions)
+    metadata = patch.get("metadata")
+    if "apiVersion" in patch or "kind" in patch or (isinstance(metadata, dict) and "name" in metadata):
+        raise PreconditionFailed(f"precondition failed for: {patch}")
+    return patch
+
+
+def _object(patch: Json) -> dict[str, Json]:
+    # Two array documents give an array of patches, which upstream then reads as an object.
+    if not isinstance(patch, dict):
+        raise InvalidDocument("json: cannot unmarshal array into Go value of type map[string]interface {}")
+    return patch
+
+
+def _filter_nulls(patch: Json, keep_null: bool) -> dict[str, Json]:
+    """Only the deletions (``keep_null``) or only the additions and changes of a patch.
+
+    An empty object is a value (kept among additions), while an object that filters down
+    to nothing is an empty patch for that member and disappears.
+    """
+    kept: dict[str, Json] = {}
+    for key, value in patch.items():
+        if value is None:
+            if keep_null:
+                kept[key] = None
+        elif isinstance(value, dict):
+            if not value:
+                if not keep_null:
+                    kept[key] = {}
+                continue
+            inner = _filter_nulls(value, keep_null)
+            if inner:
+                kept[key] = inner
+        elif not keep_null:
+            kept[key] = value
+    return kept
+
+
+def _conflicts(left: Json, right: Json) -> bool:
+    """Whether two patches set one location differently (mergepatch.HasConflicts)."""
+    if isinstance(left, dict):
+        if not isinstance(right, dict):
+            return True
+        return any(_conflicts(value, right[key]) for key, value in left.items() if key in right)
+    if isinstance(left, list):
+        if not isinstance(right, list) or len(left) != len(right):
+            return True
+        return any(_conflicts(a, b) for a, b in zip(left, right, strict=True))
+    return type(left) is not type(right) or left != right
 
 
 def _merge_members(target: dict[str, Json], patch: dict[str, Json]) -> dict[str, Json]:

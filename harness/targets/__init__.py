@@ -21,6 +21,7 @@ TARGET_HELP = {
     "reference": "the bundled pure-Python reference implementation",
     "kubectl[:PATH]": "kubectl patch --local (the kubectl on PATH, or the binary at PATH)",
     "cmd:COMMAND": "any program speaking harness/PROTOCOL.md over stdin/stdout",
+    "upstream[@1.MINOR]": "Kubernetes' own Go code (targets/upstream), built from its modules; needs go",
 }
 
 
@@ -42,7 +43,14 @@ def _command(argument: str | None, **options) -> Target:
     return CommandTarget(argument or "", **options)
 
 
+def _upstream(argument: str | None, **options) -> Target:
+    from harness.targets.upstream import UpstreamTarget
+
+    return UpstreamTarget(argument, **options)
+
+
 FACTORIES: dict[str, Callable[..., Target]] = {
+    "upstream": _upstream,
     "reference": _reference,
     "kubectl": _kubectl,
     "cmd": _command,
@@ -51,10 +59,10 @@ FACTORIES: dict[str, Callable[..., Target]] = {
 
 def make_target(spec: str, timeout: float | None = None) -> Target:
     """``name`` or ``name:argument`` → a ready target (raises TargetUnavailable)."""
-    name, _, argument = spec.partition(":")
+    name, _, argument = spec.partition("@" if spec.startswith("upstream") else ":")
     factory = FACTORIES.get(name)
     if factory is None:
         known = ", ".join(TARGET_HELP)
         raise TargetUnavailable(f"unknown target {spec!r}; known targets: {known}")
-    options = {"timeout": timeout} if (timeout and name == "cmd") else {}
+    options = {"timeout": timeout} if (timeout and name in ("cmd", "upstream")) else {}
     return factory(argument or None, **options)

@@ -43,7 +43,10 @@ ERROR_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"list element types are not identical|expected a .* but received|data type is not struct", "type-mismatch"),
     (r"unable to decode \"|unstructured\.detector", "invalid-document"),
     (r"retainKeys", "retain-keys-violation"),
-    (r"invalid patch format of|merging lists cannot yet be specified|doesn't match \$setElementOrder", "invalid-directive"),
+    (
+        r"invalid patch format of|merging lists cannot yet be specified|doesn't match \$setElementOrder",
+        "invalid-directive",
+    ),
     (r"is not a map", "type-mismatch"),
     (r"lists of lists|list of lists", "list-of-lists"),
     (r"Unknown patch type|unknown patch type|\$patch|directive", "invalid-directive"),

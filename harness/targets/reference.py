@@ -1,4 +1,11 @@
-"""The bundled pure-Python reference implementation as a target."""
+"""The bundled pure-Python reference implementation as a target.
+
+It runs the patch libraries' semantics (``reference_impl.json_patch``, ``merge_patch``,
+``strategic``) inside the pipeline Kubernetes puts around them
+(:mod:`reference_impl.kubernetes_object`): a Kubernetes object is read into Go's JSON
+model before patching and read back as an object afterwards. Bare JSON documents are
+patched as they are, except that numbers come out as Go writes them.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +13,7 @@ from importlib import metadata
 
 from harness.cases import Case, named_schema_path
 from harness.targets.base import Actual, ActualError, Target, TargetInfo
-from reference_impl import json_patch, merge_patch
+from reference_impl import json_patch, kubernetes_object, merge_patch
 from reference_impl.errors import NoStrategicSchema, PatchError
 
 DEFAULT_KUBERNETES_VERSION = "1.32"
@@ -33,7 +40,12 @@ class ReferenceTarget(Target):
         )
 
     def _runners(self) -> dict:
-        runners = {"json-patch": self._json_patch, "merge-patch": self._merge_patch}
+        runners = {
+            "json-patch": self._json_patch,
+            "merge-patch": self._merge_patch,
+            "merge-patch-2way": self._merge_patch_2way,
+            "merge-patch-3way": self._merge_patch_3way,
+        }
         try:
             from reference_impl import strategic  # noqa: F401
         except ImportError:
@@ -42,21 +54,43 @@ class ReferenceTarget(Target):
         return runners
 
     def run(self, case: Case) -> Actual:
+        original = case.inputs.get("original")
         try:
-            return Actual(document=self._runners()[case.type](case))
+            result = self._runners()[case.type](case)
+            if isinstance(result, Actual):
+                return result
+            if kubernetes_object.is_object(original):
+                result = kubernetes_object.read_back(result)
+            else:
+                result = kubernetes_object.through_go_json(result)
+            return Actual(document=result)
         except PatchError as exc:
             return Actual(error=ActualError(exc.error_class, exc.message), notes=_pointer_note(exc))
 
     def _json_patch(self, case: Case):
-        return json_patch.apply(case.input("original"), case.input("patch"))
+        patch = kubernetes_object.through_yaml(case.inputs["patch"])
+        return json_patch.apply(self._original(case), patch)
 
     def _merge_patch(self, case: Case):
-        return merge_patch.apply(case.input("original"), case.input("patch"))
+        return merge_patch.apply(self._original(case), case.input("patch"))
 
     def _strategic(self, case: Case):
         from reference_impl import strategic
 
-        return strategic.apply(case.input("original"), case.input("patch"), self._meta(case))
+        return strategic.apply(self._original(case), case.input("patch"), self._meta(case))
+
+    def _merge_patch_2way(self, case: Case) -> Actual:
+        # CreateMergePatch decodes both documents with encoding/json: every number a float64.
+        patch = merge_patch.create(case.input("original"), case.input("modified"))
+        return Actual(patch=kubernetes_object.through_float64(patch))
+
+    def _merge_patch_3way(self, case: Case) -> Actual:
+        patch = merge_patch.create_three_way(case.input("original"), case.input("modified"), case.input("current"))
+        return Actual(patch=kubernetes_object.through_float64(patch))
+
+    @staticmethod
+    def _original(case: Case):
+        return kubernetes_object.through_go_json(case.inputs["original"])
 
     def _meta(self, case: Case):
         from reference_impl import strategic

@@ -1,0 +1,110 @@
+"""``upstream[@1.MINOR]``: Kubernetes' own Go patch code, built from its published modules.
+
+The program in ``targets/upstream`` speaks harness/PROTOCOL.md. It is built on first use
+into a cache outside the repository (``$PATCHCONF_CACHE``, default ``~/.cache/patchconf``)
+and reused while its sources and the release are unchanged. ``upstream`` uses the release
+pinned in its go.mod; ``upstream@1.27`` rebuilds the same source against the newest
+1.27 patch release of the ``k8s.io`` modules.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shlex
+import shutil
+import subprocess
+from pathlib import Path
+
+from harness import REPO_ROOT
+from harness.targets.base import TargetUnavailable
+from harness.targets.command import CommandTarget
+
+SOURCE_DIR = REPO_ROOT / "targets" / "upstream"
+K8S_MODULES = ("k8s.io/apimachinery", "k8s.io/api", "k8s.io/client-go", "k8s.io/kubectl")
+# The JSON Patch line Kubernetes uses; minimal version selection raises it where a release needs more.
+JSON_PATCH_MODULE = "gopkg.in/evanphx/json-patch.v4@v4.12.0"
+BUILD_TIMEOUT = 1800
+
+
+def cache_root() -> Path:
+    return Path(os.environ.get("PATCHCONF_CACHE", Path.home() / ".cache" / "patchconf"))
+
+
+def _go() -> str:
+    go = shutil.which("go")
+    if not go:
+        raise TargetUnavailable("Go is not installed (no `go` on PATH); the upstream target is built from Go modules")
+    return go
+
+
+def _source_digest() -> str:
+    digest = hashlib.sha256()
+    for path in sorted(SOURCE_DIR.rglob("*")):
+        if path.is_file() and path.suffix in (".go", ".mod", ".sum"):
+            digest.update(path.relative_to(SOURCE_DIR).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _run(command: list[str], cwd: Path) -> str:
+    env = {**os.environ, "GOFLAGS": "-mod=mod", "CGO_ENABLED": "0"}
+    try:
+        completed = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True,
+                                   timeout=BUILD_TIMEOUT, check=False)
+    except subprocess.TimeoutExpired as exc:
+        raise TargetUnavailable(f"{shlex.join(command)} took longer than {BUILD_TIMEOUT}s") from exc
+    if completed.returncode != 0:
+        raise TargetUnavailable(f"{shlex.join(command)} failed: {completed.stderr.strip()[-1500:]}")
+    return completed.stdout
+
+
+def newest_patch_release(go: str, minor: str, cwd: Path) -> str:
+    """The newest published k8s.io/apimachinery v0.<minor>.<patch>, e.g. '1.27' -> 'v0.27.16'."""
+    listing = _run([go, "list", "-m", "-versions", "k8s.io/apimachinery"], cwd)
+    number = minor.split(".")[1] if minor.startswith("1.") else minor
+    candidates = [v for v in listing.split()[1:] if re.fullmatch(rf"v0\.{number}\.[0-9]+", v)]
+    if not candidates:
+        raise TargetUnavailable(f"no published k8s.io/apimachinery release for Kubernetes {minor}")
+    return max(candidates, key=lambda v: int(v.rsplit(".", 1)[1]))
+
+
+def build(release: str | None = None) -> Path:
+    """Path of the upstream binary for ``release`` (None: the pinned one), building it if needed."""
+    go = _go()
+    if not (SOURCE_DIR / "go.mod").is_file():
+        raise TargetUnavailable(f"upstream target sources missing at {SOURCE_DIR}")
+    label = release or "pinned"
+    build_dir = cache_root() / "upstream" / f"{label}-{_source_digest()}"
+    binary = build_dir / "upstream"
+    if binary.is_file():
+        return binary
+    work = build_dir / "src"
+    if work.exists():
+        shutil.rmtree(work)
+    shutil.copytree(SOURCE_DIR, work, ignore=shutil.ignore_patterns("*_test.go", "README.md"))
+    if release:
+        # Start from the direct requirements only, so that `go mod tidy` resolves every other
+        # module (kube-openapi, structured-merge-diff, …) as that release requires it; editing
+        # the pinned go.mod would keep its newer modules and make a mixed build.
+        version = newest_patch_release(go, release, work)
+        go_line = re.search(r"^go [0-9.]+$", (work / "go.mod").read_text(), re.MULTILINE)
+        (work / "go.mod").write_text(f"module patchconf.dev/targets/upstream\n\n{go_line.group(0)}\n")
+        (work / "go.sum").unlink(missing_ok=True)
+        requires = [f"-require={module}@{version}" for module in K8S_MODULES]
+        _run([go, "mod", "edit", *requires, f"-require={JSON_PATCH_MODULE}"], work)
+        _run([go, "mod", "tidy"], work)
+    _run([go, "build", "-trimpath", "-o", str(binary) + ".tmp", "."], work)
+    os.replace(str(binary) + ".tmp", binary)
+    return binary
+
+
+class UpstreamTarget(CommandTarget):
+    def __init__(self, release: str | None = None, timeout: float | None = None) -> None:
+        if release and not re.fullmatch(r"1\.[0-9]+", release):
+            raise TargetUnavailable(f"upstream@{release}: give a Kubernetes minor release such as 1.27")
+        binary = build(release)
+        super().__init__(shlex.quote(str(binary)), timeout=timeout or 30.0,
+                         workers=os.cpu_count() or 1, family="upstream")
+        self.name = f"upstream@{release}" if release else "upstream"

@@ -1,0 +1,90 @@
+"""What happens around the patch libraries when Kubernetes patches an object.
+
+kubectl and the apiserver do not patch JSON text as it was written: the object is first
+read into Go's JSON data model and the patched result is read back as a Kubernetes
+object. Three things are observable, and the corpus records them (kubectl 1.32):
+
+- Numbers: integers within int64 stay exact; any other number is a float64, and Go
+  writes a float64 without a fraction as an integer (``2.0`` → ``2``, ``2.5e3`` →
+  ``2500``) and an integer beyond int64 by its shortest float digits
+  (``12345678901234567890`` → ``12345678901234567000``).
+- kubectl reads a JSON Patch through YAML, so its values get the same float treatment
+  (``{"op": "test", "value": 3.0}`` tests for ``3``); integers keep their digits.
+- The result must still be an object with a ``kind``: an array or scalar result fails to
+  decode, and a result without ``kind`` is refused.
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from typing import Any
+
+from reference_impl.errors import InvalidDocument
+
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+GO_JSON_TYPE_NAMES = {list: "array", str: "string", bool: "bool", int: "number", float: "number"}
+
+
+def go_float(value: float) -> int | float:
+    """A float64 as Go's encoding/json writes it, read back as JSON."""
+    if value.is_integer() and abs(value) < 1e21:
+        return int(Decimal(repr(value)))  # shortest round-trip digits, as Go prints them
+    return value
+
+
+def go_number(value: Any) -> Any:
+    """A number as it comes out of Go's JSON model (int64 or float64)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return value if INT64_MIN <= value <= INT64_MAX else go_float(float(value))
+    if isinstance(value, float):
+        return go_float(value)
+    return value
+
+
+def through_go_json(value: Any) -> Any:
+    """``value`` after a trip through Go's JSON data model (a new structure)."""
+    if isinstance(value, dict):
+        return {key: through_go_json(child) for key, child in value.items()}
+    if isinstance(value, list):
+        return [through_go_json(child) for child in value]
+    return go_number(value)
+
+
+def through_float64(value: Any) -> Any:
+    """``value`` decoded with Go's plain encoding/json, where every number is a float64."""
+    if isinstance(value, dict):
+        return {key: through_float64(child) for key, child in value.items()}
+    if isinstance(value, list):
+        return [through_float64(child) for child in value]
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return go_float(float(value))
+    return value
+
+
+def through_yaml(value: Any) -> Any:
+    """A patch as kubectl reads it (YAML to JSON): floats as float64, integers kept."""
+    if isinstance(value, dict):
+        return {key: through_yaml(child) for key, child in value.items()}
+    if isinstance(value, list):
+        return [through_yaml(child) for child in value]
+    if isinstance(value, float):
+        return go_float(value)
+    return value
+
+
+def is_object(document: Any) -> bool:
+    return isinstance(document, dict) and "kind" in document and "apiVersion" in document
+
+
+def read_back(result: Any) -> Any:
+    """The patched document decoded as a Kubernetes object, or InvalidDocument."""
+    if not isinstance(result, dict):
+        kind = "null" if result is None else GO_JSON_TYPE_NAMES.get(type(result), "value")
+        raise InvalidDocument(f"json: cannot unmarshal {kind} into Go value of type unstructured.detector")
+    if not isinstance(result.get("kind"), str) or not result["kind"]:
+        text = json.dumps(result, separators=(",", ":"), sort_keys=True)
+        raise InvalidDocument(f"Object 'Kind' is missing in '{text}'")
+    return through_go_json(result)

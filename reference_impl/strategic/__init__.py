@@ -1,0 +1,24 @@
+"""Strategic merge patch, as Kubernetes applies it.
+
+:func:`apply` merges a patch into a document; :mod:`.patchmeta` says which fields merge
+and by which key, for built-in kinds (:func:`builtin_patch_meta`) and for the named
+schemas of ``cases/schemas/`` (:func:`named_patch_meta`).
+"""
+
+from reference_impl.strategic.apply import apply
+from reference_impl.strategic.patchmeta import (
+    FieldMeta,
+    PatchMeta,
+    available_versions,
+    builtin_patch_meta,
+    named_patch_meta,
+)
+
+__all__ = [
+    "FieldMeta",
+    "PatchMeta",
+    "apply",
+    "available_versions",
+    "builtin_patch_meta",
+    "named_patch_meta",
+]

@@ -1,0 +1,45 @@
+"""The read-back around the patch libraries; expectations as kubectl 1.32.4 printed them."""
+
+import pytest
+
+from reference_impl.errors import InvalidDocument
+from reference_impl.kubernetes_object import go_number, read_back, through_go_json, through_yaml
+
+
+@pytest.mark.parametrize(("written", "read"), [
+    (3, 3),
+    (3.0, 3),
+    (2500.0, 2500),
+    (2.5, 2.5),
+    (1e21, 1e21),
+    (12345678901234567890, 12345678901234567000),
+    (9223372036854775807, 9223372036854775807),
+    (9223372036854775808, 9223372036854776000),
+    (-9223372036854775809, -9223372036854776000),
+    (True, True),
+])
+def test_numbers_come_back_as_go_writes_them(written, read):
+    assert go_number(written) == read
+    assert type(go_number(written)) is type(read)
+
+
+def test_structures_are_copied_not_changed():
+    original = {"spec": {"ports": [{"containerPort": 80.0}], "big": 12345678901234567890}}
+    assert through_go_json(original) == {"spec": {"ports": [{"containerPort": 80}], "big": 12345678901234567000}}
+    assert original["spec"]["ports"][0]["containerPort"] == 80.0
+    assert isinstance(original["spec"]["ports"][0]["containerPort"], float)
+
+
+def test_patch_read_through_yaml_keeps_integer_digits():
+    assert through_yaml([{"value": 3.0}, {"value": 12345678901234567890}]) == [
+        {"value": 3}, {"value": 12345678901234567890}]
+
+
+def test_result_must_be_an_object_with_a_kind():
+    with pytest.raises(InvalidDocument, match=r"cannot unmarshal array into Go value of type unstructured\.detector"):
+        read_back([1, 2])
+    with pytest.raises(InvalidDocument, match="Object 'Kind' is missing"):
+        read_back({"apiVersion": "v1", "metadata": {"name": "x"}})
+    with pytest.raises(InvalidDocument, match="Object 'Kind' is missing"):
+        read_back({"apiVersion": "v1", "kind": ""})
+    assert read_back({"kind": "ConfigMap", "data": {"n": 1.0}}) == {"kind": "ConfigMap", "data": {"n": 1}}
