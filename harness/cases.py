@@ -30,7 +30,7 @@ SCHEMAS_DIR = "schemas"
 INPUT_KEYS = ("original", "current", "modified", "patch")
 PATCH_TYPES = (
     "json-patch", "merge-patch", "merge-patch-2way", "merge-patch-3way",
-    "strategic", "strategic-2way", "apply", "server-side-apply",
+    "strategic", "strategic-2way", "strategic-3way", "apply", "server-side-apply",
 )
 
 
@@ -152,6 +152,7 @@ class Case:
     nondeterministic: bool = False
     profiles: Mapping[str, ProfileOutcome] = field(default_factory=dict)
     divergences: tuple[Divergence, ...] = ()
+    options: Mapping[str, Any] = field(default_factory=dict)
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -400,6 +401,7 @@ def _build_case(file: str, data: Mapping[str, Any]) -> Case:
             )
             for entry in data.get("divergences", ())
         ),
+        options=dict(data.get("options", {})),
         raw=dict(data),
     )
 

@@ -156,6 +156,8 @@ def request_case(case: Case) -> dict[str, Any]:
     for key in ("original", "patch", "modified", "current"):
         if case.has_input(key):
             data[key] = case.input(key)
+    if case.options:
+        data["options"] = dict(case.options)
     schema = case.effective_schema()
     if schema is not None and case.type not in ("json-patch", "merge-patch", "merge-patch-2way"):
         if schema.named:
