@@ -69,6 +69,12 @@ def build_parser() -> argparse.ArgumentParser:
                         help="Markdown file to write (an .html twin is written beside it)")
     matrix.add_argument("--timeout", type=float)
 
+    verify = commands.add_parser("verify", help="confirm cases against upstream (and kubectl) and record provenance")
+    verify.add_argument("--judges", default="upstream,kubectl",
+                        help="comma-separated targets that confirm cases (default: upstream,kubectl)")
+    _add_selection(verify)
+    verify.add_argument("--write", action="store_true", help="record missing confirmations in the case files")
+
     commands.add_parser("targets", help="list the known targets")
     return parser
 
@@ -79,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         args = parser.parse_args(["run", *(argv or [])])
     handler = {"run": cmd_run, "validate": cmd_validate, "coverage": cmd_coverage, "targets": cmd_targets,
-               "matrix": cmd_matrix}
+               "matrix": cmd_matrix, "verify": cmd_verify}
     return handler[args.command](args)
 
 
@@ -177,6 +183,40 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     args.out.with_suffix(".html").write_text(matrix_html(runs), encoding="utf-8")
     print(f"matrix: {args.out}, {args.out.with_suffix('.html')}")
     return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from harness.verify import missing_provenance, record, verify
+
+    corpus = load_corpus(args.cases or [_default_cases()])
+    selected = [case for case in corpus.cases if _filters(args).accepts(case)]
+    judges = []
+    for spec in [s.strip() for s in args.judges.split(",") if s.strip()]:
+        try:
+            judges.append(make_target(spec))
+        except TargetUnavailable as exc:
+            print(f"patchconf: judge {spec!r} unavailable, not used: {exc}", file=sys.stderr)
+    if not judges:
+        print("patchconf: no judge available; nothing can be verified", file=sys.stderr)
+        return 2
+    try:
+        verification = verify(selected, judges)
+    finally:
+        for judge in judges:
+            judge.close()
+    for result in verification.contradictions:
+        print(f"CONTRADICTED {result.case.id}: {result.reason}")
+    missing = missing_provenance(verification)
+    confirmed = {c.case.id for c in verification.confirmations}
+    unconfirmed = [c.id for c in selected if c.id not in confirmed]
+    for case_id in unconfirmed:
+        print(f"UNCONFIRMED {case_id}: no judge reproduced its expectation")
+    print(f"judges: {', '.join(verification.judges)}; {len(confirmed)} of {len(selected)} cases confirmed, "
+          f"{len(verification.contradictions)} contradictions, {len(missing)} confirmations not yet recorded")
+    if args.write and missing:
+        changed = record(missing, REPO_ROOT)
+        print(f"recorded {len(missing)} confirmations in {len(changed)} files")
+    return 0 if verification.ok and not corpus.errors else 1
 
 
 def cmd_targets(args: argparse.Namespace) -> int:

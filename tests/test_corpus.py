@@ -13,7 +13,7 @@ from harness.yamlio import yaml11_differences
 
 CASES = Path(__file__).resolve().parent.parent / "cases"
 # Behaviour families whose corpus is complete: each id needs MINIMUM_CASES cases.
-COMPLETE_FAMILIES = ("JP-", "MP-")
+COMPLETE_FAMILIES = ("JP-", "MP-", "SMP-")
 
 
 @pytest.fixture(scope="module")
@@ -58,3 +58,20 @@ def test_kubectl_confirms_every_case_it_is_credited_with(corpus):
     not_run = [f"{r.case.id}: {r.reason}" for r in results if r.status == SKIP]
     assert problems == []
     assert not_run == [], "cases credited to kubectl that kubectl cannot run"
+
+
+@pytest.mark.skipif(shutil.which("go") is None, reason="Go is not installed: upstream is built from Go modules")
+def test_upstream_agrees_with_every_case(corpus):
+    """Kubernetes' own Go code runs the whole corpus; only declared divergences may differ."""
+    from harness.targets.upstream import UpstreamTarget
+
+    target = UpstreamTarget()
+    try:
+        results = run_cases(corpus.cases, target)
+    finally:
+        target.close()
+    problems = [f"{r.case.id}: {r.status}: {r.reason}" for r in results if r.status in (FAIL, ERROR)]
+    assert problems == []
+    credited = {c.id for c in corpus.cases if any(p["implementation"] == "upstream" for p in c.provenance)}
+    not_run = [f"{r.case.id}: {r.reason}" for r in results if r.status == SKIP and r.case.id in credited]
+    assert not_run == [], "cases credited to upstream that upstream cannot run"

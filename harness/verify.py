@@ -1,0 +1,190 @@
+"""``patchconf verify``: confirm the corpus against real Kubernetes code and record who did.
+
+Every case runs on the judges (the ``upstream`` target and, where it applies, kubectl). A
+judge that agrees with the case's own expectation is recorded in the case's
+``provenance`` (``--write``); a judge that contradicts a case without a declared
+divergence fails verification. Files are edited with ruamel.yaml's round-trip mode so
+comments, quoting and layout survive.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.cases import Case
+from harness.runner import ERROR, FAIL, PASS, Result, run_cases
+from harness.targets.base import Target
+from harness.yamlio import load_text
+
+VIA = {
+    "upstream": "patchconf upstream target (Kubernetes' Go modules)",
+    "kubectl": "kubectl patch --local",
+}
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    case: Case
+    implementation: str
+    version: str
+
+
+@dataclass
+class Verification:
+    confirmations: list[Confirmation]
+    contradictions: list[Result]
+    judges: list[str]
+
+    @property
+    def ok(self) -> bool:
+        return not self.contradictions
+
+
+def _confirms(result: Result) -> bool:
+    return result.status == PASS and result.judged_by.startswith("case")
+
+
+def verify(cases: Sequence[Case], judges: Iterable[Target]) -> Verification:
+    verification = Verification([], [], [])
+    for judge in judges:
+        verification.judges.append(f"{judge.info.family} {judge.info.version}")
+        for result in run_cases(cases, judge):
+            if _confirms(result):
+                verification.confirmations.append(Confirmation(result.case, judge.info.family, judge.info.version))
+            elif result.status in (FAIL, ERROR):
+                verification.contradictions.append(result)
+    return verification
+
+
+def missing_provenance(verification: Verification) -> list[Confirmation]:
+    """Confirmations the cases do not record yet (same implementation and version)."""
+    missing = []
+    for confirmation in verification.confirmations:
+        recorded = {(p["implementation"], str(p["version"]).lstrip("v")) for p in confirmation.case.provenance}
+        if (confirmation.implementation, confirmation.version.lstrip("v")) not in recorded:
+            missing.append(confirmation)
+    return missing
+
+
+def record(confirmations: Sequence[Confirmation], repo_root: Path) -> list[Path]:
+    """Add the confirmations to the case files' provenance; returns the files changed.
+
+    A confirmation shared by every case that takes the file's default provenance goes into
+    ``defaults``; otherwise the case gets (a copy of the default and) its own entry. The
+    edit is textual, so layout and comments stay as written, and it is checked: the file
+    must load back to exactly the old data plus the new entries, or it is left untouched.
+    """
+    by_file: dict[str, list[Confirmation]] = defaultdict(list)
+    for confirmation in confirmations:
+        by_file[confirmation.case.file].append(confirmation)
+    changed = []
+    for file, entries in sorted(by_file.items()):
+        path = repo_root / file
+        before = path.read_text(encoding="utf-8")
+        after, expected = _edited(before, entries)
+        if load_text(after) != expected:
+            raise RecordError(f"{file}: its layout is not one the provenance editor understands; edit it by hand")
+        path.write_text(after, encoding="utf-8")
+        changed.append(path)
+    return changed
+
+
+class RecordError(Exception):
+    pass
+
+
+def _entry_text(implementation: str, version: str) -> str:
+    via = VIA.get(implementation, implementation).replace('"', '\\"')
+    return f'{{implementation: {implementation}, version: "{version}", via: "{via}"}}'
+
+
+def _entry(implementation: str, version: str) -> dict[str, str]:
+    return {"implementation": implementation, "version": version, "via": VIA.get(implementation, implementation)}
+
+
+def _edited(text: str, entries: Sequence[Confirmation]) -> tuple[str, dict]:
+    data = load_text(text)
+    expected = copy.deepcopy(data)
+    defaults = expected.get("defaults") or {}
+    inheriting = {case["name"] for case in data["cases"] if "provenance" not in case}
+    by_judge: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for confirmation in entries:
+        by_judge[(confirmation.implementation, confirmation.version)].add(confirmation.case.name)
+    lines = text.splitlines(keepends=True)
+    for (implementation, version), names in sorted(by_judge.items()):
+        line = _entry_text(implementation, version)
+        if "provenance" in defaults and inheriting and inheriting <= names:
+            _append_to_list(lines, _defaults_span(lines), line)
+            defaults["provenance"].append(_entry(implementation, version))
+            names = names - inheriting
+        for name in sorted(names):
+            case = next(c for c in expected["cases"] if c["name"] == name)
+            span = _case_span(lines, name)
+            if "provenance" not in case:
+                inherited = [_flow(item) for item in defaults.get("provenance", [])]
+                _insert_block(lines, span, ["provenance:", *(f"  - {item}" for item in [*inherited, line])])
+                case["provenance"] = [*copy.deepcopy(defaults.get("provenance", [])), _entry(implementation, version)]
+            else:
+                _append_to_list(lines, span, line)
+                case["provenance"].append(_entry(implementation, version))
+    return "".join(lines), expected
+
+
+def _flow(item: dict) -> str:
+    parts = []
+    for key, value in item.items():
+        parts.append(f"{key}: " + json.dumps(str(value), ensure_ascii=False))
+    return "{" + ", ".join(parts) + "}"
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def _defaults_span(lines: list[str]) -> tuple[int, int]:
+    start = next(i for i, line in enumerate(lines) if line.rstrip() == "defaults:")
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].strip() and _indent(lines[i]) == 0), len(lines))
+    return start, end
+
+
+def _case_span(lines: list[str], name: str) -> tuple[int, int]:
+    pattern = re.compile(rf"^(\s*)- name: ['\"]?{re.escape(name)}['\"]?\s*$")
+    for start, line in enumerate(lines):
+        match = pattern.match(line)
+        if match:
+            depth = len(match.group(1))
+            end = next(
+                (i for i in range(start + 1, len(lines)) if lines[i].strip() and _indent(lines[i]) <= depth),
+                len(lines),
+            )
+            return start, end
+    raise RecordError(f"case {name!r} not found")
+
+
+def _append_to_list(lines: list[str], span: tuple[int, int], entry: str) -> None:
+    start, end = span
+    header = next(i for i in range(start, end) if lines[i].strip() == "provenance:")
+    depth = _indent(lines[header])
+    last = header
+    for i in range(header + 1, end):
+        if lines[i].strip() and _indent(lines[i]) <= depth and not lines[i].lstrip().startswith("- "):
+            break
+        if lines[i].strip() and _indent(lines[i]) <= depth:
+            break
+        if lines[i].strip():
+            last = i
+    item_indent = _indent(lines[header + 1]) if header + 1 < end else depth + 2
+    lines.insert(last + 1, " " * item_indent + f"- {entry}\n")
+
+
+def _insert_block(lines: list[str], span: tuple[int, int], block: list[str]) -> None:
+    start, end = span
+    depth = _indent(lines[start]) + 2
+    last = max(i for i in range(start, end) if lines[i].strip())
+    lines[last + 1:last + 1] = [" " * depth + text + "\n" for text in block]
