@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -68,6 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     matrix.add_argument("--out", type=Path, default=REPO_ROOT / "reports" / "compliance.md",
                         help="Markdown file to write (an .html twin is written beside it)")
     matrix.add_argument("--timeout", type=float)
+    matrix.add_argument("--title", default="Compliance matrix")
 
     verify = commands.add_parser("verify", help="confirm cases against upstream (and kubectl) and record provenance")
     verify.add_argument("--judges", default="upstream,kubectl",
@@ -84,6 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command is None:
         args = parser.parse_args(["run", *(argv or [])])
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     handler = {"run": cmd_run, "validate": cmd_validate, "coverage": cmd_coverage, "targets": cmd_targets,
                "matrix": cmd_matrix, "verify": cmd_verify}
     return handler[args.command](args)
@@ -179,8 +182,9 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     if not runs:
         return 2
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(matrix_markdown(runs), encoding="utf-8")
-    args.out.with_suffix(".html").write_text(matrix_html(runs), encoding="utf-8")
+    command = shlex.join(["patchconf", *args.argv])
+    args.out.write_text(matrix_markdown(runs, args.title, command), encoding="utf-8")
+    args.out.with_suffix(".html").write_text(matrix_html(runs, args.title, command), encoding="utf-8")
     print(f"matrix: {args.out}, {args.out.with_suffix('.html')}")
     return 0
 

@@ -3,8 +3,8 @@
 Every case runs on the judges (the ``upstream`` target and, where it applies, kubectl). A
 judge that agrees with the case's own expectation is recorded in the case's
 ``provenance`` (``--write``); a judge that contradicts a case without a declared
-divergence fails verification. Files are edited with ruamel.yaml's round-trip mode so
-comments, quoting and layout survive.
+divergence fails verification. Provenance is added by a small textual edit, checked by
+reloading the file, so comments, quoting and layout survive.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.cases import Case
-from harness.runner import ERROR, FAIL, PASS, Result, run_cases
+from harness.runner import ERROR, FAIL, PASS, UNCLASSIFIED, Result, run_cases
 from harness.targets.base import Target
 from harness.yamlio import load_text
 
@@ -47,7 +47,9 @@ class Verification:
 
 
 def _confirms(result: Result) -> bool:
-    return result.status == PASS and result.judged_by.startswith("case")
+    # A judge that rejected without naming the class did not confirm an expected class.
+    error = result.actual.get("error") or {}
+    return result.status == PASS and result.judged_by.startswith("case") and error.get("class") != UNCLASSIFIED
 
 
 def verify(cases: Sequence[Case], judges: Iterable[Target]) -> Verification:

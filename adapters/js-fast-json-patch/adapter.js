@@ -61,7 +61,7 @@ function handshake() {
   return {
     ready: true,
     protocol: 1,
-    implementation: { name: NAME, version, language: 'javascript', homepage: HOMEPAGE },
+    implementation: { name: VALIDATE ? `${NAME}-validate` : NAME, version, language: 'javascript', homepage: HOMEPAGE },
     capabilities: { patch_types: ['json-patch'], schemas: ['none'], profile: 'rfc', messages: false },
   };
 }

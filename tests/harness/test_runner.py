@@ -83,6 +83,15 @@ def test_errors_compare_class_and_message_fragment(write_case_file, scripted):
     assert success.status == FAIL and success.reason.startswith("expected error 'path-not-found', got success")
 
 
+def test_unclassified_error_is_judged_on_rejecting_alone(write_case_file, scripted):
+    cases = _cases(write_case_file)
+    unclassified = Actual(error=ActualError("unclassified", "JsonPointerException: member 'x' not found"))
+    assert run_case(cases["err"], scripted({"err": unclassified}, messages=False)).status == PASS
+    rejected = run_case(cases["doc"], scripted({"doc": unclassified}))
+    assert rejected.status == FAIL
+    assert rejected.reason == "expected success, got error 'unclassified': JsonPointerException: member 'x' not found"
+
+
 def test_profile_and_divergence_choose_the_expectation(write_case_file, scripted):
     case = _cases(write_case_file)["negative"]
     kubernetes_answer = Actual(document={"a": [1, 2]})

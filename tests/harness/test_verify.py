@@ -1,5 +1,5 @@
 from harness.cases import load_file
-from harness.targets.base import Actual
+from harness.targets.base import Actual, ActualError
 from harness.verify import Confirmation, missing_provenance, record, verify
 
 CASES = """\
@@ -55,3 +55,13 @@ def test_verify_records_confirmations_without_disturbing_the_file(write_case_fil
     }
     # "one" was the only case taking the default, so the default list grew
     assert '  provenance:\n    - {implementation: kubectl, version: "1.32.4"}\n    - {implementation: upstream' in text
+
+
+def test_an_unclassified_rejection_neither_confirms_nor_contradicts(write_case_file, scripted):
+    text = CASES.replace("expected: {a: 1, b: 2}", "expected_error: {class: path-not-found}")
+    cases, _ = load_file(write_case_file("json-patch/verify-unclassified.yaml", text))
+    judge = scripted({"one": Actual(error=ActualError("unclassified", "no such member")),
+                      "two": Actual(document={"a": 1, "c": 3})}, family="upstream", version="1.32.4")
+    verification = verify(cases, [judge])
+    assert verification.ok
+    assert [(c.case.name, c.implementation) for c in verification.confirmations] == [("two", "upstream")]
