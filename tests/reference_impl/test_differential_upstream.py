@@ -88,12 +88,14 @@ def _container(rng: random.Random, name: str) -> dict:
 
 
 def _volume(rng: random.Random, name: str) -> dict:
-    source = rng.choice([
-        {"emptyDir": {}},
-        {"emptyDir": {"medium": "Memory"}},
-        {"hostPath": {"path": rng.choice(["/a", "/b"])}},
-        {"configMap": {"name": rng.choice(["c1", "c2"])}},
-    ])
+    source = rng.choice(
+        [
+            {"emptyDir": {}},
+            {"emptyDir": {"medium": "Memory"}},
+            {"hostPath": {"path": rng.choice(["/a", "/b"])}},
+            {"configMap": {"name": rng.choice(["c1", "c2"])}},
+        ]
+    )
     return {"name": name, **copy.deepcopy(source)}
 
 
@@ -131,11 +133,13 @@ def deployment(rng: random.Random) -> dict:
     if rng.random() < 0.6:
         spec["replicas"] = rng.choice([1, 2, 3, 2.0])
     if rng.random() < 0.5:
-        spec["strategy"] = rng.choice([
-            {"type": "Recreate"},
-            {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": rng.choice([1, "25%"])}},
-            {"rollingUpdate": {"maxUnavailable": 0}},
-        ])
+        spec["strategy"] = rng.choice(
+            [
+                {"type": "Recreate"},
+                {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": rng.choice([1, "25%"])}},
+                {"rollingUpdate": {"maxUnavailable": 0}},
+            ]
+        )
     return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": _metadata(rng, "web"), "spec": spec}
 
 
@@ -265,9 +269,16 @@ SHAPES: dict[str, tuple[Callable[[random.Random], dict], str | None]] = {
 
 def _case(kind: str, number: int, case_type: str, named: str | None, options: dict | None = None, **inputs) -> Case:
     return Case(
-        file="tests/differential", name=f"{kind}-{case_type}-{number}", description="generated", type=case_type,
-        tags=(), inputs=inputs, outcome=Outcome(), provenance=(),
-        schema=SchemaRef(named=named) if named else None, options=options or {},
+        file="tests/differential",
+        name=f"{kind}-{case_type}-{number}",
+        description="generated",
+        type=case_type,
+        tags=(),
+        inputs=inputs,
+        outcome=Outcome(),
+        provenance=(),
+        schema=SchemaRef(named=named) if named else None,
+        options=options or {},
     )
 
 
@@ -276,8 +287,9 @@ def two_way_cases(seed: int) -> Iterator[Case]:
     for kind, (make, named) in SHAPES.items():
         for number in range(PAIRS_PER_SHAPE):
             original = make(rng)
-            yield _case(kind, number, "strategic-2way", named, original=original,
-                        modified=_variant(rng, original, make))
+            yield _case(
+                kind, number, "strategic-2way", named, original=original, modified=_variant(rng, original, make)
+            )
 
 
 def three_way_cases(seed: int) -> Iterator[Case]:
@@ -286,7 +298,11 @@ def three_way_cases(seed: int) -> Iterator[Case]:
         for number in range(PAIRS_PER_SHAPE):
             last_applied = make(rng)
             yield _case(
-                kind, number, "strategic-3way", named, {"overwrite": rng.random() < 0.5},
+                kind,
+                number,
+                "strategic-3way",
+                named,
+                {"overwrite": rng.random() < 0.5},
                 original=None if rng.random() < 0.1 else last_applied,
                 modified=_variant(rng, last_applied, make),
                 current=_live(rng, last_applied, make),
@@ -314,8 +330,15 @@ def apply_cases(seed: int) -> Iterator[Case]:
         # A kind kubectl has no Go type for: a three-way JSON merge patch.
         last_applied = widget(rng)
         last_applied["apiVersion"] = "example.com/v1"
-        yield _case("custom", number, "apply", None, original=last_applied,
-                    modified=_variant(rng, last_applied, widget), current=_live(rng, last_applied, widget))
+        yield _case(
+            "custom",
+            number,
+            "apply",
+            None,
+            original=last_applied,
+            modified=_variant(rng, last_applied, widget),
+            current=_live(rng, last_applied, widget),
+        )
 
 
 # --------------------------------------------------------------------------------------
