@@ -419,9 +419,10 @@ def test_conflict_message_names_both_sides() -> None:
         create_three_way(
             dep({"replicas": 1}), dep({"replicas": 3}), dep({"replicas": 5}), meta_for(None), overwrite=False
         )
-    # upstream: "patch:\nspec:\n  replicas: 3\n\nconflicts with changes made from original to current:\nspec:\n  replicas: 5\n\n"
+    # Upstream's message, verbatim.
     assert raised.value.message == (
-        "patch:\nspec:\n  replicas: 3\n\nconflicts with changes made from original to current:\nspec:\n  replicas: 5\n\n"
+        "patch:\nspec:\n  replicas: 3\n\n"
+        "conflicts with changes made from original to current:\nspec:\n  replicas: 5\n\n"
     )
 
 
