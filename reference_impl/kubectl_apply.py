@@ -16,8 +16,10 @@ three-way patch built from that configuration (``original``), the new configurat
   anyway), so nothing the configuration lacks is deleted.
 - Kinds with a strategic schema get ``CreateThreeWayMergePatch`` (overwrite by default,
   no preconditions); other kinds (custom resources) a three-way JSON merge patch with
-  the apiVersion/kind/name preconditions, whose failure kubectl words as "At least one of
-  apiVersion, kind and name was changed".
+  the apiVersion/kind/name preconditions. (kubectl means to reword their failure as "At
+  least one of apiVersion, kind and name was changed", but jsonmergepatch reports it as a
+  plain error that ``mergepatch.IsPreconditionFailed`` does not recognise, so the
+  "precondition failed for: …" message reaches the user.)
 - An empty patch (``{}``) is not sent; otherwise the live result is the patch applied to
   the live object as the apiserver applies that patch type.
 """
@@ -30,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from reference_impl import go_json, kubernetes_object, merge_patch
-from reference_impl.errors import InvalidDocument, PreconditionFailed
+from reference_impl.errors import InvalidDocument
 from reference_impl.strategic.apply import apply as strategic_apply
 from reference_impl.strategic.create import create_three_way
 from reference_impl.strategic.patchmeta import PatchMeta
@@ -74,10 +76,7 @@ def apply(configuration: Json, live: Json, meta: PatchMeta | None, overwrite: bo
         patch = kubernetes_object.through_go_json(patch)  # sent as JSON, as Go writes it
         patch_type = STRATEGIC
     else:
-        try:
-            patch = merge_patch.create_three_way(original, modified, current)
-        except PreconditionFailed:
-            raise PreconditionFailed("At least one of apiVersion, kind and name was changed") from None
+        patch = merge_patch.create_three_way(original, modified, current)
         # jsonmergepatch decodes every number as a float64.
         patch = kubernetes_object.through_float64(patch)
         patch_type = MERGE
