@@ -20,8 +20,10 @@ from reference_impl.kubernetes_object import through_go_json
 from reference_impl.strategic import builtin_patch_meta, named_patch_meta
 from reference_impl.strategic.create import (
     KUBECTL_PRECONDITIONS,
+    DiffOptions,
     create_three_way,
     create_two_way,
+    diff,
 )
 from reference_impl.strategic.gosort import go_sort
 
@@ -270,6 +272,45 @@ def test_precondition_message_prints_the_patch_as_go_does() -> None:
     with pytest.raises(PatchError) as raised:
         create_two_way(dep(), dep(md={"name": "other"}), meta_for(None), KUBECTL_PRECONDITIONS)
     assert raised.value.message == "precondition failed for: map[metadata:map[name:other]]"
+
+
+def test_diff_options_keep_only_deletions_or_only_changes() -> None:
+    # CreateThreeWayMergePatch(o, m, current=m) is its deletions diff alone, and
+    # CreateThreeWayMergePatch(m, m, current=o) its changes diff alone: the expected values
+    # are upstream's three-way patches for those inputs.
+    original = dep(
+        {"replicas": 1, "paused": True, "template": {"spec": {"containers": [{"name": "a"}, {"name": "b"}]}}},
+        md={"finalizers": ["a", "b"]},
+    )
+    modified = dep(
+        {"replicas": 2, "template": {"spec": {"containers": [{"name": "b", "image": "x"}, {"name": "c"}]}}},
+        md={"finalizers": ["b", "c"]},
+    )
+    meta = meta_for(None)
+    assert diff(original, modified, meta, DiffOptions(ignore_changes_and_additions=True)) == {
+        "metadata": {"$deleteFromPrimitiveList/finalizers": ["a"], "$setElementOrder/finalizers": ["b", "c"]},
+        "spec": {
+            "paused": None,
+            "template": {
+                "spec": {
+                    "$setElementOrder/containers": [{"name": "b"}, {"name": "c"}],
+                    "containers": [{"$patch": "delete", "name": "a"}],
+                }
+            },
+        },
+    }
+    assert diff(original, modified, meta, DiffOptions(ignore_deletions=True)) == {
+        "metadata": {"$setElementOrder/finalizers": ["b", "c"], "finalizers": ["c"]},
+        "spec": {
+            "replicas": 2,
+            "template": {
+                "spec": {
+                    "$setElementOrder/containers": [{"name": "b"}, {"name": "c"}],
+                    "containers": [{"image": "x", "name": "b"}, {"name": "c"}],
+                }
+            },
+        },
+    }
 
 
 THREE_WAY = [
