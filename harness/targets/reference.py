@@ -51,6 +51,9 @@ class ReferenceTarget(Target):
         except ImportError:
             return runners
         runners["strategic"] = self._strategic
+        runners["strategic-2way"] = self._strategic_2way
+        runners["strategic-3way"] = self._strategic_3way
+        runners["apply"] = self._apply
         return runners
 
     def run(self, case: Case) -> Actual:
@@ -87,6 +90,56 @@ class ReferenceTarget(Target):
     def _merge_patch_3way(self, case: Case) -> Actual:
         patch = merge_patch.create_three_way(case.input("original"), case.input("modified"), case.input("current"))
         return Actual(patch=kubernetes_object.through_float64(patch))
+
+    def _strategic_2way(self, case: Case) -> Actual:
+        from reference_impl.strategic import create
+
+        meta = self._meta(case)
+        original = case.input("original")
+        patch = create.create_two_way(original, case.input("modified"), meta, create.KUBECTL_PRECONDITIONS)
+        return self._created(patch, original, meta)
+
+    def _strategic_3way(self, case: Case) -> Actual:
+        from reference_impl.strategic import create
+
+        meta = self._meta(case)
+        current = case.input("current")
+        patch = create.create_three_way(
+            case.input("original"), case.input("modified"), current, meta,
+            overwrite=bool(case.options.get("overwrite", True)), preconditions=create.KUBECTL_PRECONDITIONS,
+        )
+        return self._created(patch, current, meta)
+
+    @staticmethod
+    def _created(patch, document, meta) -> Actual:
+        """A created patch as sent (JSON written by Go), and ``document`` with it applied if that works."""
+        from reference_impl import strategic
+
+        patch = kubernetes_object.through_go_json(patch)
+        try:
+            patched = kubernetes_object.through_go_json(strategic.apply(document, patch, meta))
+        except PatchError as exc:
+            return Actual(patch=patch, notes=(f"applying the created patch failed: {exc}",))
+        return Actual(patch=patch, document=patched)
+
+    def _apply(self, case: Case) -> Actual:
+        from reference_impl import kubectl_apply
+
+        live = case.input("current") if case.has_input("current") else None
+        if live is not None and case.has_input("original"):
+            live = kubectl_apply.set_last_applied(live, case.input("original"))
+        try:
+            meta = self._meta(case)
+        except NoStrategicSchema:
+            if case.schema is not None and case.schema.named:
+                raise
+            meta = None
+        outcome = kubectl_apply.apply(
+            case.input("modified"), live, meta, overwrite=bool(case.options.get("overwrite", True))
+        )
+        return Actual(patch=outcome.patch, document=outcome.live) if outcome.patch is not None else Actual(
+            document=outcome.live
+        )
 
     @staticmethod
     def _original(case: Case):

@@ -1,0 +1,87 @@
+"""JSON text exactly as Go's ``encoding/json`` writes it.
+
+kubectl stores the last-applied configuration as the JSON text ``encoding/json`` produced
+(through ``unstructured.UnstructuredJSONScheme``), and that text is compared byte for
+byte. Go writes object keys sorted (by UTF-8 bytes), no whitespace, ``<``, ``>`` and
+``&`` as ``\\u003c``/``\\u003e``/``\\u0026``, U+2028 and U+2029 escaped, control
+characters as ``\\b \\f \\n \\r \\t`` or ``\\u00XX``; an ``int64`` as its digits and a
+``float64`` in its shortest form, as ES6 does (``1e+21``, ``1e-7``, otherwise plain
+decimals: ``2``, ``0.000001``).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+_ESCAPES = {
+    '"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t",
+    "<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029",
+}
+_ESCAPES.update({chr(code): f"\\u{code:04x}" for code in range(0x20) if chr(code) not in _ESCAPES})
+
+
+def encode(value: Any) -> str:
+    """``value`` as ``json.Marshal`` writes it (integers beyond int64 are float64s, as Go decodes them)."""
+    parts: list[str] = []
+    _encode(value, parts)
+    return "".join(parts)
+
+
+def _encode(value: Any, parts: list[str]) -> None:
+    if isinstance(value, dict):
+        parts.append("{")
+        for position, key in enumerate(sorted(value, key=lambda text: text.encode("utf-8", "surrogatepass"))):
+            if position:
+                parts.append(",")
+            parts.append(string(key))
+            parts.append(":")
+            _encode(value[key], parts)
+        parts.append("}")
+    elif isinstance(value, list):
+        parts.append("[")
+        for position, item in enumerate(value):
+            if position:
+                parts.append(",")
+            _encode(item, parts)
+        parts.append("]")
+    elif isinstance(value, str):
+        parts.append(string(value))
+    elif value is None:
+        parts.append("null")
+    elif value is True:
+        parts.append("true")
+    elif value is False:
+        parts.append("false")
+    elif isinstance(value, int):
+        parts.append(str(value) if INT64_MIN <= value <= INT64_MAX else float64(float(value)))
+    elif isinstance(value, float):
+        parts.append(float64(value))
+    else:
+        raise TypeError(f"not a JSON value: {value!r}")
+
+
+def string(text: str) -> str:
+    """A JSON string literal as Go writes it (HTML-safe)."""
+    return '"' + "".join(_ESCAPES.get(char, char) for char in text) + '"'
+
+
+def float64(number: float) -> str:
+    """A float64 as ``encoding/json`` writes it."""
+    if number != number or number in (float("inf"), float("-inf")):
+        raise ValueError(f"json: unsupported value: {number}")
+    if number == 0:
+        return "-0" if str(number).startswith("-") else "0"
+    shortest = Decimal(repr(number))
+    if 1e-6 <= abs(number) < 1e21:
+        text = format(shortest, "f")
+        return text.rstrip("0").rstrip(".") if "." in text else text
+    sign, digits, exponent = shortest.as_tuple()
+    digits_text = "".join(map(str, digits)).rstrip("0") or "0"
+    point_exponent = exponent + len(digits) - 1  # exponent of the leading digit
+    mantissa = digits_text[0] + ("." + digits_text[1:] if len(digits_text) > 1 else "")
+    # Go writes at least two exponent digits, then cleans "e-07" up to "e-7".
+    magnitude = f"{point_exponent:02d}" if point_exponent >= 0 else str(-point_exponent)
+    return f"{'-' if sign else ''}{mantissa}e{'+' if point_exponent >= 0 else '-'}{magnitude}"

@@ -1,0 +1,170 @@
+"""kubectl's client-side apply (``kubectl apply``, v1.32), offline.
+
+kubectl keeps what it last applied in the object's
+``kubectl.kubernetes.io/last-applied-configuration`` annotation, and each apply sends a
+three-way patch built from that configuration (``original``), the new configuration
+(``modified``) and the live object (``current``). This module follows
+``k8s.io/kubectl/pkg/cmd/apply`` (``Patcher.patchSimple``) and ``pkg/util/apply.go``:
+
+- The configuration is read as an ``Unstructured`` object (a ``kind`` is required) and
+  annotated (``GetModifiedConfiguration``): the annotation holds the JSON of the
+  configuration *without* the annotation, as Go's ``encoding/json`` writes it (keys
+  sorted, HTML-safe escapes, a final newline), and that configuration carries an empty
+  ``metadata.annotations: {}`` when it had no annotations.
+- No live object: kubectl creates the configuration with the annotation set.
+- A live object without the annotation: ``original`` is empty (kubectl warns and patches
+  anyway), so nothing the configuration lacks is deleted.
+- Kinds with a strategic schema get ``CreateThreeWayMergePatch`` (overwrite by default,
+  no preconditions); other kinds (custom resources) a three-way JSON merge patch with
+  the apiVersion/kind/name preconditions. (kubectl means to reword their failure as "At
+  least one of apiVersion, kind and name was changed", but jsonmergepatch reports it as a
+  plain error that ``mergepatch.IsPreconditionFailed`` does not recognise, so the
+  "precondition failed for: …" message reaches the user.)
+- An empty patch (``{}``) is not sent; otherwise the live result is the patch applied to
+  the live object as the apiserver applies that patch type.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from reference_impl import go_json, kubernetes_object, merge_patch
+from reference_impl.errors import InvalidDocument
+from reference_impl.strategic.apply import apply as strategic_apply
+from reference_impl.strategic.create import create_three_way
+from reference_impl.strategic.patchmeta import PatchMeta
+
+Json = Any
+
+LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+STRATEGIC, MERGE, CREATE = "strategic", "merge", "create"
+
+
+@dataclass(frozen=True)
+class ApplyResult:
+    """What one ``kubectl apply`` of one object does.
+
+    ``patch_type`` is ``create`` (no live object: ``patch`` is ``None``), ``strategic``
+    or ``merge``; ``live`` is the object as the apiserver stores it afterwards.
+    """
+
+    patch_type: str
+    patch: dict | None
+    live: dict
+
+
+def apply(configuration: Json, live: Json, meta: PatchMeta | None, overwrite: bool = True) -> ApplyResult:
+    """Apply ``configuration`` over ``live`` (``None``: the object does not exist yet).
+
+    ``meta`` is the strategic patch metadata of the kind, or ``None`` for a kind without
+    a strategic schema (kubectl then sends a JSON merge patch).
+    """
+    config = decode_object(configuration)
+    if live is None:
+        created = _with_annotations(config, {**_annotations(config), LAST_APPLIED: last_applied_configuration(config)})
+        return ApplyResult(CREATE, None, created)
+    modified = json.loads(modified_configuration(config, annotate=True))
+    current_object = decode_object(live)
+    current = json.loads(go_json.encode(current_object))
+    original_text = _annotations(current_object).get(LAST_APPLIED)
+    original = _decode_last_applied(original_text)
+    if meta is not None:
+        patch = create_three_way(original, modified, current, meta, overwrite=overwrite)
+        patch = kubernetes_object.through_go_json(patch)  # sent as JSON, as Go writes it
+        patch_type = STRATEGIC
+    else:
+        patch = merge_patch.create_three_way(original, modified, current)
+        # jsonmergepatch decodes every number as a float64.
+        patch = kubernetes_object.through_float64(patch)
+        patch_type = MERGE
+    if patch == {}:
+        return ApplyResult(patch_type, patch, current)
+    result = strategic_apply(current, patch, meta) if patch_type == STRATEGIC else merge_patch.apply(current, patch)
+    return ApplyResult(patch_type, patch, kubernetes_object.through_go_json(result))
+
+
+def last_applied_configuration(configuration: Json) -> str:
+    """The annotation value kubectl writes for ``configuration`` (``GetModifiedConfiguration(obj, false)``)."""
+    return modified_configuration(decode_object(configuration), annotate=False)
+
+
+def modified_configuration(config: dict, annotate: bool) -> str:
+    """The JSON of ``config`` as kubectl sends it (``GetModifiedConfiguration``).
+
+    The configuration is encoded without its last-applied annotation; with ``annotate``
+    that text is put into the annotation and the configuration encoded again.
+    """
+    annotations = _annotations(config)
+    annotations.pop(LAST_APPLIED, None)
+    text = go_json.encode(_with_annotations(config, annotations)) + "\n"
+    if annotate:
+        text = go_json.encode(_with_annotations(config, {**annotations, LAST_APPLIED: text})) + "\n"
+    return text
+
+
+def set_last_applied(live: Json, configuration: Json) -> dict:
+    """``live`` as kubectl left it after applying ``configuration`` (``None``: never applied).
+
+    The annotation holds ``last_applied_configuration(configuration)``; a configuration
+    that is not an object kubectl could read is stored as its JSON text.
+    """
+    live_object = decode_object(live)
+    annotations = _annotations(live_object)
+    if configuration is None:
+        if LAST_APPLIED not in annotations:
+            return live_object
+        del annotations[LAST_APPLIED]
+        return _with_annotations(live_object, annotations or None)
+    try:
+        text = last_applied_configuration(configuration)
+    except InvalidDocument:
+        text = go_json.encode(configuration) + "\n"
+    return _with_annotations(live_object, {**annotations, LAST_APPLIED: text})
+
+
+def decode_object(document: Json) -> dict:
+    """``document`` read as kubectl reads an object (``Unstructured``: numbers as int64/float64)."""
+    return kubernetes_object.read_back(copy.deepcopy(document))
+
+
+def _decode_last_applied(text: str | None) -> Json:
+    if not text:
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        raise InvalidDocument("invalid JSON document") from None
+
+
+def _annotations(obj: dict) -> dict[str, str]:
+    """A copy of the object's annotations, or ``{}`` where Go's ``GetAnnotations`` finds none.
+
+    (Annotations that are not all strings read as none, as ``NestedStringMap`` fails.)
+    """
+    metadata = obj.get("metadata")
+    if type(metadata) is not dict:
+        return {}
+    annotations = metadata.get("annotations")
+    if type(annotations) is not dict or any(type(value) is not str for value in annotations.values()):
+        return {}
+    return dict(annotations)
+
+
+def _with_annotations(obj: dict, annotations: dict[str, str] | None) -> dict:
+    """A copy of ``obj`` with ``metadata.annotations`` set (``None`` removes them), as
+    ``Unstructured.SetAnnotations`` does: a missing ``metadata`` is created, a
+    ``metadata`` that is not a map is left alone."""
+    result = dict(obj)
+    metadata = result.get("metadata")
+    if "metadata" in result and type(metadata) is not dict:
+        return result
+    metadata = dict(metadata or {})
+    if annotations is None:
+        metadata.pop("annotations", None)
+    else:
+        metadata["annotations"] = dict(annotations)
+    result["metadata"] = metadata
+    return result

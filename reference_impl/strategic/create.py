@@ -1,0 +1,731 @@
+"""Creating strategic merge patches, as Kubernetes does.
+
+This reproduces ``CreateTwoWayMergePatch`` and ``CreateThreeWayMergePatch`` of
+``k8s.io/apimachinery`` v0.32.4 (``pkg/util/strategicpatch``): the first is what
+``kubectl edit`` and controllers send, the second what ``kubectl apply`` sends.
+Like :mod:`.apply`, the code is decomposed by the shape of the data:
+
+- **diff two maps** (:meth:`_Diff.maps`): a key only ``modified`` has is added, one only
+  ``original`` has is deleted with ``null``, a value whose Go type changed is replaced;
+  maps are diffed recursively (or replaced whole under the ``replace`` strategy), lists
+  by their strategy, and a field with the ``retainKeys`` strategy gets a ``$retainKeys``
+  list of the keys ``modified`` sets;
+- **diff two merge lists** (:meth:`_Diff.merge_lists`): maps are paired by merge key (a
+  changed element becomes its own patch, a removed one ``{key: …, $patch: delete}``),
+  scalars by value (a removed one goes to ``$deleteFromPrimitiveList/<list>``); a list
+  whose content or order changed gets ``$setElementOrder/<list>``, the order ``modified``
+  wants; a list under any other strategy is replaced whole when it changed.
+- **three-way** (:func:`create_three_way`): changes and additions are diffed from
+  ``current`` (the live object) to ``modified``, deletions from ``original`` (the
+  last-applied configuration) to ``modified``, and the two patches are merged
+  (:meth:`_Combine.maps`). Without ``overwrite`` the patch must not touch what changed
+  from ``original`` to ``current`` (:class:`_Conflicts`).
+
+Where upstream's output depends on more than the JSON, we follow upstream:
+
+- Lists are paired up after sorting them by ``fmt.Sprintf("%v", …)`` of their values (or
+  merge-key values) with Go's unstable ``sort.Sort`` (:mod:`.gosort`): values that print
+  alike (``1`` and ``"1"``) pair up as if they were equal, and among duplicates Go's sort
+  decides which is kept.
+- Upstream sorts a primitive merge list of the *original* document in place before
+  comparing it with ``modified``, so a change of order alone goes unnoticed; conflict
+  detection likewise sorts (and deduplicates) a replaced primitive list of the patch in
+  place, and that sorted list is what gets sent. Every input is copied first so that we
+  can make the same changes to our copies.
+- Go iterates maps in random order; we take keys in document order (this only decides
+  which of several errors is reported).
+
+Numbers keep their Python type: integers within int64 are Go's ``int64``, other numbers
+``float64``, and the two never compare equal. The inputs are never mutated.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from reference_impl.errors import (
+    Conflict,
+    InvalidDirective,
+    InvalidDocument,
+    MergeKeyMissing,
+    PatchError,
+    PreconditionFailed,
+    RetainKeysViolation,
+    TypeMismatch,
+)
+from reference_impl.strategic.apply import (
+    DELETE,
+    DELETE_FROM_PRIMITIVE_LIST,
+    DIRECTIVE,
+    GO_MAP,
+    GO_SLICE,
+    MERGE,
+    REPLACE,
+    RETAIN_KEYS,
+    RETAIN_KEYS_STRATEGY,
+    SET_ELEMENT_ORDER,
+    _bad_arg_type,
+    _deduplicate,
+    _element_kind,
+    _go_s,
+    _go_type,
+    _go_v,
+    _key,
+    _Merge,
+    _no_merge_key,
+    _same_merge_key,
+    _strategy,
+    _without_directives,
+)
+from reference_impl.strategic.gosort import go_sort
+from reference_impl.strategic.patchmeta import FieldMeta, PatchMeta
+
+Json = Any
+Precondition = Callable[[dict], bool]
+
+
+# --------------------------------------------------------------------------------------
+# Options and preconditions.
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DiffOptions:
+    """upstream's ``DiffOptions``: what a diff keeps.
+
+    ``set_element_order`` emits ``$setElementOrder`` lists; ``ignore_changes_and_additions``
+    keeps only deletions, ``ignore_deletions`` only changes and additions.
+    """
+
+    set_element_order: bool = True
+    ignore_changes_and_additions: bool = False
+    ignore_deletions: bool = False
+
+
+def require_key_unchanged(key: str) -> Precondition:
+    """Fails when the patch sets top-level ``key`` (``mergepatch.RequireKeyUnchanged``)."""
+    return lambda patch: key not in patch
+
+
+def require_metadata_key_unchanged(key: str) -> Precondition:
+    """Fails when the patch sets ``metadata.<key>`` (``mergepatch.RequireMetadataKeyUnchanged``)."""
+
+    def check(patch: dict) -> bool:
+        metadata = patch.get("metadata")
+        return not (type(metadata) is dict and key in metadata)
+
+    return check
+
+
+# What kubectl passes where it guards a patch (apply's JSON merge fallback, edit).
+KUBECTL_PRECONDITIONS: tuple[Precondition, ...] = (
+    require_key_unchanged("apiVersion"),
+    require_key_unchanged("kind"),
+    require_metadata_key_unchanged("name"),
+)
+
+
+# --------------------------------------------------------------------------------------
+# Public functions.
+# --------------------------------------------------------------------------------------
+
+
+def create_two_way(
+    original: Json, modified: Json, meta: PatchMeta, preconditions: Iterable[Precondition] = ()
+) -> dict:
+    """The strategic merge patch that turns ``original`` into ``modified``.
+
+    Mirrors ``CreateTwoWayMergePatch``: a ``null`` document reads as ``{}``; a failed
+    precondition raises :class:`PreconditionFailed`.
+    """
+    original_map = _document(original)
+    modified_map = _document(modified)
+    patch = _Diff(DiffOptions()).maps(original_map, modified_map, meta)
+    _check_preconditions(patch, preconditions)
+    return patch
+
+
+def diff(original: Json, modified: Json, meta: PatchMeta, options: DiffOptions = DiffOptions()) -> dict:
+    """upstream's ``diffMaps`` with explicit options (the building block of both creations)."""
+    return _Diff(options).maps(_document(original), _document(modified), meta)
+
+
+def create_three_way(
+    original: Json,
+    modified: Json,
+    current: Json,
+    meta: PatchMeta,
+    overwrite: bool = True,
+    preconditions: Iterable[Precondition] = (),
+) -> dict:
+    """The patch ``kubectl apply`` sends (``CreateThreeWayMergePatch``).
+
+    ``original`` is the last-applied configuration (``None`` when there is none),
+    ``modified`` the new configuration and ``current`` the live object. The patch sets what
+    ``modified`` sets differently from ``current`` and deletes what ``original`` had and
+    ``modified`` dropped. Without ``overwrite`` it raises :class:`Conflict` when the patch
+    would change something that was changed from ``original`` to ``current``.
+    """
+    original_map = _document(original)
+    modified_map = _document(modified)
+    current_map = _document(current)
+    delta = _Diff(DiffOptions(ignore_deletions=True)).maps(current_map, modified_map, meta)
+    deletions = _Diff(DiffOptions(ignore_changes_and_additions=True)).maps(original_map, modified_map, meta)
+    patch = _Combine().maps(deletions, delta, meta)
+    _check_preconditions(patch, preconditions)
+    if not overwrite:
+        changed = _Diff(DiffOptions(set_element_order=False)).maps(original_map, current_map, meta)
+        if _Conflicts().maps(patch, changed, meta):
+            raise Conflict(
+                f"patch:\n{_yaml(patch)}\nconflicts with changes made from original to current:\n{_yaml(changed)}\n"
+            )
+    return patch
+
+
+def _document(document: Json) -> dict:
+    """Our own copy of an input, as upstream decodes it (``null`` is ``{}``)."""
+    if document is None:
+        return {}
+    if type(document) is not dict:
+        raise InvalidDocument("invalid JSON document")
+    return copy.deepcopy(document)
+
+
+def _check_preconditions(patch: dict, preconditions: Iterable[Precondition]) -> None:
+    for precondition in preconditions:
+        if not precondition(patch):
+            raise PreconditionFailed(f"precondition failed for: {_go_v(patch)}")
+
+
+def _yaml(value: Json) -> str:
+    return yaml.safe_dump(value, default_flow_style=False, sort_keys=True)
+
+
+# --------------------------------------------------------------------------------------
+# Go's view of values.
+# --------------------------------------------------------------------------------------
+
+
+def _deep_equal(left: Json, right: Json) -> bool:
+    """``reflect.DeepEqual`` of two decoded JSON values (``1`` and ``1.0`` differ)."""
+    left_kind = type(left)
+    if left_kind is dict:
+        return (
+            type(right) is dict
+            and left.keys() == right.keys()
+            and all(_deep_equal(value, right[key]) for key, value in left.items())
+        )
+    if left_kind is list:
+        return type(right) is list and len(left) == len(right) and all(map(_deep_equal, left, right))
+    if type(right) in (dict, list):
+        return False
+    return _key(left) == _key(right)
+
+
+def _printed(value: Json) -> str:
+    """``fmt.Sprintf("%v", value)``: how upstream compares and sorts list values."""
+    return _go_v(value)
+
+
+def _sorted_by_printed(items: list, printed: Callable[[Json], str] = _printed) -> None:
+    """Sort ``items`` in place as upstream's ``sortScalars`` / ``sortMapsBasedOnField`` do."""
+    keyed = [(printed(item), item) for item in items]
+    go_sort(keyed, lambda left, right: left[0] <= right[0])
+    items[:] = [item for _, item in keyed]
+
+
+def _field_strategy(field_meta: FieldMeta) -> tuple[bool, str]:
+    """(has ``retainKeys``, the other strategy) (``extractRetainKeysPatchStrategy``)."""
+    return RETAIN_KEYS_STRATEGY in field_meta.strategies, _strategy(field_meta)
+
+
+def _extract_key(key: str, prefix: str) -> str:
+    head, slash, rest = key.partition("/")
+    if not slash or head != prefix:
+        if prefix == SET_ELEMENT_ORDER:
+            raise InvalidDirective("invalid patch format of setElementOrder list")
+        raise InvalidDirective("invalid patch format of primitive list")
+    return rest
+
+
+# --------------------------------------------------------------------------------------
+# Diffing (diffMaps, diffLists).
+# --------------------------------------------------------------------------------------
+
+
+class _Diff:
+    def __init__(self, options: DiffOptions) -> None:
+        self.options = options
+
+    # ---- maps -------------------------------------------------------------------------
+
+    def maps(self, original: dict, modified: dict, meta: PatchMeta, retain_keys: bool = False) -> dict:
+        """The patch from ``original`` to ``modified`` (``diffMaps``)."""
+        options = self.options
+        patch: dict = {}
+        retained = []
+        for key, after in modified.items():
+            if retain_keys and after is not None:
+                retained.append(key)
+            if key not in original:
+                if not options.ignore_changes_and_additions:
+                    patch[key] = after
+                continue
+            before = original[key]
+            if key == DIRECTIVE:
+                self.directive(before, after, patch)
+                continue
+            if _go_type(before) != _go_type(after):
+                if not options.ignore_changes_and_additions:
+                    patch[key] = after
+                continue
+            if type(before) is dict:
+                self.map_field(key, before, after, patch, meta)
+            elif type(before) is list:
+                self.list_field(key, before, after, patch, meta)
+            else:
+                self.replace_if_changed(key, before, after, patch)
+        if not options.ignore_deletions:
+            for key in original:
+                if key not in modified:
+                    patch[key] = None
+        if retained and (patch or _has_additional_field(original, modified)):
+            _sorted_by_printed(retained)
+            patch[RETAIN_KEYS] = retained
+        return patch
+
+    @staticmethod
+    def directive(before: Json, after: Json, patch: dict) -> None:
+        """Both documents carry ``$patch`` (``handleDirectiveMarker``)."""
+        if type(before) is not str or type(after) is not str:
+            raise InvalidDirective(f"invalid value for special key: {DIRECTIVE}")
+        if before != after:
+            patch[DIRECTIVE] = after
+
+    def replace_if_changed(self, key: str, before: Json, after: Json, patch: dict) -> None:
+        if not self.options.ignore_changes_and_additions and not _deep_equal(before, after):
+            patch[key] = after
+
+    def map_field(self, key: str, before: dict, after: dict, patch: dict, meta: PatchMeta) -> None:
+        """A map-valued field (``handleMapDiff``)."""
+        try:
+            field_meta = meta.lookup_map(key)
+        except PatchError:
+            # Without a schema for the field, identical values still need no patch.
+            if _deep_equal(before, after):
+                return
+            raise
+        retain_keys, strategy = _field_strategy(field_meta)
+        if strategy == REPLACE:
+            if not self.options.ignore_changes_and_additions:
+                patch[key] = after
+            return
+        nested = self.maps(before, after, field_meta.schema, retain_keys)
+        if nested:
+            patch[key] = nested
+
+    def list_field(self, key: str, before: list, after: list, patch: dict, meta: PatchMeta) -> None:
+        """A list-valued field (``handleSliceDiff``)."""
+        try:
+            field_meta = meta.lookup_list(key)
+        except PatchError:
+            if _deep_equal(before, after):
+                return
+            raise
+        retain_keys, strategy = _field_strategy(field_meta)
+        if strategy != MERGE:
+            self.replace_if_changed(key, before, after, patch)
+            return
+        changes, deletions, order = self.merge_lists(before, after, field_meta, retain_keys)
+        if changes:
+            patch[key] = changes
+        if deletions:
+            patch[f"{DELETE_FROM_PRIMITIVE_LIST}/{key}"] = deletions
+        if order:
+            patch[f"{SET_ELEMENT_ORDER}/{key}"] = order
+
+    # ---- merge lists ------------------------------------------------------------------
+
+    def merge_lists(
+        self, original: list, modified: list, field_meta: FieldMeta, retain_keys: bool
+    ) -> tuple[list, list, list]:
+        """(patch list, primitive deletions, ``$setElementOrder`` list) (``diffLists``)."""
+        options = self.options
+        if not original:
+            if not modified or options.ignore_changes_and_additions:
+                return [], [], []
+            return modified, [], []
+        if _element_kind(original, modified):
+            return self.lists_of_maps(original, modified, field_meta, retain_keys)
+        return self.lists_of_scalars(original, modified)
+
+    def lists_of_maps(
+        self, original: list, modified: list, field_meta: FieldMeta, retain_keys: bool
+    ) -> tuple[list, list, list]:
+        options = self.options
+        merge_key = field_meta.merge_key
+        changes, deletions = self.paired_maps(original, modified, field_meta, retain_keys)
+        changes, _ = _Merge().sort_by(changes, modified, merge_key, True, None)
+        order_same = _order_same(original, modified, merge_key)
+        changes += deletions
+        order: list = []
+        wants_order = (not options.ignore_changes_and_additions and (changes or not order_same)) or (
+            not options.ignore_deletions and changes
+        )
+        if options.set_element_order and wants_order:
+            order = [{merge_key: element.get(merge_key)} for element in modified]
+        return changes, [], order
+
+    def paired_maps(
+        self, original: list, modified: list, field_meta: FieldMeta, retain_keys: bool
+    ) -> tuple[list, list]:
+        """Walk both lists sorted by merge key (``diffListsOfMaps``): changes and deletions."""
+        options = self.options
+        merge_key = field_meta.merge_key
+        originals, modifieds = list(original), list(modified)
+        for items in (originals, modifieds):
+            _sorted_by_printed(items, lambda element: _printed(element.get(merge_key)))
+        changes: list = []
+        deletions: list = []
+        i = j = 0
+        while i < len(originals) or j < len(modifieds):
+            before_value = after_value = None
+            before_text = after_text = ""
+            if i < len(originals):
+                before, before_value = _keyed_element(originals[i], merge_key)
+                before_text = _printed(before_value)
+            if j < len(modifieds):
+                after, after_value = _keyed_element(modifieds[j], merge_key)
+                after_text = _printed(after_value)
+            both = i < len(originals) and j < len(modifieds)
+            if both and before_text == after_text:
+                nested = self.maps(before, after, field_meta.schema, retain_keys)
+                if nested:
+                    nested[merge_key] = after_value
+                    changes.append(nested)
+                i, j = i + 1, j + 1
+            elif i >= len(originals) or (both and before_text > after_text):
+                if not options.ignore_changes_and_additions:
+                    changes.append(after)
+                j += 1
+            else:
+                if not options.ignore_deletions:
+                    deletions.append({merge_key: before_value, DIRECTIVE: DELETE})
+                i += 1
+        return changes, deletions
+
+    def lists_of_scalars(self, original: list, modified: list) -> tuple[list, list, list]:
+        """Walk both lists sorted by printed value (``diffListsOfScalars``)."""
+        options = self.options
+        # Upstream sorts the original list in place; the setElementOrder check below sees it sorted.
+        _sorted_by_printed(original)
+        modifieds = list(modified)
+        _sorted_by_printed(modifieds)
+        additions: list = []
+        deletions: list = []
+        i = j = 0
+        while i < len(original) or j < len(modifieds):
+            both = i < len(original) and j < len(modifieds)
+            before_text = _printed(original[i]) if i < len(original) else ""
+            after_text = _printed(modifieds[j]) if j < len(modifieds) else ""
+            if both and before_text == after_text:
+                i, j = i + 1, j + 1
+            elif i >= len(original) or (both and before_text > after_text):
+                if not options.ignore_changes_and_additions:
+                    additions.append(modifieds[j])
+                j += 1
+            else:
+                if not options.ignore_deletions:
+                    deletions.append(original[i])
+                i += 1
+        if deletions:
+            array, length = _deduplicate(deletions, [_key(value) for value in deletions])
+            deletions = array[:length]
+        additions, _ = _Merge().sort_by(additions, modified, "", False, None)
+        order: list = []
+        wants_order = (not options.ignore_deletions and deletions) or (
+            not options.ignore_changes_and_additions and not _deep_equal(original, modified)
+        )
+        if options.set_element_order and wants_order:
+            order = modified
+        return additions, deletions, order
+
+
+def _keyed_element(element: Json, merge_key: str) -> tuple[dict, Json]:
+    """A map of a merge list and its merge-key value (``getMapAndMergeKeyValueByIndex``)."""
+    if type(element) is not dict:
+        raise TypeMismatch(_bad_arg_type(GO_MAP, element))
+    if merge_key not in element:
+        raise MergeKeyMissing(_no_merge_key(element, merge_key))
+    return element, element[merge_key]
+
+
+def _order_same(original: list, modified: list, merge_key: str) -> bool:
+    """Whether both lists name the same merge keys in the same order (``isOrderSame``)."""
+    if len(original) != len(modified):
+        return False
+    return all(_same_merge_key(before, after, merge_key) for before, after in zip(original, modified, strict=True))
+
+
+def _has_additional_field(original: dict, modified: dict) -> bool:
+    """Whether ``original`` has a non-null key ``modified`` lacks (``hasAdditionalNewField``)."""
+    return any(value is not None and key not in modified for key, value in original.items())
+
+
+# --------------------------------------------------------------------------------------
+# Merging the deletions patch with the changes patch (mergeMap, MergeOptions{}).
+# --------------------------------------------------------------------------------------
+
+
+class _Combine:
+    """Merge two patches into one, keeping ``null``s and parallel lists.
+
+    This is upstream's ``mergeMap`` with ``MergeParallelList`` and ``IgnoreUnmatchedNulls``
+    off, as ``CreateThreeWayMergePatch`` calls it: ``$deleteFromPrimitiveList`` lists are
+    carried over, ``$setElementOrder`` and ``$retainKeys`` must agree where both patches
+    have them, and the lists they order are merged and ordered by them. ``original`` (the
+    deletions patch, our own copy) is updated in place.
+    """
+
+    def maps(self, original: dict | None, patch: dict, meta: PatchMeta) -> dict:
+        if DIRECTIVE in patch:
+            return _map_directive(patch)
+        if original is None:
+            original = {}
+        if RETAIN_KEYS in patch:
+            self.retain_keys(original, patch)
+        for key in [key for key in patch if key.startswith(SET_ELEMENT_ORDER)]:
+            self.set_element_order(original, patch, key, meta)
+        for key, value in list(patch.items()):
+            if key.startswith(DELETE_FROM_PRIMITIVE_LIST):
+                original[key] = value
+            elif key not in original or value is None or _go_type(original[key]) != _go_type(value):
+                cleaned, keep = _without_directives(value, drop_nulls=False)
+                if keep:
+                    original[key] = cleaned
+                else:
+                    original.pop(key, None)
+            elif type(value) is dict:
+                field_meta = meta.lookup_map(key)
+                _, strategy = _field_strategy(field_meta)
+                original[key] = value if strategy == REPLACE else self.maps(original[key], value, field_meta.schema)
+            elif type(value) is list:
+                field_meta = meta.lookup_list(key)
+                original[key] = self.list_field(original[key], value, field_meta)
+            else:
+                original[key] = value
+        return original
+
+    @staticmethod
+    def retain_keys(original: dict, patch: dict) -> None:
+        retained = patch.pop(RETAIN_KEYS)
+        if RETAIN_KEYS not in original:
+            original[RETAIN_KEYS] = retained
+        elif not _deep_equal(original[RETAIN_KEYS], retained):
+            raise RetainKeysViolation(
+                f"{_go_v(original[RETAIN_KEYS])} and {_go_v(retained)} are not deep equal: "
+                "this may happen when calculating the 3-way diff patch"
+            )
+
+    def set_element_order(self, original: dict, patch: dict, key: str, meta: PatchMeta) -> None:
+        """One ``$setElementOrder/<list>`` of the second patch (``mergePatchIntoOriginal``)."""
+        order = patch.pop(key)
+        if key not in original:
+            original[key] = order
+        elif not _deep_equal(original[key], order):
+            raise InvalidDirective("invalid patch format of setElementOrder list")
+        if type(order) is not list:
+            raise TypeMismatch(_bad_arg_type(GO_SLICE, order))
+        list_key = _extract_key(key, SET_ELEMENT_ORDER)
+        found_original, found_patch = list_key in original, list_key in patch
+        before = original.get(list_key)
+        after = patch.get(list_key)
+        if found_original and type(before) is not list:
+            raise TypeMismatch(_bad_arg_type(GO_SLICE, before))
+        if found_patch and type(after) is not list:
+            raise TypeMismatch(_bad_arg_type(GO_SLICE, after))
+        field_meta = meta.lookup_list(list_key)
+        _field_strategy(field_meta)
+        merge_key = field_meta.merge_key
+        ordering = _Merge()
+        ordering.validate_order(after if found_patch else [], order, merge_key)
+        if found_original and not found_patch:
+            merged = before
+        elif found_patch and not found_original:
+            merged = _without_directives(after, drop_nulls=False)[0]
+        elif found_original:
+            merged = self.list_field(before, after, field_meta)
+        else:
+            return
+        patch_items, server_only = ordering.partition_by_order(merged, order, merge_key, None)
+        is_map = _element_kind(before or [], after or [])
+        original[list_key] = ordering.normalize(patch_items, server_only, order, before or [], merge_key, is_map)
+        patch.pop(list_key, None)
+
+    def list_field(self, before: list, after: list, field_meta: FieldMeta) -> list:
+        """``mergeSliceHandler``: merge lists merge, others take the second patch's list."""
+        if _strategy(field_meta) != MERGE:
+            return after
+        if not before and not after:
+            return before
+        ordering = _Merge()
+        merge_key = field_meta.merge_key
+        if not _element_kind(before, after):
+            both = before + after
+            array, length = _deduplicate(both, [_key(value) for value in both])
+            merged = array[:length]
+            patch_items, server_only = ordering.partition_by_order(merged, after, "", None)
+            return ordering.normalize(patch_items, server_only, after, before, "", False)
+        if not merge_key:
+            raise MergeKeyMissing(f"cannot merge lists without merge key for {field_meta.schema.name}")
+        before, after = _list_directives(before, after, merge_key)
+        merged = list(before)
+        for element in after:
+            if merge_key not in element:
+                raise MergeKeyMissing(_no_merge_key(element, merge_key))
+            value = element[merge_key]
+            position = next(
+                (at for at, item in enumerate(merged) if merge_key in item and _same_value(item[merge_key], value)), -1
+            )
+            if position >= 0:
+                merged[position] = self.maps(merged[position], element, field_meta.schema)
+            else:
+                merged.append(element)
+        patch_items, server_only = ordering.partition_by_order(merged, after, merge_key, None)
+        return ordering.normalize(patch_items, server_only, after, before, merge_key, True)
+
+
+def _map_directive(patch: dict) -> dict:
+    """A patch map carrying ``$patch`` (``handleDirectiveInMergeMap``)."""
+    directive = patch[DIRECTIVE]
+    if directive == REPLACE:
+        return {key: value for key, value in patch.items() if key != DIRECTIVE}
+    if directive == DELETE:
+        return {}
+    raise InvalidDirective(f"unknown patch type: {_go_s(directive)} in map: {_go_v(patch)}")
+
+
+def _list_directives(original: list, patch: list, merge_key: str) -> tuple[list, list]:
+    """``mergeSliceWithSpecialElements``: apply ``$patch`` elements of the second list."""
+    rest = []
+    replace = False
+    for element in patch:
+        if DIRECTIVE not in element:
+            rest.append(element)
+            continue
+        directive = element[DIRECTIVE]
+        if directive == DELETE:
+            if merge_key not in element:
+                raise MergeKeyMissing(_no_merge_key(element, merge_key))
+            value = element[merge_key]
+            original = [item for item in original if not (merge_key in item and _same_value(item[merge_key], value))]
+        elif directive == REPLACE:
+            replace = True
+        elif directive == MERGE:
+            raise InvalidDirective("merging lists cannot yet be specified in the patch")
+        else:
+            raise InvalidDirective(f"unknown patch type: {_go_s(directive)} in map: {_go_v(element)}")
+    if replace:
+        return rest, []
+    return original, rest
+
+
+def _same_value(left: Json, right: Json) -> bool:
+    return _same_merge_key(left, right, "")
+
+
+# --------------------------------------------------------------------------------------
+# Conflicts (MergingMapsHaveConflicts).
+# --------------------------------------------------------------------------------------
+
+
+class _Conflicts:
+    """Whether two patches set one location differently, with strategic list semantics."""
+
+    def field(self, left: Json, right: Json, meta: PatchMeta | None, strategy: str, merge_key: str) -> bool:
+        if type(left) is dict:
+            if type(right) is not dict:
+                return True
+            if DIRECTIVE in left or DIRECTIVE in right:
+                if (DIRECTIVE in left) != (DIRECTIVE in right):
+                    return True
+                if not _deep_equal(left[DIRECTIVE], right[DIRECTIVE]):
+                    return True
+            if strategy == REPLACE:
+                return False
+            return self.maps(left, right, meta)
+        if type(left) is list:
+            if type(right) is not list:
+                return True
+            return self.lists(left, right, meta, strategy, merge_key)
+        return not _deep_equal(left, right)
+
+    def maps(self, left: dict, right: dict, meta: PatchMeta | None) -> bool:
+        for key, value in left.items():
+            if key in (DIRECTIVE, RETAIN_KEYS) or key not in right:
+                continue
+            field_meta: FieldMeta | None = None
+            if type(value) is list:
+                field_meta = _require(meta).lookup_list(key)
+            elif type(value) is dict:
+                field_meta = _require(meta).lookup_map(key)
+            if field_meta is None:
+                conflict = self.field(value, right[key], None, "", "")
+            else:
+                _, strategy = _field_strategy(field_meta)
+                conflict = self.field(value, right[key], field_meta.schema, strategy, field_meta.merge_key)
+            if conflict:
+                return True
+        return False
+
+    def lists(self, left: list, right: list, meta: PatchMeta | None, strategy: str, merge_key: str) -> bool:
+        is_map = _element_kind(left, right)
+        if strategy == MERGE:
+            if not is_map:
+                return False
+            left_by_key = _by_merge_key(left, merge_key)
+            right_by_key = _by_merge_key(right, merge_key)
+            return any(
+                self.field(value, right_by_key[key], meta, "", "")
+                for key, value in left_by_key.items()
+                if key in right_by_key
+            )
+        if len(left) != len(right):
+            return True
+        if not is_map:
+            # Upstream deduplicates and sorts both lists in place: the patch it sends shows it.
+            _deduplicate_and_sort(left)
+            _deduplicate_and_sort(right)
+        return any(self.field(a, b, meta, "", "") for a, b in zip(left, right, strict=True))
+
+
+def _require(meta: PatchMeta | None) -> PatchMeta:
+    if meta is None:
+        # Upstream calls a method on a nil schema here and crashes.
+        raise TypeMismatch("runtime error: invalid memory address or nil pointer dereference")
+    return meta
+
+
+def _by_merge_key(items: list, merge_key: str) -> dict[str, dict]:
+    """``sliceOfMapsToMapOfMaps``: elements by ``%s`` of their merge-key value."""
+    result: dict[str, dict] = {}
+    for element in items:
+        if type(element) is not dict:
+            raise TypeMismatch(f"invalid element type in merging list:{_go_v(items)}")
+        if merge_key not in element:
+            raise MergeKeyMissing(f"cannot find merge key `{merge_key}` in merging list element:{_go_v(element)}")
+        result[_go_s(element[merge_key])] = element
+    return result
+
+
+def _deduplicate_and_sort(items: list) -> None:
+    """``deduplicateAndSortScalars`` on a list we own, leaving it as Go's backing array is left."""
+    array, length = _deduplicate(items, [_key(value) for value in items])
+    head = array[:length]
+    _sorted_by_printed(head)
+    items[:] = head + array[length:]
