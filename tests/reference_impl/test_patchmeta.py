@@ -246,7 +246,7 @@ def test_malformed_named_schemas(tmp_path, text, message):
 
 
 def test_example_schemas_load():
-    for name in ("widget", "gadget"):
+    for name in ("widget", "gadget", "sprocket"):
         assert isinstance(named_patch_meta(name), PatchMeta)
 
 
