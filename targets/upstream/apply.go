@@ -19,8 +19,9 @@ import (
 // util.GetModifiedConfiguration; the live object (`current`) carries the last-applied
 // configuration (`original`) in its kubectl.kubernetes.io/last-applied-configuration
 // annotation; the patch is Patcher.patchSimple's (strategicpatch.CreateThreeWayMergePatch
-// with overwrite=true for kinds with a strategic schema, jsonmergepatch's three-way JSON
-// merge patch otherwise); the document is the live object with that patch applied, as the
+// with the case's overwrite option, kubectl apply's --overwrite, default true, for kinds with
+// a strategic schema; jsonmergepatch's three-way JSON merge patch, which has no overwrite
+// setting, otherwise); the document is the live object with that patch applied, as the
 // apiserver applies a patch of that type. No live `current` (absent or null) is a create.
 func (c *patchCase) apply() (*result, string, *caseError) {
 	codec := unstructured.UnstructuredJSONScheme
@@ -72,13 +73,13 @@ func (c *patchCase) apply() (*result, string, *caseError) {
 		if err != nil {
 			return fail(classify(err), err)
 		}
-		patch, err = strategicpatch.CreateThreeWayMergePatch(original, modified, current, lookup, true)
+		patch, err = strategicpatch.CreateThreeWayMergePatch(original, modified, current, lookup, c.options.Overwrite)
 		if err != nil {
 			return fail(classifyDocuments(err), err)
 		}
 		applyPatch = meta.apply
 	} else if cerr.Class == "no-strategic-schema" {
-		// Patcher.buildMergePatch: kinds kubectl's scheme does not know.
+		// Patcher.buildMergePatch: kinds kubectl's scheme does not know (Patcher.Overwrite unused).
 		patch, err = jsonmergepatch.CreateThreeWayJSONMergePatch(original, modified, current, kubectlApplyPreconditions()...)
 		if err != nil {
 			if mergepatch.IsPreconditionFailed(err) {

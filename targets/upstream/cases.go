@@ -40,6 +40,30 @@ type patchCase struct {
 	id, typ                            string
 	original, patch, modified, current input
 	schema                             *schemaRef
+	options                            caseOptions
+}
+
+// caseOptions are the request's `options`; absent members take kubectl apply's defaults.
+type caseOptions struct {
+	// Overwrite is kubectl apply's --overwrite: CreateThreeWayMergePatch's overwrite argument.
+	Overwrite bool
+}
+
+func parseOptions(raw json.RawMessage) (caseOptions, error) {
+	options := caseOptions{Overwrite: true}
+	if len(raw) == 0 || string(raw) == "null" {
+		return options, nil
+	}
+	var given struct {
+		Overwrite *bool `json:"overwrite"`
+	}
+	if err := json.Unmarshal(raw, &given); err != nil {
+		return options, err
+	}
+	if given.Overwrite != nil {
+		options.Overwrite = *given.Overwrite
+	}
+	return options, nil
 }
 
 func parseCase(raw json.RawMessage) (*patchCase, error) {
@@ -75,6 +99,11 @@ func parseCase(raw json.RawMessage) (*patchCase, error) {
 		}
 		target.present, target.bytes = true, marshalled
 	}
+	options, err := parseOptions(members["options"])
+	if err != nil {
+		return nil, fmt.Errorf("case member \"options\": %v", err)
+	}
+	c.options = options
 	if v, ok := members["schema"]; ok && string(v) != "null" {
 		c.schema = &schemaRef{}
 		if err := json.Unmarshal(v, c.schema); err != nil {
@@ -93,6 +122,7 @@ func (c *patchCase) run() (*result, string, *caseError) {
 		"merge-patch-2way": {"original", "modified"},
 		"strategic-2way":   {"original", "modified"},
 		"merge-patch-3way": {"original", "modified", "current"},
+		"strategic-3way":   {"original", "modified", "current"},
 		"apply":            {"modified"},
 	}
 	members, known := need[c.typ]
@@ -117,6 +147,8 @@ func (c *patchCase) run() (*result, string, *caseError) {
 		return c.strategic()
 	case "strategic-2way":
 		return c.strategic2Way()
+	case "strategic-3way":
+		return c.strategic3Way()
 	default:
 		return c.apply()
 	}
@@ -227,6 +259,33 @@ func (c *patchCase) strategic2Way() (*result, string, *caseError) {
 	}
 	out := &result{Patch: patch}
 	if document, err := meta.apply(c.original.bytes, patch); err == nil {
+		out.Document = document
+	} else {
+		logf("%s: applying the created strategic patch failed: %v", c.id, err)
+	}
+	return out, "", nil
+}
+
+// strategic-3way: strategicpatch.CreateThreeWayMergePatch(original, modified, current, lookup,
+// overwrite) alone, without kubectl apply's annotation handling or preconditions; a null
+// original is no last-applied configuration (nil bytes). The document is current with the
+// created patch applied.
+func (c *patchCase) strategic3Way() (*result, string, *caseError) {
+	meta, cerr := c.patchMeta(c.modified)
+	if cerr != nil {
+		return nil, "", cerr
+	}
+	lookup, err := meta.lookupPatchMeta()
+	if err != nil {
+		return fail(classify(err), err)
+	}
+	patch, err := strategicpatch.CreateThreeWayMergePatch(c.lastApplied(), c.modified.bytes, c.current.bytes,
+		lookup, c.options.Overwrite)
+	if err != nil {
+		return fail(classifyDocuments(err), err)
+	}
+	out := &result{Patch: patch}
+	if document, err := meta.apply(c.current.bytes, patch); err == nil {
 		out.Document = document
 	} else {
 		logf("%s: applying the created strategic patch failed: %v", c.id, err)

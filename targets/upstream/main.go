@@ -23,7 +23,7 @@ const protocolVersion = 1
 // patchTypes are the case types this program answers with upstream code.
 var patchTypes = []string{
 	"json-patch", "merge-patch", "merge-patch-2way", "merge-patch-3way",
-	"strategic", "strategic-2way", "apply",
+	"strategic", "strategic-2way", "strategic-3way", "apply",
 }
 
 // request is one protocol line from the harness.

@@ -133,6 +133,77 @@ var exchanges = []struct {
 			`\"kind\":\"ConfigMap\",\"metadata\":{\"annotations\":{},\"name\":\"c\"}}\n"},"name":"c"}}}}`,
 	},
 	{
+		name: "strategic-3way: list merged by key, a removed element deleted, a live-only element kept",
+		request: `{"cmd":"run","seq":16,"case":{"id":"t::3way","type":"strategic-3way",` +
+			`"original":{"apiVersion":"v1","kind":"Pod","spec":{"containers":[{"name":"a","image":"a:1"},{"name":"b","image":"b:1"}]}},` +
+			`"modified":{"apiVersion":"v1","kind":"Pod","spec":{"containers":[{"name":"a","image":"a:2"}]}},` +
+			`"current":{"apiVersion":"v1","kind":"Pod","spec":{"containers":[{"name":"a","image":"a:1"},{"name":"b","image":"b:1"},{"name":"s","image":"s:1"}]}}}}`,
+		answer: `{"seq":16,"result":{"patch":{"spec":{"$setElementOrder/containers":[{"name":"a"}],` +
+			`"containers":[{"image":"a:2","name":"a"},{"$patch":"delete","name":"b"}]}},` +
+			`"document":{"apiVersion":"v1","kind":"Pod","spec":{"containers":[{"image":"a:2","name":"a"},{"image":"s:1","name":"s"}]}}}}`,
+	},
+	{
+		name: "strategic-3way: overwrite=false, a field changed in the config and differently live is a conflict",
+		request: `{"cmd":"run","seq":17,"case":{"id":"t::3way-conflict","type":"strategic-3way","options":{"overwrite":false},` +
+			`"original":{"apiVersion":"apps/v1","kind":"Deployment","spec":{"replicas":2}},` +
+			`"modified":{"apiVersion":"apps/v1","kind":"Deployment","spec":{"replicas":3}},` +
+			`"current":{"apiVersion":"apps/v1","kind":"Deployment","spec":{"replicas":5}}}}`,
+		answer: `{"seq":17,"error":{"class":"conflict","message":"patch:\nspec:\n  replicas: 3\n\n` +
+			`conflicts with changes made from original to current:\nspec:\n  replicas: 5\n\n"}}`,
+	},
+	{
+		name: "strategic-3way: overwrite=false, a live change to a field the config does not own is no conflict",
+		request: `{"cmd":"run","seq":18,"case":{"id":"t::3way-no-conflict","type":"strategic-3way","options":{"overwrite":false},` +
+			`"original":{"apiVersion":"apps/v1","kind":"Deployment","spec":{"replicas":2}},` +
+			`"modified":{"apiVersion":"apps/v1","kind":"Deployment","spec":{"replicas":3}},` +
+			`"current":{"apiVersion":"apps/v1","kind":"Deployment","spec":{"replicas":2,"paused":true}}}}`,
+		answer: `{"seq":18,"result":{"patch":{"spec":{"replicas":3}},` +
+			`"document":{"apiVersion":"apps/v1","kind":"Deployment","spec":{"paused":true,"replicas":3}}}}`,
+	},
+	{
+		name: "apply: overwrite=false conflicts on the last-applied annotation itself when the config changed",
+		request: `{"cmd":"run","seq":19,"case":{"id":"t::apply-conflict","type":"apply","options":{"overwrite":false},` +
+			`"original":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"a":"1"}},` +
+			`"modified":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"a":"1","b":"2"}},` +
+			`"current":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"a":"1"}}}}`,
+		answer: `{"seq":19,"error":{"class":"conflict","message":"patch:\ndata:\n  b: \"2\"\nmetadata:\n  annotations:\n` +
+			`    kubectl.kubernetes.io/last-applied-configuration: |\n` +
+			`      {\"apiVersion\":\"v1\",\"data\":{\"a\":\"1\",\"b\":\"2\"},\"kind\":\"ConfigMap\",\"metadata\":{\"annotations\":{},\"name\":\"c\"}}\n\n` +
+			`conflicts with changes made from original to current:\nmetadata:\n  annotations:\n` +
+			`    kubectl.kubernetes.io/last-applied-configuration: |\n` +
+			`      {\"apiVersion\":\"v1\",\"data\":{\"a\":\"1\"},\"kind\":\"ConfigMap\",\"metadata\":{\"annotations\":{},\"name\":\"c\"}}\n\n"}}`,
+	},
+	{
+		name: "apply: overwrite=false with an unchanged config and others' additions sends nothing",
+		request: `{"cmd":"run","seq":20,"case":{"id":"t::apply-unchanged","type":"apply","options":{"overwrite":false},` +
+			`"original":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"a":"1"}},` +
+			`"modified":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"a":"1"}},` +
+			`"current":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"a":"1","x":"9"}}}}`,
+		answer: `{"seq":20,"result":{"patch":{},"document":{"apiVersion":"v1","data":{"a":"1","x":"9"},"kind":"ConfigMap",` +
+			`"metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":` +
+			`"{\"apiVersion\":\"v1\",\"data\":{\"a\":\"1\"},\"kind\":\"ConfigMap\",\"metadata\":{\"annotations\":{},\"name\":\"c\"}}\n"},"name":"c"}}}}`,
+	},
+	{
+		name: "apply: overwrite=false does not apply to kinds without a strategic schema (three-way JSON merge patch)",
+		request: `{"cmd":"run","seq":21,"case":{"id":"t::apply-crd","type":"apply","options":{"overwrite":false},` +
+			`"original":{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"size":1}},` +
+			`"modified":{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"size":2}},` +
+			`"current":{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"size":5}}}}`,
+		answer: `{"seq":21,"result":{"patch":{"metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":` +
+			`"{\"apiVersion\":\"example.com/v1\",\"kind\":\"Widget\",\"metadata\":{\"annotations\":{},\"name\":\"w\"},\"spec\":{\"size\":2}}\n"}},` +
+			`"spec":{"size":2}},"document":{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"annotations":` +
+			`{"kubectl.kubernetes.io/last-applied-configuration":` +
+			`"{\"apiVersion\":\"example.com/v1\",\"kind\":\"Widget\",\"metadata\":{\"annotations\":{},\"name\":\"w\"},\"spec\":{\"size\":2}}\n"},` +
+			`"name":"w"},"spec":{"size":2}}}}`,
+	},
+	{
+		name: "options of the wrong type are a protocol error",
+		request: `{"cmd":"run","seq":22,"case":{"id":"t::bad-options","type":"strategic-3way","options":{"overwrite":"no"},` +
+			`"original":{},"modified":{},"current":{}}}`,
+		answer: `{"seq":22,"error":{"class":"unclassified","message":"patchconf-upstream: case member \"options\": ` +
+			`json: cannot unmarshal string into Go struct field .overwrite of type bool"}}`,
+	},
+	{
 		name: "a case type upstream has no function for is skipped",
 		request: `{"cmd":"run","seq":15,"case":{"id":"t::ssa","type":"server-side-apply",` +
 			`"original":{},"modified":{}}}`,
@@ -166,7 +237,7 @@ func TestHandshake(t *testing.T) {
 	}
 	want := `{"ready":true,"protocol":1,"implementation":{"name":"upstream","version":"` + version +
 		`","language":"go"},"capabilities":{"patch_types":["json-patch","merge-patch","merge-patch-2way",` +
-		`"merge-patch-3way","strategic","strategic-2way","apply"],"schemas":["builtin","named","none"],` +
+		`"merge-patch-3way","strategic","strategic-2way","strategic-3way","apply"],"schemas":["builtin","named","none"],` +
 		`"profile":"kubernetes","messages":true}}` + "\n"
 	if string(answer) != want {
 		t.Errorf("handshake\n got: %s\nwant: %s", answer, want)
