@@ -100,13 +100,14 @@ class ReferenceTarget(Target):
         return self._created(patch, original, meta)
 
     def _strategic_3way(self, case: Case) -> Actual:
+        # CreateThreeWayMergePatch as kubectl apply calls it: no preconditions.
         from reference_impl.strategic import create
 
         meta = self._meta(case)
         current = case.input("current")
         patch = create.create_three_way(
             case.input("original"), case.input("modified"), current, meta,
-            overwrite=bool(case.options.get("overwrite", True)), preconditions=create.KUBECTL_PRECONDITIONS,
+            overwrite=bool(case.options.get("overwrite", True)),
         )
         return self._created(patch, current, meta)
 
