@@ -153,7 +153,10 @@ class ReferenceTarget(Target):
         if schema is None:
             raise NoStrategicSchema("document has no apiVersion/kind and the case names no schema")
         if schema.named:
-            return strategic.named_patch_meta(named_schema_path(schema.named))
+            path = named_schema_path(schema.named)
+            if path is None:
+                raise NoStrategicSchema(f"no named schema {schema.named!r} in cases/schemas")
+            return strategic.named_patch_meta(path)
         return strategic.builtin_patch_meta(
             schema.api_version, schema.kind, schema.version or self.kubernetes_version
         )
