@@ -100,13 +100,14 @@ class ReferenceTarget(Target):
         return self._created(patch, original, meta)
 
     def _strategic_3way(self, case: Case) -> Actual:
+        # CreateThreeWayMergePatch as kubectl apply calls it: no preconditions.
         from reference_impl.strategic import create
 
         meta = self._meta(case)
         current = case.input("current")
         patch = create.create_three_way(
             case.input("original"), case.input("modified"), current, meta,
-            overwrite=bool(case.options.get("overwrite", True)), preconditions=create.KUBECTL_PRECONDITIONS,
+            overwrite=bool(case.options.get("overwrite", True)),
         )
         return self._created(patch, current, meta)
 
@@ -152,7 +153,10 @@ class ReferenceTarget(Target):
         if schema is None:
             raise NoStrategicSchema("document has no apiVersion/kind and the case names no schema")
         if schema.named:
-            return strategic.named_patch_meta(named_schema_path(schema.named))
+            path = named_schema_path(schema.named)
+            if path is None:
+                raise NoStrategicSchema(f"no named schema {schema.named!r} in cases/schemas")
+            return strategic.named_patch_meta(path)
         return strategic.builtin_patch_meta(
             schema.api_version, schema.kind, schema.version or self.kubernetes_version
         )

@@ -1,11 +1,14 @@
-"""Strategic merge patch, as Kubernetes applies it.
+"""Strategic merge patch, as Kubernetes applies and creates it.
 
-:func:`apply` merges a patch into a document; :mod:`.patchmeta` says which fields merge
+:func:`apply` merges a patch into a document; :func:`create_two_way` and
+:func:`create_three_way` (:mod:`.create`) make one from two documents, or from kubectl
+apply's three; :mod:`.patchmeta` says which fields merge
 and by which key, for built-in kinds (:func:`builtin_patch_meta`) and for the named
 schemas of ``cases/schemas/`` (:func:`named_patch_meta`).
 """
 
 from reference_impl.strategic.apply import apply
+from reference_impl.strategic.create import create_three_way, create_two_way
 from reference_impl.strategic.patchmeta import (
     FieldMeta,
     PatchMeta,
@@ -20,5 +23,7 @@ __all__ = [
     "apply",
     "available_versions",
     "builtin_patch_meta",
+    "create_three_way",
+    "create_two_way",
     "named_patch_meta",
 ]

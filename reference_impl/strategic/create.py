@@ -78,7 +78,9 @@ from reference_impl.strategic.apply import (
     _key,
     _Merge,
     _no_merge_key,
+    _removal_sequence,
     _same_merge_key,
+    _stale_tail,
     _strategy,
     _without_directives,
 )
@@ -180,7 +182,7 @@ def create_three_way(
     _check_preconditions(patch, preconditions)
     if not overwrite:
         changed = _Diff(DiffOptions(set_element_order=False)).maps(original_map, current_map, meta)
-        if _Conflicts().maps(patch, changed, meta):
+        if _Conflicts().field(patch, changed, meta, "", ""):
             raise Conflict(
                 f"patch:\n{_yaml(patch)}\nconflicts with changes made from original to current:\n{_yaml(changed)}\n"
             )
@@ -516,7 +518,7 @@ class _Combine:
                 original[key] = value if strategy == REPLACE else self.maps(original[key], value, field_meta.schema)
             elif type(value) is list:
                 field_meta = meta.lookup_list(key)
-                original[key] = self.list_field(original[key], value, field_meta)
+                original[key] = self.list_field(original[key], value, field_meta)[0]
             else:
                 original[key] = value
         return original
@@ -554,50 +556,70 @@ class _Combine:
         merge_key = field_meta.merge_key
         ordering = _Merge()
         ordering.validate_order(after if found_patch else [], order, merge_key)
+        view = before or []
         if found_original and not found_patch:
             merged = before
         elif found_patch and not found_original:
             merged = _without_directives(after, drop_nulls=False)[0]
         elif found_original:
-            merged = self.list_field(before, after, field_meta)
+            merged, view = self.list_field(before, after, field_meta)
         else:
             return
         patch_items, server_only = ordering.partition_by_order(merged, order, merge_key, None)
-        is_map = _element_kind(before or [], after or [])
-        original[list_key] = ordering.normalize(patch_items, server_only, order, before or [], merge_key, is_map)
+        is_map = _element_kind(view, after or [])
+        original[list_key] = ordering.normalize(patch_items, server_only, order, view, merge_key, is_map)
         patch.pop(list_key, None)
 
-    def list_field(self, before: list, after: list, field_meta: FieldMeta) -> list:
-        """``mergeSliceHandler``: merge lists merge, others take the second patch's list."""
+    def list_field(self, before: list, after: list, field_meta: FieldMeta) -> tuple[list, list]:
+        """``mergeSliceHandler``: merge lists merge, others take the second patch's list.
+
+        Also returns ``before`` as Go's slice of it reads afterwards: ``$patch: delete``
+        elements of the second list remove items from its backing array in place and the
+        elements appended next land in the slots that freed (see :mod:`.apply`).
+        """
         if _strategy(field_meta) != MERGE:
-            return after
+            return after, before
         if not before and not after:
-            return before
+            return before, before
         ordering = _Merge()
         merge_key = field_meta.merge_key
         if not _element_kind(before, after):
+            # (The first patch never holds a primitive list under its own key: deletions of
+            # primitives travel in $deleteFromPrimitiveList, so no backing array is shared.)
             both = before + after
             array, length = _deduplicate(both, [_key(value) for value in both])
             merged = array[:length]
             patch_items, server_only = ordering.partition_by_order(merged, after, "", None)
-            return ordering.normalize(patch_items, server_only, after, before, "", False)
+            return ordering.normalize(patch_items, server_only, after, before, "", False), before
         if not merge_key:
             raise MergeKeyMissing(f"cannot merge lists without merge key for {field_meta.schema.name}")
-        before, after = _list_directives(before, after, merge_key)
-        merged = list(before)
-        for element in after:
-            if merge_key not in element:
-                raise MergeKeyMissing(_no_merge_key(element, merge_key))
-            value = element[merge_key]
-            position = next(
-                (at for at, item in enumerate(merged) if merge_key in item and _same_value(item[merge_key], value)), -1
-            )
-            if position >= 0:
-                merged[position] = self.maps(merged[position], element, field_meta.schema)
-            else:
-                merged.append(element)
-        patch_items, server_only = ordering.partition_by_order(merged, after, merge_key, None)
-        return ordering.normalize(patch_items, server_only, after, before, merge_key, True)
+        rest, replace, deletions = _list_directives(after, merge_key)
+        removed = _removal_sequence(before, deletions, merge_key)
+        gone = set(removed)
+        kept = [item for position, item in enumerate(before) if position not in gone]
+        tail = _stale_tail(before, removed)
+        if replace:
+            merged, server_order = list(rest), rest
+            view = kept + tail
+        else:
+            merged = list(kept)
+            for element in rest:
+                if merge_key not in element:
+                    raise MergeKeyMissing(_no_merge_key(element, merge_key))
+                value = element[merge_key]
+                position = next(
+                    (at for at, item in enumerate(merged) if merge_key in item and _same_value(item[merge_key], value)),
+                    -1,
+                )
+                if position >= 0:
+                    merged[position] = self.maps(merged[position], element, field_meta.schema)
+                else:
+                    merged.append(element)
+            server_order = merged[: len(kept)]
+            overwritten = min(len(tail), len(merged) - len(kept))
+            view = merged[: len(kept) + overwritten] + tail[overwritten:]
+        patch_items, server_only = ordering.partition_by_order(merged, rest, merge_key, None)
+        return ordering.normalize(patch_items, server_only, rest, server_order, merge_key, True), view
 
 
 def _map_directive(patch: dict) -> dict:
@@ -610,10 +632,15 @@ def _map_directive(patch: dict) -> dict:
     raise InvalidDirective(f"unknown patch type: {_go_s(directive)} in map: {_go_v(patch)}")
 
 
-def _list_directives(original: list, patch: list, merge_key: str) -> tuple[list, list]:
-    """``mergeSliceWithSpecialElements``: apply ``$patch`` elements of the second list."""
+def _list_directives(patch: list, merge_key: str) -> tuple[list, bool, list]:
+    """``mergeSliceWithSpecialElements``: the second list's ``$patch`` elements.
+
+    Returns the other elements, whether the list is replaced, and the merge-key values
+    whose items are deleted, in the order upstream deletes them.
+    """
     rest = []
     replace = False
+    deletions = []
     for element in patch:
         if DIRECTIVE not in element:
             rest.append(element)
@@ -622,17 +649,14 @@ def _list_directives(original: list, patch: list, merge_key: str) -> tuple[list,
         if directive == DELETE:
             if merge_key not in element:
                 raise MergeKeyMissing(_no_merge_key(element, merge_key))
-            value = element[merge_key]
-            original = [item for item in original if not (merge_key in item and _same_value(item[merge_key], value))]
+            deletions.append(element[merge_key])
         elif directive == REPLACE:
             replace = True
         elif directive == MERGE:
             raise InvalidDirective("merging lists cannot yet be specified in the patch")
         else:
             raise InvalidDirective(f"unknown patch type: {_go_s(directive)} in map: {_go_v(element)}")
-    if replace:
-        return rest, []
-    return original, rest
+    return rest, replace, deletions
 
 
 def _same_value(left: Json, right: Json) -> bool:

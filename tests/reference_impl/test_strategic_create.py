@@ -436,6 +436,38 @@ THREE_WAY = [
         ("error", "precondition-failed"),
         id="name-changed-fails-precondition",
     ),
+    pytest.param(
+        # The changes patch deletes "b" from the deletions patch's list in place and the
+        # re-added "b" lands in the freed slot: Go's slice of the deletions list then reads
+        # [a-delete, b], which orders the result.
+        dep(pods([{"name": "a"}, {"name": "d"}, {"name": "b", "args": ["x"]}])),
+        dep(pods([{"name": "d"}, {"name": "b"}, {"name": "b", "$patch": "delete"}])),
+        dep(pods([{"name": "a"}, {"name": "d"}, {"name": "b", "args": ["x"]}])),
+        True,
+        (
+            "patch",
+            {
+                "spec": {
+                    "template": {
+                        "spec": {
+                            "$setElementOrder/containers": [{"name": "d"}, {"name": "b"}, {"name": "b"}],
+                            "containers": [{"$patch": "delete", "name": "a"}, {"name": "b"}],
+                        }
+                    }
+                }
+            },
+        ),
+        id="deleted-and-re-added-element-reuses-the-slot",
+    ),
+    pytest.param(
+        # An empty patch conflicts with a change that removed a top-level "$patch" key.
+        {**dep(), "$patch": "delete"},
+        {**dep(), "$patch": "delete"},
+        dep(),
+        False,
+        ("error", "conflict"),
+        id="directive-key-removed-by-others-conflicts",
+    ),
 ]
 
 
