@@ -143,6 +143,14 @@ def object_path(resource: Resource, document: dict) -> str | None:
     return resource.object_path(metadata["name"], namespace if isinstance(namespace, str) else None)
 
 
+def _namespace_of(resource: Resource, document: dict) -> str | None:
+    """The namespace kubectl puts a namespaced object in (the context's when it names none)."""
+    if not resource.namespaced:
+        return None
+    namespace = document.get("metadata", {}).get("namespace")
+    return namespace if isinstance(namespace, str) and namespace else DEFAULT_NAMESPACE
+
+
 @dataclass(frozen=True)
 class Recorded:
     method: str
@@ -157,6 +165,7 @@ class EndpointState:
 
     resources: tuple[Resource, ...]
     objects: dict[str, Any]  # object path -> JSON document served by GET
+    namespaces: frozenset[str]  # namespaces that exist (kubectl GETs an object's namespace before creating it)
     kubectl_version: str
     patch_document: Callable[[Any, str, bytes], tuple[int, Any]]
     requests: list[Recorded] = field(default_factory=list)
@@ -218,6 +227,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._reply(200, discovery)
         elif path in state.objects:
             self._reply(200, state.objects[path])
+        elif path.removeprefix("/api/v1/namespaces/") in state.namespaces:
+            name = path.removeprefix("/api/v1/namespaces/")
+            self._reply(200, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name},
+                              "status": {"phase": "Active"}})
         elif path in EXPECTED_NOT_FOUND:
             self._reply(404, _status(404, "NotFound", "the recording endpoint publishes no OpenAPI"))
         elif any(path.startswith(r.group_version_path + "/") for r in state.resources):
@@ -397,7 +410,9 @@ class KubectlApplyTarget(Target):
             live = self._live_object(case, current, workdir)
             resources.append(resource_of(live))
             served[object_path(resource_of(live), live)] = live
-        state = EndpointState(tuple(_unique(resources)), served, self.info.version,
+        namespaces = {_namespace_of(resource, document) for resource, document in
+                      ((resource_of(modified), modified), *((resource_of(live), live) for live in served.values()))}
+        state = EndpointState(tuple(_unique(resources)), served, frozenset(namespaces - {None}), self.info.version,
                               lambda obj, content_type, body: self._patched(obj, content_type, body, workdir))
         (workdir / "modified.json").write_text(json.dumps(modified), encoding="utf-8")
         arguments = ["apply", "-f", str(workdir / "modified.json"), "--validate=false", "--server-side=false"]
@@ -467,7 +482,7 @@ class KubectlApplyTarget(Target):
         if resource is None or object_path(resource, original) is None:
             # Not an object kubectl could have applied; upstream stores the JSON as it is.
             return go_json(original) + "\n"
-        state = EndpointState((resource,), {}, self.info.version, lambda *_: (405, {}))
+        state = EndpointState((resource,), {}, frozenset(), self.info.version, lambda *_: (405, {}))
         (workdir / "original.json").write_text(json.dumps(original), encoding="utf-8")
         run = self._kubectl(["apply", "-f", str(workdir / "original.json"), "--validate=false",
                              "--dry-run=client", "-o", "json"], state, workdir / "annotate")

@@ -60,14 +60,14 @@ def _request(url: str, method: str = "GET", body: bytes | None = None) -> tuple[
 
 # The endpoint alone (no kubectl needed).
 
-def _state(*resources: Resource, objects: dict | None = None) -> EndpointState:
-    return EndpointState(resources, objects or {}, "1.32.4", lambda live, content_type, body: (200, live))
+def _state(*resources: Resource, objects: dict | None = None, namespaces: frozenset = frozenset()) -> EndpointState:
+    return EndpointState(resources, objects or {}, namespaces, "1.32.4", lambda live, content_type, body: (200, live))
 
 
 def test_discovery_serves_the_case_kinds_with_their_scope():
     widget = resource_of({"apiVersion": "example.com/v1", "kind": "Widget"})
     namespace = resource_of({"apiVersion": "v1", "kind": "Namespace"})
-    with RecordingEndpoint(_state(widget, namespace)) as endpoint:
+    with RecordingEndpoint(_state(widget, namespace, namespaces=frozenset({"team"}))) as endpoint:
         assert _request(endpoint.url + "/apis") == (200, {"kind": "APIGroupList", "apiVersion": "v1", "groups": [
             {"name": "example.com", "versions": [{"groupVersion": "example.com/v1", "version": "v1"}],
              "preferredVersion": {"groupVersion": "example.com/v1", "version": "v1"}}]})
@@ -77,6 +77,9 @@ def test_discovery_serves_the_case_kinds_with_their_scope():
         status, core = _request(endpoint.url + "/api/v1")
         assert [(r["name"], r["namespaced"]) for r in core["resources"]] == [("namespaces", False)]
         assert _request(endpoint.url + "/openapi/v2")[0] == 404
+        assert _request(endpoint.url + "/api/v1/namespaces/team") == (200, {
+            "apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}, "status": {"phase": "Active"}})
+        assert _request(endpoint.url + "/api/v1/namespaces/other")[0] == 404
     assert endpoint.state.unexpected == []
 
 
