@@ -501,7 +501,7 @@ class KubectlApplyTarget(Target):
         (directory / "live.json").write_text(json.dumps(live), encoding="utf-8")
         (directory / "patch.json").write_bytes(body)
         command = [self.binary, "patch", "--local", "-f", str(directory / "live.json"), "--type", patch_type,
-                   "--patch-file", str(directory / "patch.json"), "-o", "json"]
+                   "--patch-file", str(directory / "patch.json"), "-o", "json", "--show-managed-fields"]
         try:
             completed = subprocess.run(command, capture_output=True, text=True, timeout=KUBECTL_TIMEOUT_SECONDS,
                                        env=self._env, check=False)
