@@ -36,7 +36,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from harness.cases import ABSENT, Case
-from harness.targets.base import Actual, ActualError, Target, TargetCrash, TargetInfo
+from harness.targets.base import Actual, ActualError, Target, TargetCrash, TargetInfo, TargetUnavailable
 from harness.targets.kubectl import classify_error, find_kubectl, kubectl_version
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
@@ -47,8 +47,9 @@ PATCH_CONTENT_TYPES = {
     "application/merge-patch+json": "merge",
     "application/json-patch+json": "json",
 }
-# Requests kubectl makes that the endpoint deliberately answers with 404.
-EXPECTED_NOT_FOUND = ("/openapi/v2", "/openapi/v3")
+# OpenAPI documents kubectl asks for, deliberately answered with 404 (kubectl <= 1.27 falls
+# back from /openapi/v2 to the legacy /swagger-2.0.0.pb-v1).
+EXPECTED_NOT_FOUND = ("/openapi/v2", "/openapi/v3", "/swagger-2.0.0.pb-v1")
 
 # Built-in kinds that are not namespaced (kube-apiserver's discovery); every other kind,
 # custom kinds included, is served as namespaced.
@@ -363,6 +364,9 @@ class KubectlRun:
 
 class KubectlApplyTarget(Target):
     def __init__(self, binary: str | None = None) -> None:
+        if binary is None and shutil.which("kubectl") is None:
+            raise TargetUnavailable("kubectl is not on PATH; the kubectl-apply target runs the real kubectl apply: "
+                                    "install kubectl or pass --target kubectl-apply:PATH")
         self.binary = find_kubectl(binary)
         self.name = f"kubectl-apply:{binary}" if binary else "kubectl-apply"
         version = kubectl_version(self.binary)
@@ -423,18 +427,18 @@ class KubectlApplyTarget(Target):
 
     def _actual(self, run: KubectlRun, served: dict[str, Any], renames: dict[str, str]) -> Actual:
         state = run.state
+        message = run.message
+        for temporary, stable in renames.items():  # no temporary paths in reports
+            message = message.replace(temporary, stable)
         if state.unexpected:
             raise TargetCrash("kubectl made requests the recording endpoint does not serve: "
-                              + "; ".join(state.unexpected) + (f"; kubectl said: {run.message}" if run.message else ""))
+                              + "; ".join(state.unexpected) + (f"; kubectl said: {message}" if message else ""))
         patches, creates = state.sent("PATCH"), state.sent("POST")
         if len(patches) + len(creates) > 1:
             raise TargetCrash("kubectl sent more than one write: "
                               + "; ".join(f"{r.method} {r.path}" for r in patches + creates))
         notes: tuple[str, ...] = ()
         if run.returncode != 0:
-            message = run.message
-            for temporary, stable in renames.items():  # no temporary paths in reports
-                message = message.replace(temporary, stable)
             if not message:
                 raise TargetCrash(f"kubectl apply exited {run.returncode} without a message")
             if patches:

@@ -134,6 +134,12 @@ def test_apply_error_classes():
     assert classify_apply_error("At least one of apiVersion, kind and name was changed") == "precondition-failed"
 
 
+def test_without_kubectl_on_path_the_target_is_unavailable(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(TargetUnavailable, match="kubectl is not on PATH; the kubectl-apply target runs the real"):
+        make_target("kubectl-apply")
+
+
 def test_missing_kubectl_binary_is_unavailable(tmp_path):
     with pytest.raises(TargetUnavailable, match="not found or not executable"):
         make_target(f"kubectl-apply:{tmp_path / 'no-such-kubectl'}")
@@ -144,6 +150,27 @@ def test_missing_kubectl_binary_is_unavailable(tmp_path):
 @needs_kubectl
 def test_every_fixture_case_matches_kubectls_pasted_outcome_exactly(target, fixture_cases):
     results = run_cases(list(fixture_cases.values()), target)
+    assert {r.case.name: (r.status, r.reason) for r in results} == {name: (PASS, "") for name in fixture_cases}
+
+
+def _release_binaries() -> list[str]:
+    """kubectl.1.27 … kubectl.1.33 beside the kubectl on PATH, where the machine has them."""
+    found = shutil.which("kubectl")
+    if not found:
+        return []
+    directory = Path(found).resolve().parent
+    return [str(directory / f"kubectl.1.{minor}") for minor in (27, 33) if (directory / f"kubectl.1.{minor}").is_file()]
+
+
+@pytest.mark.parametrize("binary", _release_binaries() or [pytest.param(None, marks=pytest.mark.skip(
+    reason="no kubectl.1.27 / kubectl.1.33 beside kubectl"))])
+def test_oldest_and_newest_kubectl_releases_agree_with_the_fixture(binary, fixture_cases):
+    """The endpoint serves what every release asks for (1.27 also asks for /swagger-2.0.0.pb-v1)."""
+    release = make_target(f"kubectl-apply:{binary}")
+    try:
+        results = run_cases(list(fixture_cases.values()), release)
+    finally:
+        release.close()
     assert {r.case.name: (r.status, r.reason) for r in results} == {name: (PASS, "") for name in fixture_cases}
 
 
