@@ -5,17 +5,23 @@ apiserver: it serves legacy discovery for the case's kinds, answers the GET of t
 with ``current`` (carrying ``original`` as its last-applied annotation), and records the
 PATCH (or, for an object that does not exist, the POST) that kubectl sends. That body is
 kubectl's own three-way patch. The patched object is computed by the same kubectl
-(``kubectl patch --local``), so nothing comes from patchcon's reference implementation.
+(``kubectl patch --local``), so nothing comes from patchconf's reference implementation.
+Anything else kubectl asks for is recorded and refused, and fails the case visibly.
 
-The endpoint answers 404 for ``/openapi/v2`` and ``/openapi/v3``: kubectl's Patcher then
-takes patch metadata from its compiled-in scheme (``buildStrategicMergeFromBuiltins``) and
-sends a JSON merge patch for kinds the scheme does not know (``buildMergePatch``) — the
-same choice the ``upstream`` target makes.
+The endpoint answers 404 for the OpenAPI documents: kubectl's Patcher (k8s.io/kubectl
+pkg/cmd/apply/patcher.go, patchSimple) then takes patch metadata from its compiled-in
+scheme (``buildStrategicMergeFromBuiltins``) and sends a JSON merge patch for kinds the
+scheme does not know (``buildMergePatch``) — the choice the ``upstream`` target makes.
 
 The last-applied annotation is written by kubectl as well: ``original`` goes through
-``kubectl apply --dry-run=client -o json`` against an endpoint that declares the kind
-cluster-scoped (so kubectl adds no namespace), which stores
+``kubectl apply --dry-run=client -o json``, which stores
 ``util.GetModifiedConfiguration(original)`` byte for byte as kubectl writes it.
+
+What kubectl does that a library call does not, and this target therefore shows: a
+config without ``metadata.namespace`` gets the context's namespace (``default``) before
+the three-way merge; a create (POST) has the config's explicit nulls pruned
+(``pruneNullsFromMap``) while its annotation keeps them; a config whose name, namespace or
+kind differs from the live object's addresses another object, which kubectl creates.
 """
 
 from __future__ import annotations
@@ -52,7 +58,7 @@ PATCH_CONTENT_TYPES = {
 EXPECTED_NOT_FOUND = ("/openapi/v2", "/openapi/v3", "/swagger-2.0.0.pb-v1")
 
 # Built-in kinds that are not namespaced (kube-apiserver's discovery); every other kind,
-# custom kinds included, is served as namespaced.
+# custom kinds (whose group has a dot and does not end in .k8s.io) included, is namespaced.
 CLUSTER_SCOPED_KINDS = frozenset({
     "APIService", "CertificateSigningRequest", "ClusterRole", "ClusterRoleBinding", "ClusterTrustBundle",
     "ComponentStatus", "CSIDriver", "CSINode", "CustomResourceDefinition", "FlowSchema", "IngressClass",
@@ -114,6 +120,13 @@ class Resource:
             return f"{self.group_version_path}/namespaces/{namespace or DEFAULT_NAMESPACE}/{self.plural}/{name}"
         return f"{self.group_version_path}/{self.plural}/{name}"
 
+    def serves(self, path: str, collection: bool = False) -> bool:
+        """Whether ``path`` is one of this kind's objects (or, with ``collection``, its collection)."""
+        name = "" if collection else "/[^/]+"
+        scope = "/namespaces/[^/]+" if self.namespaced else ""
+        return re.fullmatch(f"{re.escape(self.group_version_path)}{scope}/{re.escape(self.plural)}{name}",
+                            path) is not None
+
     def to_api_resource(self) -> dict[str, Any]:
         return {
             "name": self.plural,
@@ -132,7 +145,9 @@ def resource_of(document: Any, cluster_scoped: bool | None = None) -> Resource |
     if not isinstance(api_version, str) or not isinstance(kind, str) or not api_version or not kind:
         return None
     if cluster_scoped is None:
-        cluster_scoped = kind in CLUSTER_SCOPED_KINDS
+        group = api_version.rpartition("/")[0]
+        builtin_group = "." not in group or group.endswith(".k8s.io")
+        cluster_scoped = builtin_group and kind in CLUSTER_SCOPED_KINDS
     return Resource(api_version, kind, namespaced=not cluster_scoped)
 
 
@@ -215,9 +230,9 @@ class _Handler(BaseHTTPRequestHandler):
         if body:
             text += f" {body[:200]!r}"
         self.server.state.refuse(text)
-        self._reply(405 if self.command not in ("GET",) else 404, _status(
-            405 if self.command != "GET" else 404, "MethodNotAllowed" if self.command != "GET" else "NotFound",
-            f"patchconf recording endpoint does not serve {self.command} {urlsplit(self.path).path}"))
+        code, reason = (404, "NotFound") if self.command == "GET" else (405, "MethodNotAllowed")
+        message = f"patchconf recording endpoint does not serve {self.command} {urlsplit(self.path).path}"
+        self._reply(code, _status(code, reason, message))
 
     def do_GET(self) -> None:
         state = self.server.state
@@ -234,8 +249,8 @@ class _Handler(BaseHTTPRequestHandler):
                               "status": {"phase": "Active"}})
         elif path in EXPECTED_NOT_FOUND:
             self._reply(404, _status(404, "NotFound", "the recording endpoint publishes no OpenAPI"))
-        elif any(path.startswith(r.group_version_path + "/") for r in state.resources):
-            self._reply(404, _status(404, "NotFound", f"{path} not found"))
+        elif any(r.serves(path) for r in state.resources):
+            self._reply(404, _status(404, "NotFound", f"{path} not found"))  # an object that does not exist
         else:
             self._unexpected()
 
@@ -260,7 +275,7 @@ class _Handler(BaseHTTPRequestHandler):
         body = self._body()
         content_type = (self.headers.get("Content-Type") or "").split(";")[0].strip()
         state.record(Recorded("POST", path, content_type, body))
-        if not any(path.startswith(r.group_version_path + "/") for r in state.resources):
+        if not any(r.serves(path, collection=True) for r in state.resources):
             self._unexpected(body)
             return
         try:

@@ -90,6 +90,7 @@ def test_object_paths_follow_scope_and_default_namespace():
         "/api/v1/namespaces/team/endpoints/e")
     assert resource_of({"apiVersion": "networking.k8s.io/v1", "kind": "IngressClass"}).object_path("c", "x") == (
         "/apis/networking.k8s.io/v1/ingressclasses/c")
+    assert resource_of({"apiVersion": "example.com/v1", "kind": "Namespace"}).namespaced  # a custom kind
     assert resource_of({"apiVersion": "v1"}) is None
 
 
@@ -103,10 +104,14 @@ def test_unserved_requests_are_recorded_and_refused_with_a_message():
         assert (status, answer["reason"]) == (405, "MethodNotAllowed")
         status, _ = _request(endpoint.url + "/api/v1/namespaces/default/configmaps/other", "PATCH", b"{}")
         assert status == 405
+        assert _request(endpoint.url + "/api/v1/namespaces/default/configmaps/demo", "POST", b"{}")[0] == 405
+        assert _request(endpoint.url + "/api/v1/namespaces/default/configmaps")[0] == 404  # a list
     assert endpoint.state.unexpected == [
         "GET /apis/batch/v1/jobs",
         "PUT /api/v1/namespaces/default/configmaps/demo b'{}'",
         "PATCH /api/v1/namespaces/default/configmaps/other b'{}'",
+        "POST /api/v1/namespaces/default/configmaps/demo b'{}'",
+        "GET /api/v1/namespaces/default/configmaps",
     ]
 
 
