@@ -371,6 +371,10 @@ class KubectlRun:
     state: EndpointState
 
     @property
+    def warnings(self) -> tuple[str, ...]:
+        return tuple(line for line in self.stderr.splitlines() if line.startswith("Warning: "))
+
+    @property
     def message(self) -> str:
         lines = [line.removeprefix("error: ") for line in self.stderr.strip().splitlines()
                  if not line.startswith("Warning: ")]
@@ -452,23 +456,24 @@ class KubectlApplyTarget(Target):
         if len(patches) + len(creates) > 1:
             raise TargetCrash("kubectl sent more than one write: "
                               + "; ".join(f"{r.method} {r.path}" for r in patches + creates))
-        notes: tuple[str, ...] = ()
+        notes: tuple[str, ...] = run.warnings
         if run.returncode != 0:
             if not message:
                 raise TargetCrash(f"kubectl apply exited {run.returncode} without a message")
             if patches:
-                notes = (f"kubectl sent {patches[0].content_type}: {patches[0].body.decode('utf-8', 'replace')}",)
+                notes += (f"kubectl sent {patches[0].content_type}: {patches[0].body.decode('utf-8', 'replace')}",)
             return Actual(error=ActualError(classify_apply_error(message), message), notes=notes)
         if creates:
-            return Actual(document=_json_body(creates[0]), notes=("created",))
+            return Actual(document=_json_body(creates[0]), notes=("created", *notes))
         if patches:
             patch = patches[0]
             document = state.patched.get(patch.path, ABSENT)
-            return Actual(patch=_json_body(patch), document=document, notes=(f"Content-Type: {patch.content_type}",))
+            notes = (f"Content-Type: {patch.content_type}", *notes)
+            return Actual(patch=_json_body(patch), document=document, notes=notes)
         # kubectl sends no PATCH when its patch is {}: the live object stays as served.
         if len(served) != 1:
             raise TargetCrash(f"kubectl neither patched nor created anything: {run.stdout.strip()!r}")
-        return Actual(patch={}, document=copy.deepcopy(next(iter(served.values()))), notes=("no request sent",))
+        return Actual(patch={}, document=copy.deepcopy(next(iter(served.values()))), notes=("no request sent", *notes))
 
     def _live_object(self, case: Case, current: dict, workdir: Path) -> dict:
         """``current`` carrying ``original`` as its last-applied annotation, as kubectl wrote it."""

@@ -273,3 +273,25 @@ def test_verify_records_kubectl_apply_as_kubectl_with_its_via(target, fixture_ca
     assert missing_provenance(verification) == ([] if target.info.version == "1.32.4" else [confirmation])
     assert (confirmation.implementation, confirmation.version, confirmation.via) == (
         "kubectl", target.info.version, "kubectl apply against patchconf's recording endpoint")
+
+
+@needs_kubectl
+def test_live_object_without_annotation_keeps_fields_and_carries_kubectls_warning(target, write_case_file):
+    cases, _ = load_file(write_case_file("apply/no-annotation.yaml", """
+        defaults: {type: apply, tags: [APPLY-NO-ANNOTATION], provenance: [{implementation: kubectl, version: "1.32.4"}]}
+        cases:
+          - name: live-without-annotation
+            description: original null, the live object has no last-applied annotation; b is not deleted
+            original: null
+            current: {apiVersion: v1, kind: ConfigMap, metadata: {name: demo, namespace: team}, data: {a: "1", b: "2"}}
+            modified: {apiVersion: v1, kind: ConfigMap, metadata: {name: demo, namespace: team}, data: {a: "1"}}
+            expected: {}
+    """))
+    actual = target.run(cases[0])
+    # pasted from kubectl 1.32.4
+    assert actual.patch == {"metadata": {"annotations": {"kubectl.kubernetes.io/last-applied-configuration":
+                            '{"apiVersion":"v1","data":{"a":"1"},"kind":"ConfigMap",'
+                            '"metadata":{"annotations":{},"name":"demo","namespace":"team"}}\n'}}}
+    assert actual.document["data"] == {"a": "1", "b": "2"}
+    assert actual.notes[1].startswith("Warning: resource configmaps/demo is missing the "
+                                      "kubectl.kubernetes.io/last-applied-configuration annotation")
