@@ -433,9 +433,9 @@ class KubectlApplyTarget(Target):
             live = self._live_object(case, current, workdir)
             resources.append(resource_of(live))
             served[object_path(resource_of(live), live)] = live
-        namespaces = {_namespace_of(resource, document) for resource, document in
-                      ((resource_of(modified), modified), *((resource_of(live), live) for live in served.values()))}
-        state = EndpointState(tuple(_unique(resources)), served, frozenset(namespaces - {None}), self.info.version,
+        namespaces = frozenset(namespace for document in (modified, *served.values())
+                               if (namespace := _namespace_of(resource_of(document), document)))
+        state = EndpointState(tuple(_unique(resources)), served, namespaces, self.info.version,
                               lambda obj, content_type, body: self._patched(obj, content_type, body, workdir))
         (workdir / "modified.json").write_text(json.dumps(modified), encoding="utf-8")
         arguments = ["apply", "-f", str(workdir / "modified.json"), "--validate=false", "--server-side=false"]
