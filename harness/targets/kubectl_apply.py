@@ -26,11 +26,13 @@ kind differs from the live object's addresses another object, which kubectl crea
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import threading
@@ -48,6 +50,9 @@ from harness.targets.kubectl import classify_error, find_kubectl, kubectl_versio
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 DEFAULT_NAMESPACE = "default"
 KUBECTL_TIMEOUT_SECONDS = 60
+# kubectl patch --local runs while kubectl apply waits for the PATCH answer (--request-timeout).
+PATCH_TIMEOUT_SECONDS = 20
+REQUEST_TIMEOUT = "30s"
 PATCH_CONTENT_TYPES = {
     "application/strategic-merge-patch+json": "strategic",
     "application/merge-patch+json": "merge",
@@ -527,10 +532,9 @@ class KubectlApplyTarget(Target):
         command = [self.binary, "patch", "--local", "-f", str(directory / "live.json"), "--type", patch_type,
                    "--patch-file", str(directory / "patch.json"), "-o", "json", "--show-managed-fields"]
         try:
-            completed = subprocess.run(command, capture_output=True, text=True, timeout=KUBECTL_TIMEOUT_SECONDS,
-                                       env=self._env, check=False)
+            completed = run_process(command, self._env, PATCH_TIMEOUT_SECONDS)
         except subprocess.TimeoutExpired:
-            return 504, _status(504, "Timeout", "kubectl patch --local did not answer in time")
+            return 504, _status(504, "Timeout", f"kubectl patch --local took longer than {PATCH_TIMEOUT_SECONDS}s")
         if completed.returncode != 0:
             message = completed.stderr.strip().removeprefix("error: ")
             return 422, _status(422, "Invalid", f"applying the patch with kubectl patch --local: {message}")
@@ -545,16 +549,29 @@ class KubectlApplyTarget(Target):
         with RecordingEndpoint(state) as endpoint:
             (directory / "kubeconfig").write_text(kubeconfig_text(endpoint.url), encoding="utf-8")
             command = [self.binary, *arguments, "--kubeconfig", str(directory / "kubeconfig"),
-                       "--cache-dir", str(directory / "cache"), "--request-timeout", "30s"]
+                       "--cache-dir", str(directory / "cache"), "--request-timeout", REQUEST_TIMEOUT]
             try:
-                completed = subprocess.run(command, capture_output=True, text=True, env=self._env,
-                                           timeout=KUBECTL_TIMEOUT_SECONDS, check=False)
+                completed = run_process(command, self._env, KUBECTL_TIMEOUT_SECONDS)
             except subprocess.TimeoutExpired as exc:
                 raise TargetCrash(f"kubectl {arguments[0]} did not finish within {KUBECTL_TIMEOUT_SECONDS}s") from exc
         return KubectlRun(completed.returncode, completed.stdout, completed.stderr, state)
 
     def close(self) -> None:
         self._tmp.cleanup()
+
+
+def run_process(command: list[str], env: dict[str, str], timeout: float) -> subprocess.CompletedProcess[str]:
+    """Run kubectl in its own process group, so a timeout also ends what a dispatcher started."""
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                          start_new_session=True) as process:
+        try:
+            stdout, stderr = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+            raise
+    return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
 
 
 def _json_body(recorded: Recorded) -> Any:

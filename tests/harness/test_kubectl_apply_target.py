@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import shutil
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -148,6 +150,52 @@ def test_without_kubectl_on_path_the_target_is_unavailable(tmp_path, monkeypatch
 def test_missing_kubectl_binary_is_unavailable(tmp_path):
     with pytest.raises(TargetUnavailable, match="not found or not executable"):
         make_target(f"kubectl-apply:{tmp_path / 'no-such-kubectl'}")
+
+
+def _gone_within(pid: int, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        if Path(f"/proc/{pid}/stat").is_file() and Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z":
+            return True  # killed, waiting for its new parent to reap it
+        time.sleep(0.1)
+    return False
+
+
+def test_a_hanging_kubectl_fails_its_case_and_is_killed(tmp_path, monkeypatch, write_case_file):
+    import harness.targets.kubectl_apply as kubectl_apply
+
+    fake = tmp_path / "kubectl"
+    version = '{"clientVersion":{"gitVersion":"v1.32.4"}}'
+    # a dispatcher-like kubectl: the process that hangs is its child
+    fake.write_text(f"#!/bin/sh\nif [ \"$1\" = version ]; then echo '{version}'; exit 0; fi\n"
+                    f"sleep 60 &\necho $! > {tmp_path / 'pid'}\nwait\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(kubectl_apply, "KUBECTL_TIMEOUT_SECONDS", 1)
+    cases, _ = load_file(write_case_file("apply/hang.yaml", """
+        defaults: {type: apply, tags: [APPLY-CREATE], provenance: [{implementation: kubectl, version: "1.32.4"}]}
+        cases:
+          - name: hang
+            description: kubectl never answers
+            original: null
+            current: null
+            modified: {apiVersion: v1, kind: ConfigMap, metadata: {name: demo, namespace: team}}
+            expected: {}
+    """))
+    target = make_target(f"kubectl-apply:{fake}")
+    started = time.monotonic()
+    try:
+        result = run_case(cases[0], target)
+    finally:
+        target.close()
+    assert (result.status, result.reason) == ("error", "target failed: kubectl apply did not finish within 1s")
+    assert time.monotonic() - started < 10  # the whole process group was killed, not only kubectl
+    child = int((tmp_path / "pid").read_text())
+    assert _gone_within(child, seconds=5)
+    assert not Path(target._tmp.name).exists()
 
 
 # Through the real kubectl.
