@@ -136,6 +136,18 @@ def test_patch_and_create_are_recorded_with_their_content_type():
     assert [r.body for r in endpoint.state.sent("POST")] == [b'{"a": 1}']
 
 
+def test_verify_names_each_route_to_kubectl(scripted):
+    from harness.verify import via_of
+
+    judge = scripted({}, family="kubectl")
+    judge.name = "kubectl-apply:/opt/kubectl.1.27"
+    assert via_of(judge) == "kubectl apply against patchconf's recording endpoint"
+    judge.name = "kubectl:/opt/kubectl.1.27"
+    assert via_of(judge) == "kubectl patch --local"
+    judge.name = "upstream@1.27"
+    assert via_of(judge) == "patchconf upstream target (Kubernetes' Go modules)"
+
+
 def test_apply_error_classes():
     assert classify_apply_error("patch: x\nconflicts with changes made from original to current:\ny") == "conflict"
     assert classify_apply_error("At least one of apiVersion, kind and name was changed") == "precondition-failed"
