@@ -22,6 +22,11 @@ config without ``metadata.namespace`` gets the context's namespace (``default``)
 the three-way merge; a create (POST) has the config's explicit nulls pruned
 (``pruneNullsFromMap``) while its annotation keeps them; a config whose name, namespace or
 kind differs from the live object's addresses another object, which kubectl creates.
+
+What the endpoint does not do that an apiserver would: validate (kubectl runs with
+``--validate=false``, so it asks for no field validation), default fields, or maintain
+managedFields, resourceVersion and generation — the document is the live object with
+kubectl's patch applied, and nothing else, as in the ``upstream`` target.
 """
 
 from __future__ import annotations
