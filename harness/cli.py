@@ -72,8 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
     matrix.add_argument("--title", default="Compliance matrix")
 
     verify = commands.add_parser("verify", help="confirm cases against upstream (and kubectl) and record provenance")
-    verify.add_argument("--judges", default="upstream,kubectl",
-                        help="comma-separated targets that confirm cases (default: upstream,kubectl)")
+    verify.add_argument("--judges", default="upstream,kubectl,kubectl-apply",
+                        help="comma-separated targets that confirm cases (default: upstream,kubectl,kubectl-apply)")
     _add_selection(verify)
     verify.add_argument("--write", action="store_true", help="record missing confirmations in the case files")
 

@@ -22,10 +22,17 @@ from harness.runner import ERROR, FAIL, PASS, UNCLASSIFIED, Result, run_cases
 from harness.targets.base import Target
 from harness.yamlio import load_text
 
+# How each judge ran Kubernetes' code, keyed by target name (without its ``:PATH``/``@1.MINOR``).
 VIA = {
     "upstream": "patchconf upstream target (Kubernetes' Go modules)",
     "kubectl": "kubectl patch --local",
+    "kubectl-apply": "kubectl apply against patchconf's recording endpoint",
 }
+
+
+def via_of(judge: Target) -> str:
+    name = re.split(r"[:@]", judge.name, maxsplit=1)[0]
+    return VIA.get(name, VIA.get(judge.info.family, judge.info.family))
 
 
 @dataclass(frozen=True)
@@ -33,6 +40,7 @@ class Confirmation:
     case: Case
     implementation: str
     version: str
+    via: str = ""
 
 
 @dataclass
@@ -58,7 +66,8 @@ def verify(cases: Sequence[Case], judges: Iterable[Target]) -> Verification:
         verification.judges.append(f"{judge.info.family} {judge.info.version}")
         for result in run_cases(cases, judge):
             if _confirms(result):
-                verification.confirmations.append(Confirmation(result.case, judge.info.family, judge.info.version))
+                verification.confirmations.append(
+                    Confirmation(result.case, judge.info.family, judge.info.version, via_of(judge)))
             elif result.status in (FAIL, ERROR):
                 verification.contradictions.append(result)
     return verification
@@ -101,13 +110,13 @@ class RecordError(Exception):
     pass
 
 
-def _entry_text(implementation: str, version: str) -> str:
-    via = VIA.get(implementation, implementation).replace('"', '\\"')
-    return f'{{implementation: {implementation}, version: "{version}", via: "{via}"}}'
+def _entry_text(implementation: str, version: str, via: str) -> str:
+    escaped = via.replace('"', '\\"')
+    return f'{{implementation: {implementation}, version: "{version}", via: "{escaped}"}}'
 
 
-def _entry(implementation: str, version: str) -> dict[str, str]:
-    return {"implementation": implementation, "version": version, "via": VIA.get(implementation, implementation)}
+def _entry(implementation: str, version: str, via: str) -> dict[str, str]:
+    return {"implementation": implementation, "version": version, "via": via}
 
 
 def _edited(text: str, entries: Sequence[Confirmation]) -> tuple[str, dict]:
@@ -115,15 +124,16 @@ def _edited(text: str, entries: Sequence[Confirmation]) -> tuple[str, dict]:
     expected = copy.deepcopy(data)
     defaults = expected.get("defaults") or {}
     inheriting = {case["name"] for case in data["cases"] if "provenance" not in case}
-    by_judge: dict[tuple[str, str], set[str]] = defaultdict(set)
+    by_judge: dict[tuple[str, str, str], set[str]] = defaultdict(set)
     for confirmation in entries:
-        by_judge[(confirmation.implementation, confirmation.version)].add(confirmation.case.name)
+        via = confirmation.via or VIA.get(confirmation.implementation, confirmation.implementation)
+        by_judge[(confirmation.implementation, confirmation.version, via)].add(confirmation.case.name)
     lines = text.splitlines(keepends=True)
-    for (implementation, version), names in sorted(by_judge.items()):
-        line = _entry_text(implementation, version)
+    for (implementation, version, via), names in sorted(by_judge.items()):
+        line = _entry_text(implementation, version, via)
         if "provenance" in defaults and inheriting and inheriting <= names:
             _append_to_list(lines, _defaults_span(lines), line)
-            defaults["provenance"].append(_entry(implementation, version))
+            defaults["provenance"].append(_entry(implementation, version, via))
             names = names - inheriting
         for name in sorted(names):
             case = next(c for c in expected["cases"] if c["name"] == name)
@@ -131,10 +141,11 @@ def _edited(text: str, entries: Sequence[Confirmation]) -> tuple[str, dict]:
             if "provenance" not in case:
                 inherited = [_flow(item) for item in defaults.get("provenance", [])]
                 _insert_block(lines, span, ["provenance:", *(f"  - {item}" for item in [*inherited, line])])
-                case["provenance"] = [*copy.deepcopy(defaults.get("provenance", [])), _entry(implementation, version)]
+                entry = _entry(implementation, version, via)
+                case["provenance"] = [*copy.deepcopy(defaults.get("provenance", [])), entry]
             else:
                 _append_to_list(lines, span, line)
-                case["provenance"].append(_entry(implementation, version))
+                case["provenance"].append(_entry(implementation, version, via))
     return "".join(lines), expected
 
 

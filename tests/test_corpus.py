@@ -48,7 +48,9 @@ def test_kubectl_confirms_every_case_it_is_credited_with(corpus):
     """Provenance is checked, not trusted: kubectl re-runs every case naming it."""
     from harness.targets.kubectl import KubectlTarget
 
-    credited = [c for c in corpus.cases if any(p["implementation"] == "kubectl" for p in c.provenance)]
+    # apply cases are credited to kubectl apply, re-run by the kubectl-apply test below
+    credited = [c for c in corpus.cases
+                if c.type != "apply" and any(p["implementation"] == "kubectl" for p in c.provenance)]
     target = KubectlTarget()
     try:
         results = run_cases(credited, target)
@@ -58,6 +60,26 @@ def test_kubectl_confirms_every_case_it_is_credited_with(corpus):
     not_run = [f"{r.case.id}: {r.reason}" for r in results if r.status == SKIP]
     assert problems == []
     assert not_run == [], "cases credited to kubectl that kubectl cannot run"
+
+
+@pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not on PATH: kubectl apply cannot re-confirm")
+def test_kubectl_apply_confirms_every_apply_case(corpus):
+    """The real kubectl apply, against the recording endpoint, re-runs every apply case;
+    only declared divergences may differ."""
+    from harness.targets.kubectl_apply import KubectlApplyTarget
+
+    apply_cases = [c for c in corpus.cases if c.type == "apply"]
+    if not apply_cases:
+        pytest.skip("the corpus has no apply cases")
+    target = KubectlApplyTarget()
+    try:
+        results = run_cases(apply_cases, target)
+    finally:
+        target.close()
+    problems = [f"{r.case.id}: {r.status}: {r.reason}" for r in results if r.status in (FAIL, ERROR)]
+    not_run = [f"{r.case.id}: {r.reason}" for r in results if r.status == SKIP]
+    assert problems == []
+    assert not_run == [], "apply cases kubectl apply cannot run"
 
 
 @pytest.mark.skipif(shutil.which("go") is None, reason="Go is not installed: upstream is built from Go modules")

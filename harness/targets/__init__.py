@@ -20,6 +20,7 @@ __all__ = [
 TARGET_HELP = {
     "reference": "the bundled pure-Python reference implementation",
     "kubectl[:PATH]": "kubectl patch --local (the kubectl on PATH, or the binary at PATH)",
+    "kubectl-apply[:PATH]": "kubectl apply (client-side) against patchconf's loopback recording endpoint",
     "cmd:COMMAND": "any program speaking harness/PROTOCOL.md over stdin/stdout",
     "upstream[@1.MINOR]": "Kubernetes' own Go code (targets/upstream), built from its modules; needs go",
 }
@@ -35,6 +36,12 @@ def _kubectl(argument: str | None, **options) -> Target:
     from harness.targets.kubectl import KubectlTarget
 
     return KubectlTarget(argument)
+
+
+def _kubectl_apply(argument: str | None, **options) -> Target:
+    from harness.targets.kubectl_apply import KubectlApplyTarget
+
+    return KubectlApplyTarget(argument)
 
 
 def _command(argument: str | None, **options) -> Target:
@@ -53,6 +60,7 @@ FACTORIES: dict[str, Callable[..., Target]] = {
     "upstream": _upstream,
     "reference": _reference,
     "kubectl": _kubectl,
+    "kubectl-apply": _kubectl_apply,
     "cmd": _command,
 }
 
