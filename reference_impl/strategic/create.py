@@ -556,7 +556,7 @@ class _Combine:
         if found_patch and type(after) is not list:
             raise TypeMismatch(_bad_arg_type(GO_SLICE, after))
         field_meta = meta.lookup_list(list_key)
-        _field_strategy(field_meta)
+        _field_strategy(field_meta)  # upstream validates the strategies here too
         merge_key = field_meta.merge_key
         ordering = _Merge()
         ordering.validate_order(after if found_patch else [], order, merge_key)
