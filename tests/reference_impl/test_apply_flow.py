@@ -66,6 +66,28 @@ def test_first_apply_creates_the_object_with_the_annotation() -> None:
     }
 
 
+def test_create_drops_null_members_but_the_annotation_keeps_them() -> None:
+    # kubectl 1.31+ (pruneNullsFromMap); null list items stay.
+    configuration = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "c", "labels": None},
+        "data": {"a": "1", "b": None},
+        "x": [{"k": None, "j": 1}, None],
+    }
+    text = (
+        '{"apiVersion":"v1","data":{"a":"1","b":null},"kind":"ConfigMap",'
+        '"metadata":{"annotations":{},"labels":null,"name":"c"},"x":[{"j":1,"k":null},null]}\n'
+    )
+    assert apply(configuration, None, CONFIG_MAP).live == {
+        "apiVersion": "v1",
+        "data": {"a": "1"},
+        "kind": "ConfigMap",
+        "metadata": {"annotations": {LAST_APPLIED: text}, "name": "c"},
+        "x": [{"j": 1}, None],
+    }
+
+
 def test_annotation_text_is_what_go_writes() -> None:
     configuration = cm(
         {"html": "<b>&amp;</b>", "u": "ünï\u2028"}, md={"annotations": {"z": "1", "a": "2"}}, binaryData=None
