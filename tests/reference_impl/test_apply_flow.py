@@ -67,7 +67,8 @@ def test_first_apply_creates_the_object_with_the_annotation() -> None:
 
 
 def test_create_drops_null_members_but_the_annotation_keeps_them() -> None:
-    # kubectl 1.31+ (pruneNullsFromMap); null list items stay.
+    # kubectl 1.31+ (pruneNullsFromMap); null list items stay. Expected: the upstream program
+    # as the applycases branch extends it (it prunes as kubectl does).
     configuration = {
         "apiVersion": "v1",
         "kind": "ConfigMap",
