@@ -170,7 +170,7 @@ def widget(rng: random.Random) -> dict:
     if rng.random() < 0.7:
         spec["parts"] = [
             {"id": part, "label": rng.choice(["x", "y"]), "aliases": _pick(rng, ["p", "q"])}
-            for part in _pick(rng, [1, 2, 3])
+            for part in _pick(rng, [1, 2, 3, 1000000, 1000000.0, 2.5e6])
         ]
     if rng.random() < 0.6:
         spec["groups"] = [
