@@ -248,6 +248,27 @@ def test_refused_applies(configuration, live, last_applied, meta, error_class) -
     assert raised.value.error_class == error_class
 
 
+def test_annotations_that_are_not_all_strings_read_as_none() -> None:
+    # Unstructured.GetAnnotations fails on the number, so kubectl sets a fresh map.
+    configuration = cm({"a": "1"}, md={"annotations": {"n": 5}})
+    assert apply(configuration, None, CONFIG_MAP).live["metadata"] == {
+        "annotations": {LAST_APPLIED: CM_A1},
+        "name": "c",
+    }
+
+
+def test_metadata_that_is_not_a_map_gets_no_annotation() -> None:
+    configuration = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": "oops", "data": {"a": "1"}}
+    assert apply(configuration, None, CONFIG_MAP).live == configuration
+
+
+def test_unreadable_annotation_on_the_live_object_is_an_invalid_document() -> None:
+    live = cm({"a": "0"}, md={"annotations": {LAST_APPLIED: "not json"}})
+    with pytest.raises(PatchError) as raised:
+        apply(cm({"a": "1"}), live, CONFIG_MAP)
+    assert (raised.value.error_class, raised.value.message) == ("invalid-document", "invalid JSON document")
+
+
 def test_inputs_are_not_mutated() -> None:
     configuration, live, last_applied = cm({"a": "2"}), cm({"a": "1", "b": "2"}), cm({"a": "1", "b": "2"})
     before = copy.deepcopy((configuration, live, last_applied))
