@@ -11,7 +11,8 @@ three-way patch built from that configuration (``original``), the new configurat
   configuration *without* the annotation, as Go's ``encoding/json`` writes it (keys
   sorted, HTML-safe escapes, a final newline), and that configuration carries an empty
   ``metadata.annotations: {}`` when it had no annotations.
-- No live object: kubectl creates the configuration with the annotation set.
+- No live object: kubectl creates the configuration with the annotation set (and, since
+  1.31, without its null members; the annotation keeps them).
 - A live object without the annotation: ``original`` is empty (kubectl warns and patches
   anyway), so nothing the configuration lacks is deleted.
 - Kinds with a strategic schema get ``CreateThreeWayMergePatch`` (overwrite by default,
@@ -65,7 +66,9 @@ def apply(configuration: Json, live: Json, meta: PatchMeta | None, overwrite: bo
     config = decode_object(configuration)
     if live is None:
         created = _with_annotations(config, {**_annotations(config), LAST_APPLIED: last_applied_configuration(config)})
-        return ApplyResult(CREATE, None, created)
+        # kubectl (1.31+) drops null members from what it creates, after writing the
+        # annotation, so a create stores what an update apply of the same file would.
+        return ApplyResult(CREATE, None, _without_null_members(created))
     modified = json.loads(modified_configuration(config, annotate=True))
     current_object = decode_object(live)
     current = json.loads(go_json.encode(current_object))
@@ -128,6 +131,15 @@ def set_last_applied(live: Json, configuration: Json) -> dict:
 def decode_object(document: Json) -> dict:
     """``document`` read as kubectl reads an object (``Unstructured``: numbers as int64/float64)."""
     return kubernetes_object.read_back(copy.deepcopy(document))
+
+
+def _without_null_members(value: Json) -> Json:
+    """``value`` without null map members at any depth (kubectl's ``pruneNullsFromMap``)."""
+    if isinstance(value, dict):
+        return {key: _without_null_members(item) for key, item in value.items() if item is not None}
+    if isinstance(value, list):
+        return [_without_null_members(item) for item in value]
+    return value
 
 
 def _decode_last_applied(text: str | None) -> Json:

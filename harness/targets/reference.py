@@ -138,9 +138,9 @@ class ReferenceTarget(Target):
         outcome = kubectl_apply.apply(
             case.input("modified"), live, meta, overwrite=bool(case.options.get("overwrite", True))
         )
-        return Actual(patch=outcome.patch, document=outcome.live) if outcome.patch is not None else Actual(
-            document=outcome.live
-        )
+        if outcome.patch is None:  # created: kubectl sends the object, not a patch
+            return Actual(document=outcome.live)
+        return Actual(patch=outcome.patch, document=outcome.live)
 
     @staticmethod
     def _original(case: Case):

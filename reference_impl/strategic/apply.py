@@ -186,7 +186,7 @@ def _uncomparable(value: Json) -> TypeMismatch:
 
 
 def _go_float(number: float) -> str:
-    """Go's ``%v`` of a float64: shortest digits, exponent form below 1e-4 and from 1e21."""
+    """Go's ``%v`` of a float64 (``strconv`` 'g', shortest): exponent form below 1e-4 and from 1e6."""
     if number == 0:
         return "-0" if str(number).startswith("-") else "0"
     text = repr(float(number))
@@ -199,7 +199,7 @@ def _go_float(number: float) -> str:
     point += int(exponent or 0)
     digits = digits.rstrip("0") or "0"
     exp = point - 1
-    if exp < -4 or exp >= 21:
+    if exp < -4 or exp >= 6:
         tail = "." + digits[1:] if len(digits) > 1 else ""
         return f"{sign}{digits[0]}{tail}e{'-' if exp < 0 else '+'}{abs(exp):02d}"
     if point <= 0:

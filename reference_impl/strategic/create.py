@@ -32,6 +32,10 @@ Where upstream's output depends on more than the JSON, we follow upstream:
   detection likewise sorts (and deduplicates) a replaced primitive list of the patch in
   place, and that sorted list is what gets sent. Every input is copied first so that we
   can make the same changes to our copies.
+- When the second patch of a three-way merge deletes list elements of the first with
+  ``$patch: delete``, Go removes them from the first list's backing array in place and
+  appends new elements into the freed slots; the first list, read again to order the
+  result, shows that array (as in :mod:`.apply`).
 - Go iterates maps in random order; we take keys in document order (this only decides
   which of several errors is reported).
 
@@ -552,7 +556,7 @@ class _Combine:
         if found_patch and type(after) is not list:
             raise TypeMismatch(_bad_arg_type(GO_SLICE, after))
         field_meta = meta.lookup_list(list_key)
-        _field_strategy(field_meta)
+        _field_strategy(field_meta)  # upstream validates the strategies here too
         merge_key = field_meta.merge_key
         ordering = _Merge()
         ordering.validate_order(after if found_patch else [], order, merge_key)

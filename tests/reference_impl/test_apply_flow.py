@@ -66,6 +66,29 @@ def test_first_apply_creates_the_object_with_the_annotation() -> None:
     }
 
 
+def test_create_drops_null_members_but_the_annotation_keeps_them() -> None:
+    # kubectl 1.31+ (pruneNullsFromMap); null list items stay. Expected: the upstream program
+    # as the applycases branch extends it (it prunes as kubectl does).
+    configuration = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "c", "labels": None},
+        "data": {"a": "1", "b": None},
+        "x": [{"k": None, "j": 1}, None],
+    }
+    text = (
+        '{"apiVersion":"v1","data":{"a":"1","b":null},"kind":"ConfigMap",'
+        '"metadata":{"annotations":{},"labels":null,"name":"c"},"x":[{"j":1,"k":null},null]}\n'
+    )
+    assert apply(configuration, None, CONFIG_MAP).live == {
+        "apiVersion": "v1",
+        "data": {"a": "1"},
+        "kind": "ConfigMap",
+        "metadata": {"annotations": {LAST_APPLIED: text}, "name": "c"},
+        "x": [{"j": 1}, None],
+    }
+
+
 def test_annotation_text_is_what_go_writes() -> None:
     configuration = cm(
         {"html": "<b>&amp;</b>", "u": "ünï\u2028"}, md={"annotations": {"z": "1", "a": "2"}}, binaryData=None
@@ -223,6 +246,27 @@ def test_refused_applies(configuration, live, last_applied, meta, error_class) -
     with pytest.raises(PatchError) as raised:
         kubectl_apply(configuration, live, last_applied, meta)
     assert raised.value.error_class == error_class
+
+
+def test_annotations_that_are_not_all_strings_read_as_none() -> None:
+    # Unstructured.GetAnnotations fails on the number, so kubectl sets a fresh map.
+    configuration = cm({"a": "1"}, md={"annotations": {"n": 5}})
+    assert apply(configuration, None, CONFIG_MAP).live["metadata"] == {
+        "annotations": {LAST_APPLIED: CM_A1},
+        "name": "c",
+    }
+
+
+def test_metadata_that_is_not_a_map_gets_no_annotation() -> None:
+    configuration = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": "oops", "data": {"a": "1"}}
+    assert apply(configuration, None, CONFIG_MAP).live == configuration
+
+
+def test_unreadable_annotation_on_the_live_object_is_an_invalid_document() -> None:
+    live = cm({"a": "0"}, md={"annotations": {LAST_APPLIED: "not json"}})
+    with pytest.raises(PatchError) as raised:
+        apply(cm({"a": "1"}), live, CONFIG_MAP)
+    assert (raised.value.error_class, raised.value.message) == ("invalid-document", "invalid JSON document")
 
 
 def test_inputs_are_not_mutated() -> None:

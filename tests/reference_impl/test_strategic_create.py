@@ -209,6 +209,22 @@ TWO_WAY = [
         id="merge-keys-printing-alike-pair-up",
     ),
     pytest.param(
+        # Go prints the float64 1000000 as "1e+06" and the int64 as "1000000": no pair.
+        widget({"parts": [{"id": 1000000, "label": "x"}]}),
+        widget({"parts": [{"id": 1000000.0, "label": "x"}]}),
+        "widget",
+        (
+            "patch",
+            {
+                "spec": {
+                    "$setElementOrder/parts": [{"id": 1000000}],
+                    "parts": [{"id": 1000000, "label": "x"}, {"$patch": "delete", "id": 1000000}],
+                }
+            },
+        ),
+        id="large-float-key-prints-in-exponent-form",
+    ),
+    pytest.param(
         widget({"tags": ["a"]}),
         widget({"tags": ["a", 1]}),
         "widget",
