@@ -34,6 +34,9 @@ func (c *patchCase) apply() (*result, string, *caseError) {
 		if err := util.CreateApplyAnnotation(config, codec); err != nil {
 			return fail(classify(err), err)
 		}
+		if kubectlPrunesNullsOnCreate() {
+			pruneNulls(config.UnstructuredContent())
+		}
 		created, err := runtime.Encode(codec, config)
 		if err != nil {
 			return fail(classify(err), err)
@@ -100,6 +103,37 @@ func (c *patchCase) apply() (*result, string, *caseError) {
 		return fail(classify(err), err)
 	}
 	return &result{Patch: patch, Document: document}, "", nil
+}
+
+// kubectlPrunesNullsOnCreate: since k8s.io/kubectl v0.31 (kubernetes/kubernetes#125646) apply's
+// create path drops explicit nulls from the object after computing the annotation (which keeps
+// them), so a create persists what a later update apply of the same file would. The function
+// doing it (pruneNullsFromMap in pkg/cmd/apply) is unexported; pruneNulls repeats it.
+func kubectlPrunesNullsOnCreate() bool {
+	version := moduleVersion("k8s.io/kubectl")
+	var minor int
+	if _, err := fmt.Sscanf(version, "v0.%d.", &minor); err != nil {
+		return true // unknown build: the pinned release's behaviour
+	}
+	return minor >= 31
+}
+
+// pruneNulls deletes every null-valued map member, at any depth, as kubectl's pruneNullsFromMap.
+func pruneNulls(value interface{}) {
+	switch typed := value.(type) {
+	case map[string]interface{}:
+		for key, member := range typed {
+			if member == nil {
+				delete(typed, key)
+			} else {
+				pruneNulls(member)
+			}
+		}
+	case []interface{}:
+		for _, element := range typed {
+			pruneNulls(element)
+		}
+	}
 }
 
 // decodeObject reads a document the way kubectl's resource builder does (.Unstructured()).

@@ -204,6 +204,15 @@ var exchanges = []struct {
 			`json: cannot unmarshal string into Go struct field .overwrite of type bool"}}`,
 	},
 	{
+		// kubectl >= 1.31 (the pinned 1.32): nulls stay in the annotation, not in the created object.
+		name: "apply: create drops explicit nulls from the object but not from the annotation",
+		request: `{"cmd":"run","seq":23,"case":{"id":"t::create-null","type":"apply","original":null,"current":null,` +
+			`"modified":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"a":"1"},"binaryData":null}}}`,
+		answer: `{"seq":23,"result":{"document":{"apiVersion":"v1","data":{"a":"1"},"kind":"ConfigMap","metadata":{"annotations":` +
+			`{"kubectl.kubernetes.io/last-applied-configuration":"{\"apiVersion\":\"v1\",\"binaryData\":null,\"data\":{\"a\":\"1\"},` +
+			`\"kind\":\"ConfigMap\",\"metadata\":{\"annotations\":{},\"name\":\"c\"}}\n"},"name":"c"}}}}`,
+	},
+	{
 		name: "a case type upstream has no function for is skipped",
 		request: `{"cmd":"run","seq":15,"case":{"id":"t::ssa","type":"server-side-apply",` +
 			`"original":{},"modified":{}}}`,
