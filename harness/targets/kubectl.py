@@ -134,7 +134,7 @@ class KubectlTarget(Target):
         command = [
             self.binary, "patch", "--local", "-f", str(workdir / "object.json"),
             "--type", KUBECTL_TYPES[case.type], "--patch-file", str(workdir / "patch.json"),
-            "-o", "json",
+            "-o", "json", "--show-managed-fields",  # -o json hides metadata.managedFields otherwise
         ]
         try:
             completed = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT_SECONDS)
