@@ -22,6 +22,7 @@ TARGET_HELP = {
     "kubectl[:PATH]": "kubectl patch --local (the kubectl on PATH, or the binary at PATH)",
     "cmd:COMMAND": "any program speaking harness/PROTOCOL.md over stdin/stdout",
     "upstream[@1.MINOR]": "Kubernetes' own Go code (targets/upstream), built from its modules; needs go",
+    "peer:NAME": "another Go patch library from targets/peers/NAME (evanphx-json-patch-v5, kustomize-kyaml); needs go",
 }
 
 
@@ -49,11 +50,18 @@ def _upstream(argument: str | None, **options) -> Target:
     return UpstreamTarget(argument, **options)
 
 
+def _peer(argument: str | None, **options) -> Target:
+    from harness.targets.peer import PeerTarget
+
+    return PeerTarget(argument or "", **options)
+
+
 FACTORIES: dict[str, Callable[..., Target]] = {
     "upstream": _upstream,
     "reference": _reference,
     "kubectl": _kubectl,
     "cmd": _command,
+    "peer": _peer,
 }
 
 
@@ -64,5 +72,5 @@ def make_target(spec: str, timeout: float | None = None) -> Target:
     if factory is None:
         known = ", ".join(TARGET_HELP)
         raise TargetUnavailable(f"unknown target {spec!r}; known targets: {known}")
-    options = {"timeout": timeout} if (timeout and name in ("cmd", "upstream")) else {}
+    options = {"timeout": timeout} if (timeout and name in ("cmd", "upstream", "peer")) else {}
     return factory(argument or None, **options)
