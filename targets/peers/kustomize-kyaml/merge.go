@@ -70,6 +70,8 @@ func classify(err error) string {
 		return "invalid-directive"
 	case strings.Contains(message, "no merge key found"):
 		return "merge-key-missing"
+	case strings.HasPrefix(message, "wrong node kind"):
+		return "type-mismatch" // kyaml refuses a patch value whose kind differs from the original's
 	}
 	return "unclassified"
 }
