@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -67,6 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_selection(matrix)
     matrix.add_argument("--out", type=Path, default=REPO_ROOT / "reports" / "compliance.md",
                         help="Markdown file to write (an .html twin is written beside it)")
+    matrix.add_argument("--title", default="Compliance matrix", help="the report's heading")
     matrix.add_argument("--timeout", type=float)
 
     verify = commands.add_parser("verify", help="confirm cases against upstream (and kubectl) and record provenance")
@@ -179,8 +181,10 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     if not runs:
         return 2
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(matrix_markdown(runs), encoding="utf-8")
-    args.out.with_suffix(".html").write_text(matrix_html(runs), encoding="utf-8")
+    # The command line that made it, so the file says how to regenerate it.
+    command = "patchconf " + shlex.join(sys.argv[sys.argv.index("matrix"):]) if "matrix" in sys.argv else None
+    args.out.write_text(matrix_markdown(runs, title=args.title, command=command), encoding="utf-8")
+    args.out.with_suffix(".html").write_text(matrix_html(runs, title=args.title), encoding="utf-8")
     print(f"matrix: {args.out}, {args.out.with_suffix('.html')}")
     return 0
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import html
+import json
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
 from harness.report import Run
-from harness.runner import ERROR, FAIL, PASS, SKIP
+from harness.runner import ERROR, FAIL, PASS, SKIP, Result
 
 SYMBOLS = {PASS: "✓", FAIL: "✗", ERROR: "!", SKIP: "·"}
 
@@ -31,15 +32,73 @@ def _label(run: Run) -> str:
     return f"{run.target_name} ({run.target.family} {run.target.version}, {run.target.profile})"
 
 
-def matrix_markdown(runs: Sequence[Run], title: str = "Compliance matrix") -> str:
+def _outcome(result: Result) -> str:
+    """What a target did with a case, as a comparable key: its status and its exact answer."""
+    return result.status + json.dumps(result.actual, sort_keys=True, ensure_ascii=False)
+
+
+def _describe(result: Result) -> str:
+    if result.status == PASS:
+        return f"{SYMBOLS[PASS]} as expected"
+    reason = result.reason if len(result.reason) <= 140 else result.reason[:137] + "..."
+    return f"{SYMBOLS.get(result.status, '?')} {reason}"
+
+
+def changes(runs: Sequence[Run]) -> list[tuple[str, list[tuple[str, str, Result]]]]:
+    """Cases whose answer differs between the targets that ran them (skips are ignored).
+
+    Each comes with its runs of equal answers in target order, as (first target, last
+    target, a result of that run): for releases of one implementation, where it changed.
+    """
+    by_case: dict[str, list[tuple[str, Result]]] = defaultdict(list)
+    order: list[str] = []
+    for run in runs:
+        for result in run.results:
+            if result.status == SKIP:
+                continue
+            if result.case.id not in by_case:
+                order.append(result.case.id)
+            by_case[result.case.id].append((run.target_name, result))
+    changed = []
+    for case_id in order:
+        segments: list[tuple[str, str, Result]] = []
+        for target_name, result in by_case[case_id]:
+            if segments and _outcome(segments[-1][2]) == _outcome(result):
+                segments[-1] = (segments[-1][0], target_name, segments[-1][2])
+            else:
+                segments.append((target_name, target_name, result))
+        if len(segments) > 1:
+            changed.append((case_id, segments))
+    return changed
+
+
+def _changes_markdown(runs: Sequence[Run]) -> list[str]:
+    changed = changes(runs)
+    out = ["", "## Changed between targets", "",
+           f"{len(changed)} case(s) got a different answer (status or exact result) from different targets; "
+           "each line gives the targets, in matrix order, that answered alike.", ""]
+    if changed:
+        out += ["| case | answers |", "|---|---|"]
+    for case_id, segments in changed:
+        spans = [f"`{first}`" + ("" if first == last else f" … `{last}`") + ": " + _describe(result).replace("|", "\\|")
+                 for first, last, result in segments]
+        out.append(f"| `{case_id}` | " + "<br>".join(spans) + " |")
+    return out
+
+
+def matrix_markdown(runs: Sequence[Run], title: str = "Compliance matrix", command: str | None = None) -> str:
     tags = sorted({tag for run in runs for result in run.results for tag in result.case.tags})
     per_run = [_by_tag(run) for run in runs]
     out = [f"# {title}", "", "Pass rate per behaviour id among the cases each target ran "
            "(skipped cases are not counted; `–`: ran none). Produced by `patchconf matrix`.", ""]
+    if command:
+        out += [f"Regenerate with `{command}`.", ""]
     out += ["| target | pass | fail | error | skip |", "|---|---:|---:|---:|---:|"]
     for run in runs:
         counts = run.counts()
         out.append(f"| {_label(run)} | " + " | ".join(str(counts.get(s, 0)) for s in (PASS, FAIL, ERROR, SKIP)) + " |")
+    if len(runs) > 1:
+        out += _changes_markdown(runs)
     out += ["", "## By behaviour", "", "| behaviour | " + " | ".join(r.target_name for r in runs) + " |",
             "|---|" + "---|" * len(runs)]
     for tag in tags:
@@ -69,6 +128,14 @@ def matrix_html(runs: Sequence[Run], title: str = "Compliance matrix") -> str:
         f"<tr><td>{esc(tag)}</td>" + "".join(f"<td>{esc(_rate(t.get(tag, Counter())))}</td>" for t in per_run) + "</tr>"
         for tag in tags
     )
+    changed = "".join(
+        f"<tr><td>{esc(case_id)}</td><td>" + "<br>".join(
+            esc(first + ("" if first == last else f" … {last}") + ": " + _describe(result))
+            for first, last, result in segments) + "</td></tr>"
+        for case_id, segments in (changes(runs) if len(runs) > 1 else [])
+    )
+    if changed:
+        rows += "</table><h2>Changed between targets</h2><table><tr><th>case</th><th>answers</th></tr>" + changed
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>{esc(title)}</title>"
             "<style>body{font-family:system-ui,sans-serif;margin:2em}td,th{border:1px solid #ccc;padding:4px 8px}"
             "table{border-collapse:collapse}</style></head><body>"

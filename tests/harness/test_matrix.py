@@ -38,3 +38,28 @@ def test_matrix_shows_rates_per_behaviour_and_cells_per_case(write_case_file, sc
     assert "| JP-K8S | 100% (1/1) | 0% (0/1) |" in text
     assert "m.yaml::negative` | ✓ | ✗ |" in text
     assert "<td>JP-K8S</td><td>100% (1/1)</td><td>0% (0/1)</td>" in matrix_html(runs)
+
+
+def test_matrix_lists_the_cases_whose_answer_changed_between_targets(write_case_file, scripted):
+    cases, _ = load_file(write_case_file("json-patch/m.yaml", CASES))
+    right = {"plain": Actual(document={"a": 1, "b": 2}), "negative": Actual(document={"a": [1, 2]})}
+    wrong = {"plain": Actual(document={"a": 1, "b": 2}), "negative": Actual(document={"a": [2, 1]})}
+    targets = [scripted(answers, family=f"upstream@1.{minor}")
+               for minor, answers in ((27, wrong), (28, wrong), (29, right), (30, right))]
+    runs = [Run(t.name, t.info, run_cases(cases, t)) for t in targets]
+    text = matrix_markdown(runs, title="History", command="patchconf matrix --targets x")
+    assert text.startswith("# History\n")
+    assert "Regenerate with `patchconf matrix --targets x`." in text
+    assert "1 case(s) got a different answer" in text
+    assert ("| `cases/json-patch/m.yaml::negative` | `upstream@1.27` … `upstream@1.28`: ✗ document /a/0: "
+            "expected 1, got 2; document /a/1: expected 2, got 1<br>`upstream@1.29` … `upstream@1.30`: "
+            "✓ as expected |") in text
+    assert "m.yaml::plain` | `" not in text  # the same answer everywhere is no change
+    assert "<h2>Changed between targets</h2>" in matrix_html(runs)
+
+
+def test_a_single_target_has_no_changes_section(write_case_file, scripted):
+    cases, _ = load_file(write_case_file("json-patch/m.yaml", CASES))
+    target = scripted({"plain": Actual(document={"a": 1}), "negative": Actual(document={"a": [1, 2]})})
+    text = matrix_markdown([Run(target.name, target.info, run_cases(cases, target))])
+    assert "Changed between targets" not in text
