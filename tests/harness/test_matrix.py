@@ -53,7 +53,7 @@ def test_matrix_lists_the_cases_whose_answer_changed_between_targets(write_case_
     assert "1 case(s) got a different answer" in text
     assert ("| `cases/json-patch/m.yaml::negative` | `upstream@1.27` … `upstream@1.28`: ✗ document /a/0: "
             "expected 1, got 2; document /a/1: expected 2, got 1<br>`upstream@1.29` … `upstream@1.30`: "
-            "✓ as expected |") in text
+            "✓ as the case expects |") in text
     assert "m.yaml::plain` | `" not in text  # the same answer everywhere is no change
     assert "<h2>Changed between targets</h2>" in matrix_html(runs)
 
@@ -63,3 +63,28 @@ def test_a_single_target_has_no_changes_section(write_case_file, scripted):
     target = scripted({"plain": Actual(document={"a": 1}), "negative": Actual(document={"a": [1, 2]})})
     text = matrix_markdown([Run(target.name, target.info, run_cases(cases, target))])
     assert "Changed between targets" not in text
+
+
+DIVERGENT = """
+    defaults:
+      type: json-patch
+      tags: [JP-ADD]
+      provenance: [{implementation: upstream, version: "1.32.4"}]
+    cases:
+      - name: old-releases-differ
+        description: older releases keep the member
+        original: {a: 1}
+        patch: [{op: remove, path: /a}]
+        expected: {}
+        divergences:
+          - {target: upstream, versions: "<1.29", expected: {a: 1}, reason: fixed in 1.29}
+"""
+
+
+def test_a_change_the_case_declares_says_so(write_case_file, scripted):
+    cases, _ = load_file(write_case_file("json-patch/d.yaml", DIVERGENT))
+    old = scripted({"old-releases-differ": Actual(document={"a": 1})}, family="upstream", version="1.28.8")
+    new = scripted({"old-releases-differ": Actual(document={})}, family="upstream", version="1.29.1")
+    runs = [Run(name, t.info, run_cases(cases, t)) for name, t in (("upstream@1.28", old), ("upstream@1.29", new))]
+    assert ("| `cases/json-patch/d.yaml::old-releases-differ` | `upstream@1.28`: ✓ declared divergence: fixed in 1.29"
+            "<br>`upstream@1.29`: ✓ as the case expects |") in matrix_markdown(runs)
