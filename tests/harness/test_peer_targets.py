@@ -2,7 +2,7 @@
 
 Each peer is built once (kyaml takes about a minute cold) and a few corpus cases are run
 with the exact status each gets - the library's real answers, including answers the corpus
-judges wrong, which must come back as failures. Skipped where Go is not installed.
+judges wrong, which must come back as failures. Those tests skip where Go is not installed.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from harness.cases import load_corpus
 from harness.runner import FAIL, PASS, SKIP, run_case
 from harness.targets import TargetUnavailable, make_target
 
-pytestmark = pytest.mark.skipif(shutil.which("go") is None, reason="Go is not installed: peers are Go programs")
+needs_go = pytest.mark.skipif(shutil.which("go") is None, reason="Go is not installed: peers are Go programs")
 
 JP_A1 = "cases/json-patch/rfc6902-appendix-a.yaml::rfc6902-a1-adding-an-object-member"
 JP_REMOVE_MISSING = "cases/json-patch/remove.yaml::remove-missing-member"
@@ -56,6 +56,7 @@ def kyaml():
     target.close()
 
 
+@needs_go
 def test_json_patch_v5_declares_the_rfc_profile_and_its_module_version(json_patch_v5):
     info = json_patch_v5.info
     assert json_patch_v5.name == "peer:evanphx-json-patch-v5"
@@ -66,6 +67,7 @@ def test_json_patch_v5_declares_the_rfc_profile_and_its_module_version(json_patc
     assert info.version.startswith("v5.")
 
 
+@needs_go
 @pytest.mark.parametrize(("case_id", "status", "judged_by"), [
     (JP_A1, PASS, "case"),
     (JP_REMOVE_MISSING, PASS, "case"),  # ErrMissing is path-not-found
@@ -85,6 +87,7 @@ def test_json_patch_v5_answers(json_patch_v5, corpus_cases, case_id, status, jud
         assert result.reason == "peer:evanphx-json-patch-v5 does not run 'strategic' cases"
 
 
+@needs_go
 def test_kyaml_declares_strategic_only_with_builtin_schemas(kyaml):
     info = kyaml.info
     assert info.family == "kustomize-kyaml"
@@ -93,6 +96,7 @@ def test_kyaml_declares_strategic_only_with_builtin_schemas(kyaml):
     assert info.schemas == {"builtin"}
 
 
+@needs_go
 @pytest.mark.parametrize(("case_id", "status"), [
     (SMP_UPDATE_IMAGE, PASS),
     (SMP_ADD_CONTAINER, PASS),  # kustomize merges with ListIncreaseDirection: prepend, as Kubernetes does
@@ -116,3 +120,12 @@ def test_an_unknown_peer_names_the_known_ones():
 def test_a_peer_without_a_name_is_refused():
     with pytest.raises(TargetUnavailable, match="give a peer name"):
         make_target("peer:")
+
+
+def test_without_go_a_peer_is_unavailable_with_the_reason(monkeypatch, tmp_path):
+    import harness.targets.upstream as upstream
+
+    monkeypatch.setenv("PATCHCONF_CACHE", str(tmp_path))
+    monkeypatch.setattr(upstream.shutil, "which", lambda name: None)
+    with pytest.raises(TargetUnavailable, match="Go is not installed"):
+        make_target("peer:kustomize-kyaml")
