@@ -69,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     matrix.add_argument("--out", type=Path, default=REPO_ROOT / "reports" / "compliance.md",
                         help="Markdown file to write (an .html twin is written beside it)")
     matrix.add_argument("--timeout", type=float)
-    matrix.add_argument("--title", default="Compliance matrix")
+    matrix.add_argument("--title", default="Compliance matrix", help="the report's heading")
 
     verify = commands.add_parser("verify", help="confirm cases against upstream (and kubectl) and record provenance")
     verify.add_argument("--judges", default="upstream,kubectl,kubectl-apply",

@@ -1,13 +1,15 @@
 """Compliance matrix: several targets over the same cases, side by side.
 
 Rendered from the runs' results, never recomputed: a summary per target, the pass rate per
-behaviour id, the cases on which the targets' outcomes differ, every failure with its first
-reason, and one row per case.
+behaviour id, the cases whose answer differs between targets (for releases of one
+implementation: where behaviour changed), every failure with its first reason, and one row
+per case.
 """
 
 from __future__ import annotations
 
 import html
+import json
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
@@ -69,11 +71,62 @@ def _case_statuses(runs: Sequence[Run]) -> tuple[list[str], dict[str, list[str]]
     return order, statuses
 
 
-def differing_cases(runs: Sequence[Run]) -> list[str]:
-    """Cases that ran on at least two targets with different outcomes (skips do not count)."""
-    order, statuses = _case_statuses(runs)
-    return [case_id for case_id in order
-            if len({s for s in statuses[case_id] if s and s != SKIP}) > 1]
+def _outcome(result: Result) -> str:
+    """What a target did with a case, as a comparable key: its status and its exact answer
+    (for an error, its class).
+
+    A case whose upstream answer depends on Go map order compares by status alone: its
+    answer may differ between two runs of one release.
+    """
+    if result.case.nondeterministic:
+        return result.status
+    error = result.actual.get("error")
+    if error is not None:  # libraries word their messages differently: the class is the answer
+        return f"{result.status} error {error.get('class')}"
+    return result.status + json.dumps(result.actual, sort_keys=True, ensure_ascii=False)
+
+
+def _shorten(text: str, limit: int = 140) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _describe(result: Result) -> str:
+    """The answer in a few words: how it was judged when it passed, why it failed otherwise."""
+    if result.status == PASS:
+        if result.judged_by.startswith("divergence:"):
+            return f"{SYMBOLS[PASS]} declared {_shorten(result.judged_by)}"
+        if result.judged_by.startswith("profile"):
+            return f"{SYMBOLS[PASS]} as its {result.judged_by} expects"
+        return f"{SYMBOLS[PASS]} as the case expects"
+    return f"{SYMBOLS.get(result.status, '?')} {_shorten(result.reason)}"
+
+
+def changes(runs: Sequence[Run]) -> list[tuple[str, list[tuple[str, str, Result]]]]:
+    """Cases whose answer differs between the targets that ran them (skips are ignored).
+
+    Each comes with its runs of equal answers in target order, as (first target, last
+    target, a result of that run): for releases of one implementation, where it changed.
+    """
+    by_case: dict[str, list[tuple[str, Result]]] = defaultdict(list)
+    order: list[str] = []
+    for label, run in zip(column_labels(runs), runs, strict=True):
+        for result in run.results:
+            if result.status == SKIP:
+                continue
+            if result.case.id not in by_case:
+                order.append(result.case.id)
+            by_case[result.case.id].append((label, result))
+    changed = []
+    for case_id in order:
+        segments: list[tuple[str, str, Result]] = []
+        for target_name, result in by_case[case_id]:
+            if segments and _outcome(segments[-1][2]) == _outcome(result):
+                segments[-1] = (segments[-1][0], target_name, segments[-1][2])
+            else:
+                segments.append((target_name, target_name, result))
+        if len(segments) > 1:
+            changed.append((case_id, segments))
+    return changed
 
 
 def _failures(run: Run) -> list[Result]:
@@ -84,7 +137,8 @@ def matrix_markdown(runs: Sequence[Run], title: str = "Compliance matrix", comma
     labels = column_labels(runs)
     tags = sorted({tag for run in runs for result in run.results for tag in result.case.tags})
     per_run = [_by_tag(run) for run in runs]
-    produced = f"Produced by `{command}`." if command else "Produced by `patchconf matrix`."
+    produced = f"Produced by `patchconf matrix`; regenerate with `{command}`." if command else \
+        "Produced by `patchconf matrix`."
     out = [f"# {title}", "", f"{produced} Skipped cases (a target declares what it can run) are "
            "not counted in pass rates; `–`: the target ran none.", ""]
     out += ["| column | target | implementation | profile | pass | fail | error | skip |",
@@ -99,15 +153,17 @@ def matrix_markdown(runs: Sequence[Run], title: str = "Compliance matrix", comma
     for tag in tags:
         out.append(f"| {tag} | " + " | ".join(_rate(table.get(tag, Counter())) for table in per_run) + " |")
 
-    order, statuses = _case_statuses(runs)
-    differing = differing_cases(runs)
-    out += ["", "## Cases on which the targets differ", "",
-            f"{len(differing)} of {len(order)} cases. {SYMBOLS[PASS]} pass, {SYMBOLS[FAIL]} fail, "
-            f"{SYMBOLS[ERROR]} error, {SYMBOLS[SKIP]} skip.", ""]
-    if differing:
-        out += ["| case | " + " | ".join(labels) + " |", "|---|" + ":---:|" * len(runs)]
-        out += [f"| `{case_id}` | " + " | ".join(SYMBOLS.get(s, " ") for s in statuses[case_id]) + " |"
-                for case_id in differing]
+    if len(runs) > 1:
+        changed = changes(runs)
+        out += ["", "## Changed between targets", "",
+                f"{len(changed)} case(s) got a different answer (status or exact result) from different targets; "
+                "each line gives the targets, in column order, that answered alike.", ""]
+        if changed:
+            out += ["| case | answers |", "|---|---|"]
+        for case_id, segments in changed:
+            spans = [f"`{first}`" + ("" if first == last else f" … `{last}`") + ": " + _cell(_describe(result))
+                     for first, last, result in segments]
+            out.append(f"| `{case_id}` | " + "<br>".join(spans) + " |")
 
     out += ["", "## Failures by target", ""]
     for label, run in zip(labels, runs, strict=True):
@@ -119,6 +175,7 @@ def matrix_markdown(runs: Sequence[Run], title: str = "Compliance matrix", comma
         out += [f"| `{r.case.id}` | {_cell(_short(r.reason))} |" for r in failures]
         out.append("")
 
+    order, statuses = _case_statuses(runs)
     out += ["## Every case", "", "| case | " + " | ".join(labels) + " |", "|---|" + ":---:|" * len(runs)]
     out += [f"| `{case_id}` | " + " | ".join(SYMBOLS.get(s, " ") for s in statuses[case_id]) + " |"
             for case_id in order]
@@ -141,11 +198,11 @@ def matrix_html(runs: Sequence[Run], title: str = "Compliance matrix", command: 
         f"<tr><td>{esc(tag)}</td>" + "".join(f"<td>{esc(_rate(t.get(tag, Counter())))}</td>" for t in per_run) + "</tr>"
         for tag in tags
     )
-    _, statuses = _case_statuses(runs)
-    differing = "".join(
-        f"<tr><td><code>{esc(case_id)}</code></td>"
-        + "".join(f"<td class='{s}'>{SYMBOLS.get(s, '')}</td>" for s in statuses[case_id]) + "</tr>"
-        for case_id in differing_cases(runs)
+    changed = "".join(
+        f"<tr><td><code>{esc(case_id)}</code></td><td>" + "<br>".join(
+            esc(first + ("" if first == last else f" … {last}") + ": " + _describe(result))
+            for first, last, result in segments) + "</td></tr>"
+        for case_id, segments in (changes(runs) if len(runs) > 1 else [])
     )
     failures = "".join(
         f"<h3>{esc(label)}: {len(_failures(run))}</h3><table>"
@@ -153,7 +210,8 @@ def matrix_html(runs: Sequence[Run], title: str = "Compliance matrix", command: 
                   for r in _failures(run)) + "</table>"
         for label, run in zip(labels, runs, strict=True) if _failures(run)
     )
-    produced = f"Produced by <code>{esc(command)}</code>." if command else "Produced by <code>patchconf matrix</code>."
+    produced = (f"Produced by <code>patchconf matrix</code>; regenerate with <code>{esc(command)}</code>."
+                if command else "Produced by <code>patchconf matrix</code>.")
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>{esc(title)}</title>"
             "<style>body{font-family:system-ui,sans-serif;margin:2em}td,th{border:1px solid #ccc;padding:4px 8px}"
             "table{border-collapse:collapse;margin-bottom:1em}.fail,.error{background:#fdd}.pass{background:#dfd}"
@@ -162,5 +220,5 @@ def matrix_html(runs: Sequence[Run], title: str = "Compliance matrix", command: 
             "<table><tr><th>column</th><th>target</th><th>implementation</th><th>profile</th><th>pass</th>"
             f"<th>fail</th><th>error</th><th>skip</th></tr>{summary}</table>"
             f"<h2>Pass rate by behaviour</h2><table><tr><th>behaviour</th>{head}</tr>{rates}</table>"
-            f"<h2>Cases on which the targets differ</h2><table><tr><th>case</th>{head}</tr>{differing}</table>"
+            f"<h2>Changed between targets</h2><table><tr><th>case</th><th>answers</th></tr>{changed}</table>"
             f"<h2>Failures by target</h2>{failures}</body></html>\n")

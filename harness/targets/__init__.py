@@ -23,6 +23,7 @@ TARGET_HELP = {
     "kubectl-apply[:PATH]": "kubectl apply (client-side) against patchconf's loopback recording endpoint",
     "cmd:COMMAND": "any program speaking harness/PROTOCOL.md over stdin/stdout",
     "upstream[@1.MINOR]": "Kubernetes' own Go code (targets/upstream), built from its modules; needs go",
+    "peer:NAME": "another Go patch library from targets/peers/NAME (evanphx-json-patch-v5, kustomize-kyaml); needs go",
 }
 
 
@@ -56,12 +57,19 @@ def _upstream(argument: str | None, **options) -> Target:
     return UpstreamTarget(argument, **options)
 
 
+def _peer(argument: str | None, **options) -> Target:
+    from harness.targets.peer import PeerTarget
+
+    return PeerTarget(argument or "", **options)
+
+
 FACTORIES: dict[str, Callable[..., Target]] = {
     "upstream": _upstream,
     "reference": _reference,
     "kubectl": _kubectl,
     "kubectl-apply": _kubectl_apply,
     "cmd": _command,
+    "peer": _peer,
 }
 
 
@@ -72,5 +80,5 @@ def make_target(spec: str, timeout: float | None = None) -> Target:
     if factory is None:
         known = ", ".join(TARGET_HELP)
         raise TargetUnavailable(f"unknown target {spec!r}; known targets: {known}")
-    options = {"timeout": timeout} if (timeout and name in ("cmd", "upstream")) else {}
+    options = {"timeout": timeout} if (timeout and name in ("cmd", "upstream", "peer")) else {}
     return factory(argument or None, **options)

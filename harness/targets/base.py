@@ -97,7 +97,7 @@ class Target(ABC):
             return f"{self.name} does not run {case.type!r} cases"
         schema = case.effective_schema()
         kind = "none" if schema is None else ("named" if schema.named else "builtin")
-        if case.type in {"json-patch", "merge-patch"}:
+        if case.type in {"json-patch", "merge-patch", "merge-patch-2way"}:  # schema-free: none is sent
             kind = "none"
         if kind not in self.info.schemas:
             label = schema.describe() if schema else "no schema"

@@ -39,11 +39,11 @@ def _go() -> str:
     return go
 
 
-def _source_digest() -> str:
+def _source_digest(source_dir: Path = SOURCE_DIR) -> str:
     digest = hashlib.sha256()
-    for path in sorted(SOURCE_DIR.rglob("*")):
+    for path in sorted(source_dir.rglob("*")):
         if path.is_file() and path.suffix in (".go", ".mod", ".sum"):
-            digest.update(path.relative_to(SOURCE_DIR).as_posix().encode())
+            digest.update(path.relative_to(source_dir).as_posix().encode())
             digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 

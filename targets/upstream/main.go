@@ -220,6 +220,11 @@ func serve(in io.Reader, out io.Writer) error {
 }
 
 func main() {
+	// `upstream bench ...` times StrategicMergePatch for benchmarks/; with no arguments the
+	// program speaks the protocol.
+	if len(os.Args) > 1 && os.Args[1] == "bench" {
+		os.Exit(runBench(os.Args[2:], os.Stdout, os.Stderr))
+	}
 	fmt.Fprintf(os.Stderr, "patchconf-upstream: kubernetes %s (k8s.io/apimachinery %s, json-patch %s, kube-openapi %s)\n",
 		kubernetesVersion(), moduleVersion("k8s.io/apimachinery"),
 		moduleVersion("gopkg.in/evanphx/json-patch.v4"), moduleVersion("k8s.io/kube-openapi"))

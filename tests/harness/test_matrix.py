@@ -37,9 +37,8 @@ def test_matrix_shows_rates_per_behaviour_and_cells_per_case(write_case_file, sc
     assert "| JP-ADD | 100% (1/1) | 100% (1/1) |" in text
     assert "| JP-K8S | 100% (1/1) | 0% (0/1) |" in text
     assert "m.yaml::negative` | ✓ | ✗ |" in text
-    differing = text.split("## Cases on which the targets differ")[1].split("## Failures by target")[0]
-    assert "1 of 2 cases." in differing and "m.yaml::negative` | ✓ | ✗ |" in differing
-    assert "m.yaml::plain" not in differing
+    changed = text.split("## Changed between targets")[1].split("## Failures by target")[0]
+    assert "1 case(s) got a different answer" in changed and "m.yaml::plain" not in changed
     failures = text.split("## Failures by target")[1].split("## Every case")[0]
     assert "### good: none" in failures
     assert "| `cases/json-patch/m.yaml::negative` | expected error 'invalid-index', got success" in failures
@@ -52,3 +51,53 @@ def test_command_targets_are_labelled_by_their_implementation(scripted):
     runs = [Run("cmd:python a.py", first.info, []), Run("cmd:python a.py --strict", second.info, []),
             Run("upstream@1.27", first.info, [])]
     assert column_labels(runs) == ["python-jsonpatch #1", "python-jsonpatch #2", "upstream@1.27"]
+
+
+def test_matrix_lists_the_cases_whose_answer_changed_between_targets(write_case_file, scripted):
+    cases, _ = load_file(write_case_file("json-patch/m.yaml", CASES))
+    right = {"plain": Actual(document={"a": 1, "b": 2}), "negative": Actual(document={"a": [1, 2]})}
+    wrong = {"plain": Actual(document={"a": 1, "b": 2}), "negative": Actual(document={"a": [2, 1]})}
+    targets = [scripted(answers, family=f"upstream@1.{minor}")
+               for minor, answers in ((27, wrong), (28, wrong), (29, right), (30, right))]
+    runs = [Run(t.name, t.info, run_cases(cases, t)) for t in targets]
+    text = matrix_markdown(runs, title="History", command="patchconf matrix --targets x")
+    assert text.startswith("# History\n")
+    assert "regenerate with `patchconf matrix --targets x`." in text
+    assert "1 case(s) got a different answer" in text
+    assert ("| `cases/json-patch/m.yaml::negative` | `upstream@1.27` … `upstream@1.28`: ✗ document /a/0: "
+            "expected 1, got 2; document /a/1: expected 2, got 1<br>`upstream@1.29` … `upstream@1.30`: "
+            "✓ as the case expects |") in text
+    assert "m.yaml::plain` | `" not in text  # the same answer everywhere is no change
+    assert "<h2>Changed between targets</h2>" in matrix_html(runs)
+
+
+def test_a_single_target_has_no_changes_section(write_case_file, scripted):
+    cases, _ = load_file(write_case_file("json-patch/m.yaml", CASES))
+    target = scripted({"plain": Actual(document={"a": 1}), "negative": Actual(document={"a": [1, 2]})})
+    text = matrix_markdown([Run(target.name, target.info, run_cases(cases, target))])
+    assert "Changed between targets" not in text
+
+
+DIVERGENT = """
+    defaults:
+      type: json-patch
+      tags: [JP-ADD]
+      provenance: [{implementation: upstream, version: "1.32.4"}]
+    cases:
+      - name: old-releases-differ
+        description: older releases keep the member
+        original: {a: 1}
+        patch: [{op: remove, path: /a}]
+        expected: {}
+        divergences:
+          - {target: upstream, versions: "<1.29", expected: {a: 1}, reason: fixed in 1.29}
+"""
+
+
+def test_a_change_the_case_declares_says_so(write_case_file, scripted):
+    cases, _ = load_file(write_case_file("json-patch/d.yaml", DIVERGENT))
+    old = scripted({"old-releases-differ": Actual(document={"a": 1})}, family="upstream", version="1.28.8")
+    new = scripted({"old-releases-differ": Actual(document={})}, family="upstream", version="1.29.1")
+    runs = [Run(name, t.info, run_cases(cases, t)) for name, t in (("upstream@1.28", old), ("upstream@1.29", new))]
+    assert ("| `cases/json-patch/d.yaml::old-releases-differ` | `upstream@1.28`: ✓ declared divergence: fixed in 1.29"
+            "<br>`upstream@1.29`: ✓ as the case expects |") in matrix_markdown(runs)

@@ -1,0 +1,59 @@
+"""``peer:NAME``: another Go patch library, from ``targets/peers/NAME``, as a target.
+
+Each peer is a small self-contained Go program speaking harness/PROTOCOL.md around one
+library (``evanphx-json-patch-v5``, ``kustomize-kyaml``). It is built on first use into
+``$PATCHCONF_CACHE/peers/<name>-<source digest>/`` (default ``~/.cache/patchconf``) with
+the upstream target's build helpers, and reused while its sources are unchanged. Peers
+are compared, not trusted: their answers are judged against the corpus like any target's.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+from pathlib import Path
+
+from harness import REPO_ROOT
+from harness.targets.base import TargetUnavailable
+from harness.targets.command import CommandTarget
+from harness.targets.upstream import _go, _run, _source_digest, cache_root
+
+PEERS_DIR = REPO_ROOT / "targets" / "peers"
+
+
+def available_peers() -> list[str]:
+    """Names of the peers in targets/peers/ (each a folder with a go.mod)."""
+    if not PEERS_DIR.is_dir():
+        return []
+    return sorted(p.name for p in PEERS_DIR.iterdir() if (p / "go.mod").is_file())
+
+
+def build(name: str) -> Path:
+    """Path of the peer's binary, building it if its sources changed since the last build."""
+    if not re.fullmatch(r"[a-z0-9][a-z0-9._-]*", name or ""):
+        raise TargetUnavailable(f"peer: give a peer name, one of: {', '.join(available_peers()) or 'none'}")
+    source = PEERS_DIR / name
+    if not (source / "go.mod").is_file():
+        raise TargetUnavailable(f"no peer {name!r} in {PEERS_DIR}; known peers: {', '.join(available_peers())}")
+    go = _go()
+    build_dir = cache_root() / "peers" / f"{name}-{_source_digest(source)}"
+    binary = build_dir / name
+    if binary.is_file():
+        return binary
+    work = build_dir / "src"
+    if work.exists():
+        shutil.rmtree(work)
+    shutil.copytree(source, work, ignore=shutil.ignore_patterns("*_test.go", "README.md"))
+    _run([go, "build", "-trimpath", "-o", str(binary) + ".tmp", "."], work)
+    os.replace(str(binary) + ".tmp", binary)
+    return binary
+
+
+class PeerTarget(CommandTarget):
+    def __init__(self, name: str, timeout: float | None = None) -> None:
+        binary = build(name)
+        super().__init__(shlex.quote(str(binary)), timeout=timeout or 10.0,
+                         workers=os.cpu_count() or 1, family=name)
+        self.name = f"peer:{name}"
