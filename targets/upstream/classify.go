@@ -64,6 +64,8 @@ var messagePatterns = []struct {
 	{regexp.MustCompile(`does not contain declared merge key|cannot merge lists without merge key|cannot find merge key`), "merge-key-missing"},
 	// Checked before the directive patterns: its message quotes the offending elements, which may hold "$patch".
 	{regexp.MustCompile(`list element types are not identical`), "type-mismatch"},
+	// Checked before retainKeys: its message quotes the elements, which may name "$retainKeys".
+	{regexp.MustCompile(`doesn't match \$setElementOrder`), "invalid-directive"},
 	{regexp.MustCompile(`retainKeys`), "retain-keys-violation"},
 	{regexp.MustCompile(`lists of lists|list of lists`), "list-of-lists"},
 	{regexp.MustCompile(`Unknown patch type|unknown patch type|\$patch|directive|doesn't match \$setElementOrder|merging lists cannot yet be specified in the patch`), "invalid-directive"},
@@ -71,6 +73,8 @@ var messagePatterns = []struct {
 	{regexp.MustCompile(`invalid index referenced|proper array index|invalid syntax|out of range`), "invalid-index"},
 	{regexp.MustCompile(`missing value|nonexistent key|doc is missing`), "path-not-found"},
 	{regexp.MustCompile(`Invalid JSON Document`), "invalid-document"},
+	// json-patch v4.13.0 (Kubernetes 1.35+) reports a root replaced by a scalar; earlier lines ignored it.
+	{regexp.MustCompile(`operation value must be object or array`), "invalid-patch"},
 	{regexp.MustCompile(`Invalid JSON Patch|Unexpected kind|cannot unmarshal|invalid JSON|unexpected end`), "invalid-patch"},
 	{regexp.MustCompile(`Mismatched JSON Documents|but received a|data type is not struct|list element types are not identical|is not a map|invalid type|doesn't match|does not match|expected .* but got`), "type-mismatch"},
 }
