@@ -288,7 +288,7 @@ def _terminate(records: list[ProcessRecord], grace: float = 15.0) -> list[Proces
             os.killpg(record.pid, signal.SIGTERM)
     deadline = time.monotonic() + grace
     while time.monotonic() < deadline and any(is_running(record) for record in live):
-        _reap()
+        _reap(live)
         time.sleep(0.1)
     for record in live:
         if is_running(record):
@@ -296,16 +296,16 @@ def _terminate(records: list[ProcessRecord], grace: float = 15.0) -> list[Proces
                 os.killpg(record.pid, signal.SIGKILL)
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline and any(is_running(record) for record in live):
-        _reap()
+        _reap(live)
         time.sleep(0.1)
     return [record for record in live if is_running(record)]
 
 
-def _reap() -> None:
-    # Daemons started by this very process are its children until they are waited for.
-    with contextlib.suppress(ChildProcessError):
-        while os.waitpid(-1, os.WNOHANG)[0]:
-            pass
+def _reap(records: list[ProcessRecord]) -> None:
+    # Daemons started by this very process stay its (zombie) children until waited for; others are not ours to wait.
+    for record in records:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(record.pid, os.WNOHANG)
 
 
 def _free_port() -> int:
@@ -353,6 +353,8 @@ def _write_credentials(pki: Path) -> None:
               "-out", "serving.crt", "-days", "7", "-extfile", "serving.ext"], pki)
     _openssl(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "service-account.key"],
              pki)
+    # --service-account-key-file does not read PKCS#8 private keys; give it the public half.
+    _openssl(["pkey", "-in", "service-account.key", "-pubout", "-out", "service-account.pub"], pki)
 
 
 # --- the control plane --------------------------------------------------------------------------
@@ -430,7 +432,7 @@ def _apiserver_command(binary: Path, data_dir: Path, etcd_url: str, port: int) -
             "--anonymous-auth=false", "--token-auth-file", str(pki / "tokens.csv"),
             "--authorization-mode", "RBAC",
             "--service-account-issuer", f"https://127.0.0.1:{port}",
-            "--service-account-key-file", str(pki / "service-account.key"),
+            "--service-account-key-file", str(pki / "service-account.pub"),
             "--service-account-signing-key-file", str(pki / "service-account.key"),
             "--service-cluster-ip-range", SERVICE_CLUSTER_IP_RANGE,
             # No controller manager runs, so nothing would create the default service account.
