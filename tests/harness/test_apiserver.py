@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import signal
 import socket
 import ssl
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -235,3 +238,42 @@ def test_a_port_taken_before_the_server_binds_it_is_retried(binaries, tmp_path: 
         finally:
             apiserver.stop(plane)
     assert not plane.data_dir.exists()
+
+
+HOLDING_TEST = """
+import json, os, time
+from pathlib import Path
+
+def test_hold(live_apiserver):
+    Path(os.environ["PLANE_OUT"]).write_text(json.dumps(live_apiserver.to_json()))
+    time.sleep(300)
+"""
+
+
+@pytest.mark.parametrize("interruption", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_an_interrupted_session_still_stops_its_control_plane(binaries, tmp_path: Path,
+                                                              interruption: signal.Signals) -> None:
+    (tmp_path / "test_hold.py").write_text(HOLDING_TEST)
+    out = tmp_path / "plane.json"
+    session = subprocess.Popen(
+        [sys.executable, "-m", "pytest", "-q", "-p", "harness.pytest_apiserver", "-p", "no:cacheprovider",
+         "--rootdir", str(tmp_path), str(tmp_path / "test_hold.py")],
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(REPO_ROOT), "PLANE_OUT": str(out)},
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 300
+        while not out.exists() and session.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert out.exists(), session.communicate(timeout=60)[0] if session.poll() is not None else "no start"
+        plane = apiserver.ControlPlane.from_json(json.loads(out.read_text()))
+        assert all(apiserver.is_running(record) for record in plane.processes)
+        session.send_signal(interruption)
+        output = session.communicate(timeout=120)[0]
+    finally:
+        if session.poll() is None:
+            session.kill()
+    assert session.returncode != 0
+    assert "KeyboardInterrupt" in output
+    assert not any(apiserver.is_running(record) for record in plane.processes)
+    assert not plane.data_dir.exists()
+    assert not plane.state_file.exists()
