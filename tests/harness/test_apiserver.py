@@ -107,6 +107,27 @@ def test_a_foreign_kubeconfig_is_never_overwritten(tmp_path: Path) -> None:
     assert kubeconfig.read_text() == "apiVersion: v1\nkind: Config\ncurrent-context: production\n"
 
 
+def test_stop_never_signals_a_process_that_reuses_a_recorded_pid(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATCHCONF_CACHE", str(tmp_path / "cache"))
+    bystander = subprocess.Popen(["sleep", "60"], start_new_session=True)
+    try:
+        ticks = apiserver._start_ticks(bystander.pid)
+        assert apiserver.is_running(apiserver.ProcessRecord("sleep", bystander.pid, ticks))
+        # A record of an earlier process that had the same pid: same pid, other start time.
+        stale = apiserver.ProcessRecord("kube-apiserver", bystander.pid, ticks - 1)
+        data_dir = tmp_path / "data"
+        data_dir.mkdir()
+        plane = apiserver.ControlPlane(kubeconfig=tmp_path / "kubeconfig", data_dir=data_dir, server="https://x",
+                                       version="v1.33.13", processes=[stale], etcd_url="http://x")
+        apiserver.stop(plane)
+        assert bystander.poll() is None
+        assert not data_dir.exists()
+    finally:
+        bystander.kill()
+        bystander.wait()
+
+
 # --- against real processes ---------------------------------------------------------------------
 
 
@@ -219,6 +240,26 @@ def test_failed_start_shows_the_log_and_leaves_nothing(binaries, tmp_path: Path,
     assert [record.name for record in spawned] == ["etcd", "kube-apiserver"]
     assert not any(apiserver.is_running(record) for record in spawned)
     assert not data_dirs[0].exists()
+    assert not (tmp_path / "kubeconfig").exists()
+
+
+def test_start_that_is_not_ready_in_time_says_what_it_waited_for_and_leaves_nothing(
+        binaries, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    spawned: list[apiserver.ProcessRecord] = []
+    real_spawn = apiserver._spawn
+
+    def recording_spawn(name: str, command: list[str], log_path: Path):
+        process, record = real_spawn(name, command, log_path)
+        spawned.append(record)
+        return process, record
+
+    monkeypatch.setattr(apiserver, "_spawn", recording_spawn)
+    with pytest.raises(apiserver.ControlPlaneError) as failure:
+        apiserver.start(tmp_path / "kubeconfig", ready_timeout=0)  # etcd cannot answer the instant it is spawned
+    assert str(failure.value).startswith("timed out waiting for etcd at http://127.0.0.1:")
+    assert "--- etcd.log (last lines) ---" in str(failure.value)
+    assert [record.name for record in spawned] == ["etcd"]
+    assert not apiserver.is_running(spawned[0])
     assert not (tmp_path / "kubeconfig").exists()
 
 
