@@ -19,6 +19,7 @@ import base64
 import contextlib
 import fcntl
 import hashlib
+import inspect
 import json
 import os
 import re
@@ -33,7 +34,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -50,6 +51,9 @@ DEFAULT_READY_TIMEOUT = 180.0
 CONTEXT_NAME = "patchconf-apiserver"
 SERVICE_CLUSTER_IP_RANGE = "10.0.0.0/24"
 START_ATTEMPTS = 3  # free ports are picked before the servers bind them; another process may win the race
+
+
+Log = Callable[[str], None]
 
 
 class ControlPlaneError(RuntimeError):
@@ -187,7 +191,8 @@ def _recipe_digest(version: str) -> str:
         for name in ("go.mod", "go.sum"):
             digest.update((RECIPE_DIR / name).read_bytes())
     else:
-        digest.update(Path(__file__).read_bytes())  # the generated recipe is this module's render_go_mod
+        # A generated recipe changes only with its generator (go mod tidy's choices follow from it).
+        digest.update(inspect.getsource(render_go_mod).encode())
     return digest.hexdigest()[:16]
 
 
@@ -208,7 +213,7 @@ def _locked(path: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def build(version: str | None = None, log=None) -> Binaries:
+def build(version: str | None = None, log: Log | None = None) -> Binaries:
     """The cached binaries for ``version`` (default: the pinned release), building them if needed."""
     resolved = resolve_version(version)
     binaries = cached_binaries(resolved)
@@ -511,7 +516,7 @@ def _check_kubeconfig_path(kubeconfig: Path) -> None:
 
 
 def start(kubeconfig: Path, version: str | None = None, ready_timeout: float = DEFAULT_READY_TIMEOUT,
-          log=None) -> ControlPlane:
+          log: Log | None = None) -> ControlPlane:
     """Build (if needed) and start etcd + kube-apiserver, wait until ready, write ``kubeconfig``."""
     kubeconfig = kubeconfig.resolve()
     state = state_file_for(kubeconfig)
@@ -535,7 +540,7 @@ def start(kubeconfig: Path, version: str | None = None, ready_timeout: float = D
     raise AssertionError("unreachable")
 
 
-def _start_once(binaries: Binaries, kubeconfig: Path, ready_timeout: float, log) -> ControlPlane:
+def _start_once(binaries: Binaries, kubeconfig: Path, ready_timeout: float, log: Log | None) -> ControlPlane:
     data_dir = Path(tempfile.mkdtemp(prefix="patchconf-apiserver-"))
     started: list[tuple[subprocess.Popen, ProcessRecord, Path]] = []
     try:
