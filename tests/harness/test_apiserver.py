@@ -128,6 +128,25 @@ def test_stop_never_signals_a_process_that_reuses_a_recorded_pid(tmp_path: Path,
         bystander.wait()
 
 
+def test_a_control_plane_whose_processes_died_reads_stopped_and_stop_clears_it(tmp_path: Path,
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATCHCONF_CACHE", str(tmp_path / "cache"))
+    gone = apiserver.ProcessRecord("kube-apiserver", 2**22 + 1, 1)  # above any pid_max: never a live process
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    kubeconfig = tmp_path / "kubeconfig"
+    apiserver.write_kubeconfig(kubeconfig, "https://127.0.0.1:1", Path(__file__), "token")
+    plane = apiserver.ControlPlane(kubeconfig=kubeconfig, data_dir=data_dir, server="https://127.0.0.1:1",
+                                   version="v1.33.13", processes=[gone], etcd_url="http://127.0.0.1:2")
+    plane.state_file.parent.mkdir(parents=True)
+    plane.state_file.write_text(json.dumps(plane.to_json()))
+    assert [p.server for p in apiserver.running_control_planes()] == ["https://127.0.0.1:1"]
+    assert apiserver.status(plane) == "stopped"
+    apiserver.stop(apiserver.find(kubeconfig))
+    assert not data_dir.exists() and not kubeconfig.exists() and not plane.state_file.exists()
+    assert apiserver.running_control_planes() == []
+
+
 # --- against real processes ---------------------------------------------------------------------
 
 
