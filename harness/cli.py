@@ -78,6 +78,22 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--write", action="store_true", help="record missing confirmations in the case files")
 
     commands.add_parser("targets", help="list the known targets")
+
+    apiserver = commands.add_parser("apiserver", help="a local etcd + kube-apiserver built from Kubernetes' Go modules")
+    actions = apiserver.add_subparsers(dest="action", required=True)
+    start = actions.add_parser("start", help="build if needed, start, wait until ready, write a kubeconfig")
+    start.add_argument("--kubeconfig", type=Path, required=True, metavar="PATH", help="kubeconfig to write")
+    start.add_argument("--version", help="Kubernetes release, 1.MINOR or 1.MINOR.PATCH (default: the pinned one)")
+    start.add_argument("--timeout", type=float, default=180.0, help="seconds to wait for readiness (default 180)")
+    for name, text in (("stop", "stop the control plane and remove its data"), ("status", "say what is running")):
+        action = actions.add_parser(name, help=text)
+        action.add_argument("--kubeconfig", type=Path, metavar="PATH",
+                            help="the one serving this kubeconfig (default: every one patchconf started)")
+    build = actions.add_parser("build", help="only build (or find cached) kube-apiserver and etcd; print their paths")
+    build.add_argument("--version")
+    recipe = actions.add_parser("recipe", help="write the go.mod/go.sum that build a release (targets/apiserver/)")
+    recipe.add_argument("--version", required=True)
+    recipe.add_argument("directory", type=Path)
     return parser
 
 
@@ -88,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(["run", *(argv or [])])
     args.argv = list(sys.argv[1:] if argv is None else argv)
     handler = {"run": cmd_run, "validate": cmd_validate, "coverage": cmd_coverage, "targets": cmd_targets,
-               "matrix": cmd_matrix, "verify": cmd_verify}
+               "matrix": cmd_matrix, "verify": cmd_verify, "apiserver": cmd_apiserver}
     return handler[args.command](args)
 
 
@@ -227,6 +243,54 @@ def cmd_targets(args: argparse.Namespace) -> int:
     for spec, text in TARGET_HELP.items():
         print(f"{spec:<16} {text}")
     return 0
+
+
+def cmd_apiserver(args: argparse.Namespace) -> int:
+    from harness import apiserver
+
+    def log(message: str) -> None:
+        print(f"patchconf apiserver: {message}", file=sys.stderr, flush=True)
+
+    try:
+        if args.action == "start":
+            began = time.monotonic()
+            plane = apiserver.start(args.kubeconfig, args.version, ready_timeout=args.timeout, log=log)
+            print(f"kube-apiserver {plane.version} ready at {plane.server} after {time.monotonic() - began:.1f}s; "
+                  f"kubeconfig {plane.kubeconfig}; stop with: patchconf apiserver stop --kubeconfig {plane.kubeconfig}")
+            return 0
+        if args.action == "build":
+            binaries = apiserver.build(args.version, log=log)
+            print(f"kube-apiserver {binaries.kube_apiserver}\netcd {binaries.etcd}")
+            return 0
+        if args.action == "recipe":
+            version = apiserver.resolve_version(args.version)
+            apiserver.write_recipe(version, args.directory)
+            print(f"wrote {args.directory / 'go.mod'} and go.sum for {version}")
+            return 0
+        planes = _selected_control_planes(apiserver, args.kubeconfig)
+        if not planes:
+            where = f" for {args.kubeconfig}" if args.kubeconfig else ""
+            print(f"no control plane started by patchconf{where}")
+            return 1 if args.kubeconfig else 0
+        for plane in planes:
+            if args.action == "stop":
+                apiserver.stop(plane)
+                print(f"stopped {plane.server} (pids {', '.join(str(p.pid) for p in plane.processes)}); "
+                      f"removed {plane.data_dir}")
+            else:
+                print(f"{plane.server} {plane.version} {apiserver.status(plane)}: kubeconfig {plane.kubeconfig}, "
+                      f"data {plane.data_dir}")
+        return 0
+    except apiserver.ControlPlaneError as exc:
+        print(f"patchconf apiserver {args.action}: {exc}", file=sys.stderr)
+        return 2
+
+
+def _selected_control_planes(apiserver, kubeconfig: Path | None) -> list:
+    if kubeconfig is None:
+        return apiserver.running_control_planes()
+    plane = apiserver.find(kubeconfig)
+    return [plane] if plane else []
 
 
 if __name__ == "__main__":

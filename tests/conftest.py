@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from harness.cases import Case
+from harness.pytest_apiserver import live_api_client, live_apiserver, live_kubeconfig  # noqa: F401
 from harness.targets.base import Actual, Target, TargetInfo
 
 REPO = Path(__file__).resolve().parent.parent

@@ -1,0 +1,628 @@
+"""A local control plane (etcd + kube-apiserver) that patchconf builds and starts itself, as envtest does.
+
+Both binaries are built from Kubernetes' own Go modules: ``k8s.io/kubernetes`` at a release, with
+its ``k8s.io/*`` staging modules replaced by their published ``v0.X.Y`` releases (the recipe in
+``targets/apiserver/``), and etcd from ``go.etcd.io/etcd/server/v3`` at the version that release
+requires. They are cached under ``$PATCHCONF_CACHE/apiserver/<version>-<digest>/`` (default
+``~/.cache/patchconf``) and reused.
+
+``start`` runs both on 127.0.0.1 on free ports with a throwaway data directory, TLS from a CA made
+for the run, token authentication (one random admin token in ``system:masters``, no anonymous
+access) and RBAC, waits for ``/readyz`` and writes a kubeconfig. The processes are daemons in
+sessions of their own, so they outlive the command that started them; a state file in the cache
+records their ids, and ``stop`` ends exactly those processes and removes the data directory.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import fcntl
+import hashlib
+import inspect
+import json
+import os
+import re
+import secrets
+import shlex
+import shutil
+import signal
+import socket
+import ssl
+import subprocess
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import yaml
+
+from harness import REPO_ROOT
+
+RECIPE_DIR = REPO_ROOT / "targets" / "apiserver"
+KUBERNETES_MODULE = "k8s.io/kubernetes"
+APISERVER_PACKAGE = "k8s.io/kubernetes/cmd/kube-apiserver"
+ETCD_MODULE = "go.etcd.io/etcd/server/v3"
+BUILD_TIMEOUT = 3600
+DEFAULT_READY_TIMEOUT = 180.0
+CONTEXT_NAME = "patchconf-apiserver"
+SERVICE_CLUSTER_IP_RANGE = "10.0.0.0/24"
+START_ATTEMPTS = 3  # free ports are picked before the servers bind them; another process may win the race
+
+
+Log = Callable[[str], None]
+
+
+class ControlPlaneError(RuntimeError):
+    """The control plane could not be built, started or stopped; the message says why."""
+
+
+class GoMissing(ControlPlaneError):
+    """Go is needed to build the binaries and is not installed."""
+
+
+def cache_root() -> Path:
+    return Path(os.environ.get("PATCHCONF_CACHE", Path.home() / ".cache" / "patchconf"))
+
+
+# --- the build recipe ---------------------------------------------------------------------------
+
+
+def pinned_version() -> str:
+    """The Kubernetes release the committed recipe in targets/apiserver/ builds, e.g. 'v1.33.13'."""
+    match = re.search(rf"^(?:require)?\s*{re.escape(KUBERNETES_MODULE)} (v[0-9.]+)\b",
+                      (RECIPE_DIR / "go.mod").read_text(encoding="utf-8"), re.MULTILINE)
+    if not match:
+        raise ControlPlaneError(f"{RECIPE_DIR / 'go.mod'} does not require {KUBERNETES_MODULE}")
+    return match.group(1)
+
+
+def _go() -> str:
+    go = shutil.which("go")
+    if not go:
+        raise GoMissing("the local control plane needs Go to build kube-apiserver and etcd from Kubernetes' "
+                        "Go modules, and there is no `go` on PATH")
+    return go
+
+
+def _run_go(arguments: list[str], cwd: Path, timeout: float = BUILD_TIMEOUT) -> str:
+    go = _go()
+    env = {**os.environ, "GOFLAGS": "-mod=mod", "CGO_ENABLED": "0"}
+    command = [go, *arguments]
+    try:
+        completed = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True,
+                                   timeout=timeout, check=False)
+    except subprocess.TimeoutExpired as exc:
+        raise ControlPlaneError(f"{shlex.join(command)} took longer than {timeout:.0f}s") from exc
+    if completed.returncode != 0:
+        raise ControlPlaneError(f"{shlex.join(command)} failed in {cwd}:\n{_tail(completed.stderr, 40)}")
+    return completed.stdout
+
+
+def resolve_version(requested: str | None) -> str:
+    """'1.33' -> the newest published v1.33.Z (the pinned one when it is of that minor); '1.33.4' -> 'v1.33.4'."""
+    pinned = pinned_version()
+    if not requested:
+        return pinned
+    spec = requested.removeprefix("v")
+    if re.fullmatch(r"1\.[0-9]+\.[0-9]+", spec):
+        return f"v{spec}"
+    if not re.fullmatch(r"1\.[0-9]+", spec):
+        raise ControlPlaneError(f"--version {requested!r}: give a Kubernetes release such as 1.33 or 1.33.4")
+    if pinned.startswith(f"v{spec}."):
+        return pinned
+    listing = _run_go(["list", "-m", "-versions", KUBERNETES_MODULE], Path(tempfile.gettempdir()), timeout=120)
+    patches = [v for v in listing.split()[1:] if re.fullmatch(rf"v{re.escape(spec)}\.[0-9]+", v)]
+    if not patches:
+        raise ControlPlaneError(f"no published {KUBERNETES_MODULE} release for Kubernetes {spec}")
+    return max(patches, key=lambda v: int(v.rsplit(".", 1)[1]))
+
+
+def render_go_mod(version: str, kubernetes_go_mod: str) -> str:
+    """The recipe's go.mod for ``version``, given k8s.io/kubernetes' own go.mod at that release.
+
+    k8s.io/kubernetes requires its staging modules as v0.0.0 and replaces them with directories
+    that are not in its module zip; a module that imports it must replace each with the
+    published v0.MINOR.PATCH. The list changes between releases, so it is read from that go.mod.
+    """
+    staging = re.findall(r"^\s*(k8s\.io/[\w.-]+) => \./staging/src/\1\s*$", kubernetes_go_mod, re.MULTILINE)
+    if not staging:
+        raise ControlPlaneError(f"{KUBERNETES_MODULE} {version}'s go.mod has no staging replace directives")
+    go_line = re.search(r"^go [0-9.]+$", kubernetes_go_mod, re.MULTILINE)
+    godebug = re.search(r"^godebug .+$", kubernetes_go_mod, re.MULTILINE)
+    staging_version = "v0." + version.removeprefix("v1.")
+    lines = [
+        f"// Generated by `patchconf apiserver recipe --version {version.removeprefix('v')}`: kube-apiserver and etcd",
+        f"// from {KUBERNETES_MODULE} {version}, its staging modules replaced by their published releases.",
+        "module patchconf.dev/targets/apiserver",
+        "",
+        go_line.group(0) if go_line else "go 1.24.0",
+        "",
+        *([godebug.group(0), ""] if godebug else []),
+        "tool (",
+        *(f"\t{tool}" for tool in sorted((APISERVER_PACKAGE, ETCD_MODULE))),  # in `go mod tidy`'s order
+        ")",
+        "",
+        f"require {KUBERNETES_MODULE} {version}",
+        "",
+        "replace (",
+        *(f"\t{module} => {module} {staging_version}" for module in staging),
+        ")",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def write_recipe(version: str, directory: Path) -> None:
+    """Write go.mod and go.sum for ``version`` into ``directory`` (Go module proxy access needed)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    download = json.loads(_run_go(["mod", "download", "-json", f"{KUBERNETES_MODULE}@{version}"], directory))
+    if "Error" in download:
+        raise ControlPlaneError(f"{KUBERNETES_MODULE}@{version}: {download['Error']}")
+    kubernetes_go_mod = Path(download["GoMod"]).read_text(encoding="utf-8")
+    (directory / "go.mod").write_text(render_go_mod(version, kubernetes_go_mod), encoding="utf-8")
+    (directory / "go.sum").unlink(missing_ok=True)
+    _run_go(["mod", "tidy"], directory)
+
+
+def _ldflags(version: str) -> str:
+    # What Kubernetes' own build stamps in, so /version reports the release rather than v0.0.0-master.
+    major, minor = version.removeprefix("v").split(".")[:2]
+    stamps = []
+    for package in ("k8s.io/component-base/version", "k8s.io/client-go/pkg/version"):
+        stamps += [f"-X {package}.gitVersion={version}", f"-X {package}.gitMajor={major}",
+                   f"-X {package}.gitMinor={minor}", f"-X {package}.gitTreeState=clean"]
+    return " ".join(["-s", "-w", *stamps])
+
+
+@dataclass(frozen=True)
+class Binaries:
+    version: str
+    kube_apiserver: Path
+    etcd: Path
+
+
+def _recipe_digest(version: str) -> str:
+    digest = hashlib.sha256(_ldflags(version).encode())
+    if version == pinned_version():
+        for name in ("go.mod", "go.sum"):
+            digest.update((RECIPE_DIR / name).read_bytes())
+    else:
+        # A generated recipe changes only with its generator (go mod tidy's choices follow from it).
+        digest.update(inspect.getsource(render_go_mod).encode())
+    return digest.hexdigest()[:16]
+
+
+def cached_binaries(version: str) -> Binaries:
+    build_dir = cache_root() / "apiserver" / f"{version}-{_recipe_digest(version)}"
+    return Binaries(version, build_dir / "kube-apiserver", build_dir / "etcd")
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """Serialise builds of one cache directory across processes (two test sessions may start at once)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def build(version: str | None = None, log: Log | None = None) -> Binaries:
+    """The cached binaries for ``version`` (default: the pinned release), building them if needed."""
+    resolved = resolve_version(version)
+    binaries = cached_binaries(resolved)
+    if binaries.kube_apiserver.is_file() and binaries.etcd.is_file():
+        return binaries
+    build_dir = binaries.kube_apiserver.parent
+    with _locked(build_dir.with_name(build_dir.name + ".lock")):
+        if binaries.kube_apiserver.is_file() and binaries.etcd.is_file():
+            return binaries
+        _go()
+        work = build_dir / "src"
+        if work.exists():
+            shutil.rmtree(work)
+        work.mkdir(parents=True)
+        if resolved == pinned_version():
+            for name in ("go.mod", "go.sum"):
+                shutil.copy(RECIPE_DIR / name, work / name)
+        else:
+            if log:
+                log(f"generating the build recipe for Kubernetes {resolved}")
+            write_recipe(resolved, work)
+        for binary, package in ((binaries.kube_apiserver, APISERVER_PACKAGE), (binaries.etcd, ETCD_MODULE)):
+            if binary.is_file():
+                continue
+            if log:
+                log(f"building {binary.name} for Kubernetes {resolved} (the first build takes minutes)")
+            _run_go(["build", "-trimpath", "-ldflags", _ldflags(resolved), "-o", f"{binary}.tmp", package], work)
+            os.replace(f"{binary}.tmp", binary)
+        shutil.rmtree(work, ignore_errors=True)
+    return binaries
+
+
+# --- processes ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ProcessRecord:
+    """One daemon: its pid (= its process group, as a session leader) and kernel start time.
+
+    The start time tells the daemon apart from a later process that reuses its pid, so ``stop``
+    never signals anything it did not start.
+    """
+
+    name: str
+    pid: int
+    start_ticks: int
+
+
+def _start_ticks(pid: int) -> int | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat[stat.rindex(")") + 2:].split()
+    if fields[0] in ("Z", "X"):  # exited, not yet reaped
+        return None
+    return int(fields[19])
+
+
+def is_running(record: ProcessRecord) -> bool:
+    return _start_ticks(record.pid) == record.start_ticks
+
+
+def _spawn(name: str, command: list[str], log_path: Path) -> tuple[subprocess.Popen, ProcessRecord]:
+    with log_path.open("ab") as log:
+        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                   start_new_session=True, close_fds=True)
+    ticks = _start_ticks(process.pid)
+    return process, ProcessRecord(name, process.pid, ticks if ticks is not None else -1)
+
+
+def _terminate(records: list[ProcessRecord], grace: float = 15.0) -> list[ProcessRecord]:
+    """End each recorded process group in turn (SIGTERM, SIGKILL after ``grace``); returns survivors.
+
+    One at a time, in the order given: kube-apiserver shuts down in a fraction of a second while
+    its etcd is up, but lingers for many seconds retrying an etcd that is going away.
+    """
+    for record in records:
+        if not is_running(record):
+            continue
+        for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(record.pid, sig)
+            deadline = time.monotonic() + wait
+            while is_running(record) and time.monotonic() < deadline:
+                _reap([record])
+                time.sleep(0.05)
+            if not is_running(record):
+                break
+    return [record for record in records if is_running(record)]
+
+
+def _reap(records: list[ProcessRecord]) -> None:
+    # Daemons started by this very process stay its (zombie) children until waited for; others are not ours to wait.
+    for record in records:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(record.pid, os.WNOHANG)
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _tail(text: str, lines: int = 30) -> str:
+    return "\n".join(text.rstrip().splitlines()[-lines:])
+
+
+def _log_tail(path: Path, lines: int = 30) -> str:
+    try:
+        return _tail(path.read_text(errors="replace"), lines)
+    except OSError:
+        return "(no log)"
+
+
+# --- credentials --------------------------------------------------------------------------------
+
+
+def _openssl(arguments: list[str], cwd: Path) -> None:
+    openssl = shutil.which("openssl")
+    if not openssl:
+        raise ControlPlaneError("the local control plane needs the openssl command to make its certificates")
+    completed = subprocess.run([openssl, *arguments], cwd=cwd, capture_output=True, text=True, check=False)
+    if completed.returncode != 0:
+        raise ControlPlaneError(f"openssl {shlex.join(arguments)} failed: {completed.stderr.strip()}")
+
+
+def _write_credentials(pki: Path) -> None:
+    """A CA, a serving certificate for 127.0.0.1/localhost signed by it, and a service-account key."""
+    pki.mkdir(mode=0o700)
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    _openssl(["req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.crt", "-days", "7",
+              "-subj", "/CN=patchconf-apiserver-ca",
+              "-addext", "basicConstraints=critical,CA:TRUE",
+              "-addext", "keyUsage=critical,keyCertSign,cRLSign"], pki)
+    _openssl(["req", *ec, "-keyout", "serving.key", "-out", "serving.csr", "-subj", "/CN=kube-apiserver"], pki)
+    (pki / "serving.ext").write_text("subjectAltName=IP:127.0.0.1,DNS:localhost\n"
+                                     "extendedKeyUsage=serverAuth\n"
+                                     "keyUsage=critical,digitalSignature,keyEncipherment\n")
+    _openssl(["x509", "-req", "-in", "serving.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
+              "-out", "serving.crt", "-days", "7", "-extfile", "serving.ext"], pki)
+    _openssl(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "service-account.key"],
+             pki)
+    # --service-account-key-file does not read PKCS#8 private keys; give it the public half.
+    _openssl(["pkey", "-in", "service-account.key", "-pubout", "-out", "service-account.pub"], pki)
+
+
+# --- the control plane --------------------------------------------------------------------------
+
+
+@dataclass
+class ControlPlane:
+    """A running etcd + kube-apiserver pair, as recorded in its state file."""
+
+    kubeconfig: Path
+    data_dir: Path
+    server: str
+    version: str
+    processes: list[ProcessRecord]
+    etcd_url: str
+    started_at: float = field(default_factory=time.time)
+
+    @property
+    def state_file(self) -> Path:
+        return state_file_for(self.kubeconfig)
+
+    def token(self) -> str:
+        return (self.data_dir / "pki" / "admin.token").read_text().strip()
+
+    def ca_file(self) -> Path:
+        return self.data_dir / "pki" / "ca.crt"
+
+    def to_json(self) -> dict:
+        data = asdict(self)
+        data["kubeconfig"] = str(self.kubeconfig)
+        data["data_dir"] = str(self.data_dir)
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict) -> ControlPlane:
+        return cls(kubeconfig=Path(data["kubeconfig"]), data_dir=Path(data["data_dir"]), server=data["server"],
+                   version=data["version"], processes=[ProcessRecord(**p) for p in data["processes"]],
+                   etcd_url=data["etcd_url"], started_at=data["started_at"])
+
+
+def state_dir() -> Path:
+    return cache_root() / "apiserver" / "running"
+
+
+def state_file_for(kubeconfig: Path) -> Path:
+    key = hashlib.sha256(str(kubeconfig.resolve()).encode()).hexdigest()[:16]
+    return state_dir() / f"{key}.json"
+
+
+def running_control_planes() -> list[ControlPlane]:
+    planes = []
+    for path in sorted(state_dir().glob("*.json")) if state_dir().is_dir() else []:
+        with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+            planes.append(ControlPlane.from_json(json.loads(path.read_text())))
+    return planes
+
+
+def _etcd_command(binary: Path, data_dir: Path, client_port: int, peer_port: int) -> list[str]:
+    client, peer = f"http://127.0.0.1:{client_port}", f"http://127.0.0.1:{peer_port}"
+    return [str(binary), "--name", "patchconf", "--data-dir", str(data_dir / "etcd"),
+            "--listen-client-urls", client, "--advertise-client-urls", client,
+            "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
+            "--initial-cluster", f"patchconf={peer}", "--initial-cluster-state", "new",
+            # A throwaway store: durability buys nothing and fsync is slow on a shared disk.
+            "--unsafe-no-fsync", "--log-level", "warn"]
+
+
+def _apiserver_command(binary: Path, data_dir: Path, etcd_url: str, port: int) -> list[str]:
+    pki = data_dir / "pki"
+    return [str(binary),
+            "--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1", "--secure-port", str(port),
+            "--tls-cert-file", str(pki / "serving.crt"), "--tls-private-key-file", str(pki / "serving.key"),
+            "--cert-dir", str(pki),
+            "--etcd-servers", etcd_url,
+            "--anonymous-auth=false", "--token-auth-file", str(pki / "tokens.csv"),
+            "--authorization-mode", "RBAC",
+            "--service-account-issuer", f"https://127.0.0.1:{port}",
+            "--service-account-key-file", str(pki / "service-account.pub"),
+            "--service-account-signing-key-file", str(pki / "service-account.key"),
+            "--service-cluster-ip-range", SERVICE_CLUSTER_IP_RANGE,
+            # No controller manager runs, so nothing would create the default service account.
+            "--disable-admission-plugins", "ServiceAccount",
+            "--allow-privileged=true", "--profiling=false"]
+
+
+def _ssl_context(ca_file: Path) -> ssl.SSLContext:
+    return ssl.create_default_context(cafile=str(ca_file))
+
+
+def _get(url: str, token: str | None, context: ssl.SSLContext | None, timeout: float = 5.0) -> tuple[int, str]:
+    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"} if token else {})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout, context=context) as response:
+            return response.status, response.read().decode(errors="replace")
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode(errors="replace")
+
+
+def _wait_until(check, processes: list[tuple[subprocess.Popen, ProcessRecord, Path]], deadline: float,
+                what: str) -> None:
+    last = ""
+    while True:
+        for process, record, log in processes:
+            if process.poll() is not None:
+                raise _Exited(record.name, process.returncode, log)
+        try:
+            ready, last = check()
+        except (OSError, ssl.SSLError) as error:
+            ready, last = False, str(error)
+        if ready:
+            return
+        if time.monotonic() > deadline:
+            logs = "\n".join(f"--- {log.name} (last lines) ---\n{_log_tail(log)}" for _, _, log in processes)
+            raise ControlPlaneError(f"timed out waiting for {what} (last answer: {last[:300]})\n{logs}")
+        time.sleep(0.25)
+
+
+class _Exited(ControlPlaneError):
+    def __init__(self, name: str, code: int, log: Path) -> None:
+        self.port_in_use = "address already in use" in _log_tail(log, 200)
+        super().__init__(f"{name} exited with status {code} during start-up"
+                         + (" (a port it was given is in use)" if self.port_in_use else "")
+                         + f"\n--- {log.name} (last lines) ---\n{_log_tail(log)}")
+
+
+def write_kubeconfig(path: Path, server: str, ca_file: Path, token: str) -> None:
+    config = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": CONTEXT_NAME, "cluster": {
+            "server": server,
+            "certificate-authority-data": base64.b64encode(ca_file.read_bytes()).decode()}}],
+        "users": [{"name": "patchconf-admin", "user": {"token": token}}],
+        "contexts": [{"name": CONTEXT_NAME, "context": {"cluster": CONTEXT_NAME, "user": "patchconf-admin"}}],
+        "current-context": CONTEXT_NAME,
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(path.name + ".tmp")
+    with os.fdopen(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as handle:
+        yaml.safe_dump(config, handle, sort_keys=False)
+    os.replace(temporary, path)
+
+
+def _check_kubeconfig_path(kubeconfig: Path) -> None:
+    if not kubeconfig.exists():
+        return
+    try:
+        existing = yaml.safe_load(kubeconfig.read_text()) or {}
+    except (OSError, yaml.YAMLError):
+        existing = None
+    if not isinstance(existing, dict) or existing.get("current-context") != CONTEXT_NAME:
+        raise ControlPlaneError(f"{kubeconfig} exists and was not written by patchconf apiserver; "
+                                "give a new path so no other kubeconfig is overwritten")
+
+
+def start(kubeconfig: Path, version: str | None = None, ready_timeout: float = DEFAULT_READY_TIMEOUT,
+          log: Log | None = None) -> ControlPlane:
+    """Build (if needed) and start etcd + kube-apiserver, wait until ready, write ``kubeconfig``."""
+    kubeconfig = kubeconfig.resolve()
+    state = state_file_for(kubeconfig)
+    if state.is_file():
+        previous = ControlPlane.from_json(json.loads(state.read_text()))
+        if any(is_running(record) for record in previous.processes):
+            raise ControlPlaneError(f"a control plane started by patchconf already serves {kubeconfig} "
+                                    f"({previous.server}); stop it first: patchconf apiserver stop "
+                                    f"--kubeconfig {kubeconfig}")
+        _remove(previous)
+    _check_kubeconfig_path(kubeconfig)
+    binaries = build(version, log=log)
+    for attempt in range(1, START_ATTEMPTS + 1):
+        try:
+            return _start_once(binaries, kubeconfig, ready_timeout, log)
+        except _Exited as exited:
+            if not exited.port_in_use or attempt == START_ATTEMPTS:
+                raise
+            if log:
+                log(f"a port was taken before the server bound it; retrying ({attempt}/{START_ATTEMPTS})")
+    raise AssertionError("unreachable")
+
+
+def _start_once(binaries: Binaries, kubeconfig: Path, ready_timeout: float, log: Log | None) -> ControlPlane:
+    data_dir = Path(tempfile.mkdtemp(prefix="patchconf-apiserver-"))
+    started: list[tuple[subprocess.Popen, ProcessRecord, Path]] = []
+    try:
+        pki = data_dir / "pki"
+        _write_credentials(pki)
+        token = secrets.token_urlsafe(32)
+        (pki / "admin.token").write_text(token + "\n")
+        (pki / "tokens.csv").write_text(f'{token},patchconf-admin,patchconf-admin,"system:masters"\n')
+        deadline = time.monotonic() + ready_timeout
+
+        client_port, peer_port, secure_port = _free_port(), _free_port(), _free_port()
+        etcd_url = f"http://127.0.0.1:{client_port}"
+        etcd_log = data_dir / "etcd.log"
+        process, record = _spawn("etcd", _etcd_command(binaries.etcd, data_dir, client_port, peer_port), etcd_log)
+        started.append((process, record, etcd_log))
+
+        def etcd_healthy() -> tuple[bool, str]:
+            status, body = _get(f"{etcd_url}/health", None, None, timeout=2)
+            return status == 200 and '"health":"true"' in body, body
+
+        _wait_until(etcd_healthy, started, deadline, f"etcd at {etcd_url}")
+
+        server = f"https://127.0.0.1:{secure_port}"
+        apiserver_log = data_dir / "kube-apiserver.log"
+        process, record = _spawn("kube-apiserver",
+                                 _apiserver_command(binaries.kube_apiserver, data_dir, etcd_url, secure_port),
+                                 apiserver_log)
+        started.append((process, record, apiserver_log))
+        context = _ssl_context(pki / "ca.crt")
+
+        def apiserver_ready() -> tuple[bool, str]:
+            status, body = _get(f"{server}/readyz", token, context, timeout=5)
+            return status == 200, f"{status} {body}"
+
+        _wait_until(apiserver_ready, started, deadline, f"kube-apiserver {server}/readyz")
+        plane = ControlPlane(kubeconfig=kubeconfig, data_dir=data_dir, server=server, version=binaries.version,
+                             processes=[record for _, record, _ in started], etcd_url=etcd_url)
+        write_kubeconfig(kubeconfig, server, pki / "ca.crt", token)
+        plane.state_file.parent.mkdir(parents=True, exist_ok=True)
+        plane.state_file.write_text(json.dumps(plane.to_json(), indent=2) + "\n")
+        return plane
+    except BaseException:
+        # Also on Ctrl-C: nothing half-started outlives a failed start.
+        _terminate([record for _, record, _ in reversed(started)])
+        for process, _, _ in started:
+            with contextlib.suppress(Exception):
+                process.wait(timeout=1)
+        shutil.rmtree(data_dir, ignore_errors=True)
+        raise
+
+
+def stop(plane: ControlPlane) -> None:
+    """End exactly the processes ``plane`` started, then remove its data directory, kubeconfig and state."""
+    # kube-apiserver first, so it does not spend its shutdown retrying a vanished etcd.
+    survivors = _terminate(list(reversed(plane.processes)))
+    if survivors:
+        raise ControlPlaneError("could not stop " + ", ".join(f"{r.name} (pid {r.pid})" for r in survivors))
+    _remove(plane)
+
+
+def _remove(plane: ControlPlane) -> None:
+    shutil.rmtree(plane.data_dir, ignore_errors=True)
+    if plane.kubeconfig.is_file():
+        with contextlib.suppress(OSError, yaml.YAMLError):
+            if (yaml.safe_load(plane.kubeconfig.read_text()) or {}).get("current-context") == CONTEXT_NAME:
+                plane.kubeconfig.unlink()
+    plane.state_file.unlink(missing_ok=True)
+
+
+def find(kubeconfig: Path) -> ControlPlane | None:
+    state = state_file_for(kubeconfig)
+    if not state.is_file():
+        return None
+    return ControlPlane.from_json(json.loads(state.read_text()))
+
+
+def status(plane: ControlPlane) -> str:
+    """'ready', 'not ready (...)' or 'stopped' for a recorded control plane."""
+    if not all(is_running(record) for record in plane.processes):
+        return "stopped"
+    try:
+        code, body = _get(f"{plane.server}/readyz", plane.token(), _ssl_context(plane.ca_file()), timeout=5)
+    except (OSError, ssl.SSLError) as error:
+        return f"not ready ({error})"
+    return "ready" if code == 200 else f"not ready ({code} {body[:200]})"

@@ -1,0 +1,339 @@
+"""The local control plane: build recipe, start/stop through the CLI, the session fixture, TLS and token auth."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from harness import REPO_ROOT, apiserver
+from harness.pytest_apiserver import live_required
+
+KUBERNETES_GO_MOD = """\
+module k8s.io/kubernetes
+
+go 1.24.0
+
+godebug default=go1.24
+
+require (
+\tk8s.io/api v0.0.0
+\tgithub.com/spf13/cobra v1.8.1
+)
+
+replace (
+\tk8s.io/api => ./staging/src/k8s.io/api
+\tk8s.io/apiserver => ./staging/src/k8s.io/apiserver
+)
+"""
+
+
+def test_recipe_replaces_each_staging_module_with_its_published_release() -> None:
+    go_mod = apiserver.render_go_mod("v1.33.13", KUBERNETES_GO_MOD)
+    body = go_mod.split("\n", 2)[2]  # past the two comment lines
+    assert body == (
+        "module patchconf.dev/targets/apiserver\n\n"
+        "go 1.24.0\n\n"
+        "godebug default=go1.24\n\n"
+        "tool (\n\tgo.etcd.io/etcd/server/v3\n\tk8s.io/kubernetes/cmd/kube-apiserver\n)\n\n"
+        "require k8s.io/kubernetes v1.33.13\n\n"
+        "replace (\n\tk8s.io/api => k8s.io/api v0.33.13\n\tk8s.io/apiserver => k8s.io/apiserver v0.33.13\n)\n"
+    )
+
+
+def test_recipe_refuses_a_go_mod_without_staging_modules() -> None:
+    with pytest.raises(apiserver.ControlPlaneError, match="no staging replace directives"):
+        apiserver.render_go_mod("v1.33.13", "module k8s.io/kubernetes\n\ngo 1.24.0\n")
+
+
+def test_committed_recipe_is_what_the_generator_writes_for_the_pinned_release() -> None:
+    version = apiserver.pinned_version()
+    kubernetes_go_mod = Path(os.environ.get("GOMODCACHE", Path.home() / "go" / "pkg" / "mod")) / "cache" / \
+        "download" / "k8s.io" / "kubernetes" / "@v" / f"{version}.mod"
+    if not kubernetes_go_mod.is_file():
+        pytest.skip(f"k8s.io/kubernetes {version}'s go.mod is not in the Go module cache")
+    committed = (REPO_ROOT / "targets" / "apiserver" / "go.mod").read_text()
+    rendered = apiserver.render_go_mod(version, kubernetes_go_mod.read_text())
+    # `go mod tidy` added the require block; the header, tools and replacements are the generator's.
+    assert committed.startswith(rendered.split("require ")[0])
+    assert _block(committed, "replace") == _block(rendered, "replace")
+    assert f"\t{apiserver.KUBERNETES_MODULE} {version} // indirect\n" in committed
+
+
+def _block(go_mod: str, directive: str) -> str:
+    return re.search(rf"^{directive} \((.*?)^\)", go_mod, re.MULTILINE | re.DOTALL).group(1)
+
+
+@pytest.mark.parametrize(("requested", "resolved"), [
+    (None, "PINNED"), ("1.33", "PINNED"), ("1.31.4", "v1.31.4"), ("v1.32.0", "v1.32.0"),
+])
+def test_version_resolution_without_the_network(requested: str | None, resolved: str) -> None:
+    pinned = apiserver.pinned_version()
+    assert pinned.startswith("v1.33.")
+    assert apiserver.resolve_version(requested) == (pinned if resolved == "PINNED" else resolved)
+
+
+@pytest.mark.parametrize("requested", ["latest", "1", "1.33.x", "2.0"])
+def test_unusable_versions_are_refused(requested: str) -> None:
+    with pytest.raises(apiserver.ControlPlaneError, match="give a Kubernetes release"):
+        apiserver.resolve_version(requested)
+
+
+def test_without_go_or_cached_binaries_start_says_go_is_needed(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATCHCONF_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("PATH", str(tmp_path))  # no go here
+    with pytest.raises(apiserver.GoMissing, match="needs Go"):
+        apiserver.start(tmp_path / "kubeconfig")
+    assert not (tmp_path / "kubeconfig").exists()
+
+
+def test_a_foreign_kubeconfig_is_never_overwritten(tmp_path: Path) -> None:
+    kubeconfig = tmp_path / "config"
+    kubeconfig.write_text("apiVersion: v1\nkind: Config\ncurrent-context: production\n")
+    with pytest.raises(apiserver.ControlPlaneError, match="was not written by patchconf"):
+        apiserver.start(kubeconfig)
+    assert kubeconfig.read_text() == "apiVersion: v1\nkind: Config\ncurrent-context: production\n"
+
+
+def test_stop_never_signals_a_process_that_reuses_a_recorded_pid(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATCHCONF_CACHE", str(tmp_path / "cache"))
+    bystander = subprocess.Popen(["sleep", "60"], start_new_session=True)
+    try:
+        ticks = apiserver._start_ticks(bystander.pid)
+        assert apiserver.is_running(apiserver.ProcessRecord("sleep", bystander.pid, ticks))
+        # A record of an earlier process that had the same pid: same pid, other start time.
+        stale = apiserver.ProcessRecord("kube-apiserver", bystander.pid, ticks - 1)
+        data_dir = tmp_path / "data"
+        data_dir.mkdir()
+        plane = apiserver.ControlPlane(kubeconfig=tmp_path / "kubeconfig", data_dir=data_dir, server="https://x",
+                                       version="v1.33.13", processes=[stale], etcd_url="http://x")
+        apiserver.stop(plane)
+        assert bystander.poll() is None
+        assert not data_dir.exists()
+    finally:
+        bystander.kill()
+        bystander.wait()
+
+
+def test_a_control_plane_whose_processes_died_reads_stopped_and_stop_clears_it(tmp_path: Path,
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATCHCONF_CACHE", str(tmp_path / "cache"))
+    gone = apiserver.ProcessRecord("kube-apiserver", 2**22 + 1, 1)  # above any pid_max: never a live process
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    kubeconfig = tmp_path / "kubeconfig"
+    apiserver.write_kubeconfig(kubeconfig, "https://127.0.0.1:1", Path(__file__), "token")
+    plane = apiserver.ControlPlane(kubeconfig=kubeconfig, data_dir=data_dir, server="https://127.0.0.1:1",
+                                   version="v1.33.13", processes=[gone], etcd_url="http://127.0.0.1:2")
+    plane.state_file.parent.mkdir(parents=True)
+    plane.state_file.write_text(json.dumps(plane.to_json()))
+    assert [p.server for p in apiserver.running_control_planes()] == ["https://127.0.0.1:1"]
+    assert apiserver.status(plane) == "stopped"
+    apiserver.stop(apiserver.find(kubeconfig))
+    assert not data_dir.exists() and not kubeconfig.exists() and not plane.state_file.exists()
+    assert apiserver.running_control_planes() == []
+
+
+# --- against real processes ---------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def binaries() -> apiserver.Binaries:
+    try:
+        return apiserver.build()
+    except apiserver.GoMissing as exc:
+        if live_required():
+            pytest.fail(f"PATCHCONF_REQUIRE_LIVE is set, but {exc}", pytrace=False)
+        pytest.skip(str(exc))
+
+
+def _request(plane: apiserver.ControlPlane, path: str, token: str | None) -> int:
+    request = urllib.request.Request(plane.server + path, headers={"Authorization": f"Bearer {token}"} if token else {})
+    context = ssl.create_default_context(cafile=str(plane.ca_file()))
+    try:
+        with urllib.request.urlopen(request, context=context, timeout=10) as response:
+            return response.status
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+def test_kubeconfig_reaches_the_server_and_it_keeps_what_is_written(live_api_client) -> None:
+    import kubernetes
+
+    core = kubernetes.client.CoreV1Api(live_api_client)
+    body = kubernetes.client.V1ConfigMap(metadata=kubernetes.client.V1ObjectMeta(name="patchconf-fixture-probe"),
+                                         data={"greeting": "hello"})
+    created = core.create_namespaced_config_map("default", body)
+    try:
+        read = core.read_namespaced_config_map("patchconf-fixture-probe", "default")
+        assert read.data == {"greeting": "hello"}
+        assert read.metadata.uid == created.metadata.uid
+    finally:
+        core.delete_namespaced_config_map("patchconf-fixture-probe", "default")
+
+
+def test_server_reports_the_release_it_was_built_from(live_apiserver, live_api_client) -> None:
+    import kubernetes
+
+    info = kubernetes.client.VersionApi(live_api_client).get_code()
+    assert info.git_version == live_apiserver.version
+    assert (info.major, info.minor) == tuple(live_apiserver.version.removeprefix("v").split(".")[:2])
+
+
+def test_requests_without_a_valid_token_are_rejected(live_apiserver) -> None:
+    assert _request(live_apiserver, "/api/v1/namespaces", None) == 401
+    assert _request(live_apiserver, "/api/v1/namespaces", "not-the-token") == 401
+    assert _request(live_apiserver, "/api/v1/namespaces", live_apiserver.token()) == 200
+
+
+def test_server_certificate_is_checked_against_the_runs_own_ca(live_apiserver) -> None:
+    context = ssl.create_default_context()  # the system trust store does not know the run's CA
+    with pytest.raises(urllib.error.URLError, match="CERTIFICATE_VERIFY_FAILED"):
+        urllib.request.urlopen(live_apiserver.server + "/readyz", context=context, timeout=10)
+
+
+def _cli(*arguments: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "harness.cli", "apiserver", *arguments], cwd=REPO_ROOT,
+                          env={**os.environ, "PYTHONPATH": str(REPO_ROOT), **(env or {})},
+                          capture_output=True, text=True, timeout=600, check=False)
+
+
+def test_cli_start_outlives_the_command_and_stop_leaves_nothing(binaries, tmp_path: Path) -> None:
+    kubeconfig = tmp_path / "kube" / "config"
+    started = _cli("start", "--kubeconfig", str(kubeconfig))
+    assert started.returncode == 0, started.stderr
+    plane = apiserver.find(kubeconfig)
+    assert plane is not None
+    try:
+        assert [record.name for record in plane.processes] == ["etcd", "kube-apiserver"]
+        assert all(apiserver.is_running(record) for record in plane.processes)  # the CLI has exited
+        assert plane.data_dir.is_dir()
+        assert oct(kubeconfig.stat().st_mode & 0o777) == "0o600"
+        assert _request(plane, "/readyz", plane.token()) == 200
+        assert "ready" in _cli("status", "--kubeconfig", str(kubeconfig)).stdout
+
+        again = _cli("start", "--kubeconfig", str(kubeconfig))
+        assert again.returncode == 2
+        assert "already serves" in again.stderr
+    finally:
+        stopped = _cli("stop", "--kubeconfig", str(kubeconfig))
+    assert stopped.returncode == 0, stopped.stderr
+    assert not any(apiserver.is_running(record) for record in plane.processes)
+    assert not plane.data_dir.exists()
+    assert not kubeconfig.exists()
+    assert not plane.state_file.exists()
+    assert _cli("stop", "--kubeconfig", str(kubeconfig)).returncode == 1
+
+
+def test_failed_start_shows_the_log_and_leaves_nothing(binaries, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    spawned: list[apiserver.ProcessRecord] = []
+    data_dirs: list[Path] = []
+    real_spawn = apiserver._spawn
+
+    def recording_spawn(name: str, command: list[str], log_path: Path):
+        process, record = real_spawn(name, [*command, "--no-such-flag"] if name == "kube-apiserver" else command,
+                                     log_path)
+        spawned.append(record)
+        data_dirs.append(log_path.parent)
+        return process, record
+
+    monkeypatch.setattr(apiserver, "_spawn", recording_spawn)
+    with pytest.raises(apiserver.ControlPlaneError) as failure:
+        apiserver.start(tmp_path / "kubeconfig")
+    assert "kube-apiserver exited with status 1 during start-up" in str(failure.value)
+    assert "unknown flag: --no-such-flag" in str(failure.value)
+    assert [record.name for record in spawned] == ["etcd", "kube-apiserver"]
+    assert not any(apiserver.is_running(record) for record in spawned)
+    assert not data_dirs[0].exists()
+    assert not (tmp_path / "kubeconfig").exists()
+
+
+def test_start_that_is_not_ready_in_time_says_what_it_waited_for_and_leaves_nothing(
+        binaries, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    spawned: list[apiserver.ProcessRecord] = []
+    real_spawn = apiserver._spawn
+
+    def recording_spawn(name: str, command: list[str], log_path: Path):
+        process, record = real_spawn(name, command, log_path)
+        spawned.append(record)
+        return process, record
+
+    monkeypatch.setattr(apiserver, "_spawn", recording_spawn)
+    with pytest.raises(apiserver.ControlPlaneError) as failure:
+        apiserver.start(tmp_path / "kubeconfig", ready_timeout=0)  # etcd cannot answer the instant it is spawned
+    assert str(failure.value).startswith("timed out waiting for etcd at http://127.0.0.1:")
+    assert "--- etcd.log (last lines) ---" in str(failure.value)
+    assert [record.name for record in spawned] == ["etcd"]
+    assert not apiserver.is_running(spawned[0])
+    assert not (tmp_path / "kubeconfig").exists()
+
+
+def test_a_port_taken_before_the_server_binds_it_is_retried(binaries, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    with socket.socket() as squatter:
+        squatter.bind(("127.0.0.1", 0))
+        squatter.listen()
+        taken = squatter.getsockname()[1]
+        ports = iter([taken])
+        real_free_port = apiserver._free_port
+        monkeypatch.setattr(apiserver, "_free_port", lambda: next(ports, None) or real_free_port())
+        plane = apiserver.start(tmp_path / "kubeconfig")
+        try:
+            assert plane.etcd_url != f"http://127.0.0.1:{taken}"
+            assert _request(plane, "/readyz", plane.token()) == 200
+        finally:
+            apiserver.stop(plane)
+    assert not plane.data_dir.exists()
+
+
+HOLDING_TEST = """
+import json, os, time
+from pathlib import Path
+
+def test_hold(live_apiserver):
+    Path(os.environ["PLANE_OUT"]).write_text(json.dumps(live_apiserver.to_json()))
+    time.sleep(300)
+"""
+
+
+@pytest.mark.parametrize("interruption", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_an_interrupted_session_still_stops_its_control_plane(binaries, tmp_path: Path,
+                                                              interruption: signal.Signals) -> None:
+    (tmp_path / "test_hold.py").write_text(HOLDING_TEST)
+    out = tmp_path / "plane.json"
+    session = subprocess.Popen(
+        [sys.executable, "-m", "pytest", "-q", "-p", "harness.pytest_apiserver", "-p", "no:cacheprovider",
+         "--rootdir", str(tmp_path), str(tmp_path / "test_hold.py")],
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(REPO_ROOT), "PLANE_OUT": str(out)},
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 300
+        while not out.exists() and session.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert out.exists(), session.communicate(timeout=60)[0] if session.poll() is not None else "no start"
+        plane = apiserver.ControlPlane.from_json(json.loads(out.read_text()))
+        assert all(apiserver.is_running(record) for record in plane.processes)
+        session.send_signal(interruption)
+        output = session.communicate(timeout=120)[0]
+    finally:
+        if session.poll() is None:
+            session.kill()
+    assert session.returncode != 0
+    assert "KeyboardInterrupt" in output
+    assert not any(apiserver.is_running(record) for record in plane.processes)
+    assert not plane.data_dir.exists()
+    assert not plane.state_file.exists()
