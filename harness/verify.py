@@ -25,7 +25,10 @@ from harness.yamlio import load_text
 VIA = {
     "upstream": "patchconf upstream target (Kubernetes' Go modules)",
     "kubectl": "kubectl patch --local",
+    "apiserver": "patchconf live target, local kube-apiserver",
 }
+# provenance names the implementation; a target names its family
+IMPLEMENTATION_OF_FAMILY = {"live": "apiserver"}
 
 
 @dataclass(frozen=True)
@@ -56,7 +59,8 @@ def verify(cases: Sequence[Case], judges: Iterable[Target]) -> Verification:
         verification.judges.append(f"{judge.info.family} {judge.info.version}")
         for result in run_cases(cases, judge):
             if _confirms(result):
-                verification.confirmations.append(Confirmation(result.case, judge.info.family, judge.info.version))
+                implementation = IMPLEMENTATION_OF_FAMILY.get(judge.info.family, judge.info.family)
+                verification.confirmations.append(Confirmation(result.case, implementation, judge.info.version))
             elif result.status in (FAIL, ERROR):
                 verification.contradictions.append(result)
     return verification

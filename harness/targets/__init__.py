@@ -22,6 +22,7 @@ TARGET_HELP = {
     "kubectl[:PATH]": "kubectl patch --local (the kubectl on PATH, or the binary at PATH)",
     "cmd:COMMAND": "any program speaking harness/PROTOCOL.md over stdin/stdout",
     "upstream[@1.MINOR]": "Kubernetes' own Go code (targets/upstream), built from its modules; needs go",
+    "live[:CONTEXT]": "a real API server (kubeconfig: --kubeconfig, $KUBECONFIG, ~/.kube/config)",
 }
 
 
@@ -49,15 +50,23 @@ def _upstream(argument: str | None, **options) -> Target:
     return UpstreamTarget(argument, **options)
 
 
+def _live(argument: str | None, **options) -> Target:
+    from harness.targets.live import LiveTarget
+
+    return LiveTarget(argument, **options)
+
+
 FACTORIES: dict[str, Callable[..., Target]] = {
     "upstream": _upstream,
     "reference": _reference,
     "kubectl": _kubectl,
     "cmd": _command,
+    "live": _live,
 }
 
 
-def make_target(spec: str, timeout: float | None = None) -> Target:
+def make_target(spec: str, timeout: float | None = None, kubeconfig: str | None = None,
+                workers: int | None = None) -> Target:
     """``name`` or ``name:argument`` → a ready target (raises TargetUnavailable)."""
     name, _, argument = spec.partition("@" if spec.startswith("upstream") else ":")
     factory = FACTORIES.get(name)
@@ -65,4 +74,6 @@ def make_target(spec: str, timeout: float | None = None) -> Target:
         known = ", ".join(TARGET_HELP)
         raise TargetUnavailable(f"unknown target {spec!r}; known targets: {known}")
     options = {"timeout": timeout} if (timeout and name in ("cmd", "upstream")) else {}
+    if name == "live":
+        options = {"kubeconfig": kubeconfig, **({"workers": workers} if workers else {})}
     return factory(argument or None, **options)

@@ -1,0 +1,668 @@
+"""``live`` / ``live:CONTEXT``: cases against a real Kubernetes API server.
+
+Each run works in its own namespace ``patchconf-<run id>``; every object it creates is
+labelled ``patchconf.dev/run=<run id>`` and named per case; custom kinds get a CRD of the
+run (group ``<group>.<run id>.patchconf.dev``). Everything is deleted when the target
+closes: at the end of the run, on SIGINT/SIGTERM (the handlers stop new cases and raise
+into the main thread, whose ``finally`` closes the target), and at interpreter exit.
+
+Per case the target creates ``original`` (``current`` for apply types) under its run name,
+sends the real request with the patch type's Content-Type, reads the object back and
+reports it in the case's terms: name, namespace and apiVersion mapped back, the run label
+and server-owned fields (uid, resourceVersion, …, status) dropped unless the expectation
+states them, and server defaults the expectation does not state dropped — a default is a
+value the server gives the *expected* object too, found by a dry-run create of it. Fields
+the case states are compared exactly. Errors carry HTTP status and Status reason.
+
+Which cases run live (anything else is skipped with the reason):
+- types json-patch, merge-patch, strategic, apply, server-side-apply, update;
+- the document is a Kubernetes object (apiVersion, kind, metadata.name) of a namespaced
+  kind the server serves, or of a custom kind (API group with a dot, outside *.k8s.io);
+- cases not written for live (no ``targets`` naming ``live``) are additionally skipped when
+  the patch changes identity (apiVersion, kind, metadata.name/namespace), server-owned
+  metadata or status, when the server rejects ``original`` at creation, or when the server
+  rejects the patched object that the case expects (the expected object itself is invalid
+  on a server, or an update rule such as an immutable field refuses the change).
+"""
+
+from __future__ import annotations
+
+import atexit
+import copy
+import itertools
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from harness.cases import ABSENT, Case
+from harness.compare import json_equal
+from harness.live_cluster import (
+    CRD_GROUP_SUFFIX,
+    RUN_LABEL,
+    Cluster,
+    ClusterUnreachable,
+    Resource,
+    Response,
+    cleanup,
+    kubeconfig_path,
+    new_run_id,
+)
+from harness.targets.base import Actual, ActualError, Target, TargetDeclined, TargetInfo, TargetUnavailable
+from harness.targets.kubectl import classify_error
+
+DEFAULT_WORKERS = 8
+LIVE_TYPES = frozenset({"json-patch", "merge-patch", "strategic", "apply", "server-side-apply", "update"})
+CONTENT_TYPES = {
+    "json-patch": "application/json-patch+json",
+    "merge-patch": "application/merge-patch+json",
+    "strategic": "application/strategic-merge-patch+json",
+    "server-side-apply": "application/apply-patch+yaml",
+}
+SERVER_OWNED_METADATA = ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields",
+                         "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds")
+IDENTITY_POINTERS = ("/apiVersion", "/kind", "/metadata/name", "/metadata/namespace", "/metadata")
+LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+# Values the server allocates or derives from the object's uid or name: never equal between
+# the live object and a dry-run of the expectation, so dropped unless the case states them.
+ALLOCATED = {
+    "Service": (("spec", "clusterIP"), ("spec", "clusterIPs"), ("spec", "healthCheckNodePort")),
+    "Job": (("spec", "selector"),),
+}
+GENERATED_LABELS = ("controller-uid", "batch.kubernetes.io/controller-uid", "job-name", "batch.kubernetes.io/job-name")
+
+
+class ServerRejected(Exception):
+    def __init__(self, response: Response) -> None:
+        super().__init__(response.message())
+        self.response = response
+
+
+@dataclass
+class Placement:
+    """Where a case's object lives on the server, and how to map it back to the case's terms."""
+
+    resource: Resource
+    api_version: str  # as the server knows it (custom groups are renamed per run)
+    case_api_version: str
+    name: str
+    case_name: str
+    case_namespace: str | None
+    namespace: str
+
+    @property
+    def path(self) -> str:
+        return self.resource.item(self.namespace, self.name)
+
+    @property
+    def collection(self) -> str:
+        return self.resource.collection(self.namespace)
+
+
+class LiveTarget(Target):
+    def __init__(self, context: str | None = None, kubeconfig: str | None = None,
+                 workers: int = DEFAULT_WORKERS, kubectl: str | None = None) -> None:
+        self.name = f"live:{context}" if context else "live"
+        self.context = context
+        self.kubeconfig = kubeconfig_path(kubeconfig)
+        try:
+            self.cluster = Cluster(self.kubeconfig, context)
+            version = self.cluster.server_version()
+        except ClusterUnreachable as exc:
+            raise TargetUnavailable(str(exc)) from exc
+        self.workers = workers
+        self.run_id = new_run_id()
+        self.kubectl = kubectl if kubectl is not None else shutil.which("kubectl")
+        self.info = TargetInfo(
+            family="live",
+            version=version,
+            patch_types=LIVE_TYPES,
+            schemas=frozenset({"builtin", "none"}),
+            messages=True,
+            description=f"kube-apiserver {version} at {self.cluster.host}, run {self.run_id}",
+        )
+        self._counter = itertools.count(1)
+        self._lock = threading.Lock()
+        self._crds: dict[tuple[str, str, str], Resource | str] = {}
+        self._stopping = threading.Event()
+        self._closed = False
+        self._previous_handlers: dict[int, Any] = {}
+        self._install_handlers()
+        atexit.register(self.close)
+        try:
+            self.namespace = self.cluster.create_run_namespace(self.run_id)
+        except ClusterUnreachable as exc:
+            self.close()
+            raise TargetUnavailable(str(exc)) from exc
+
+    # --- lifecycle ----------------------------------------------------------------------
+
+    def _install_handlers(self) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            self._previous_handlers[signum] = signal.signal(signum, self._on_signal)
+
+    def _on_signal(self, signum: int, frame: Any) -> None:
+        # Stop starting cases at once; the main thread's `finally` closes the target.
+        self._stopping.set()
+        if signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        raise SystemExit(128 + signum)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        self._stopping.set()
+        restore = threading.current_thread() is threading.main_thread()
+        if restore:
+            # a second Ctrl-C must not cut the cleanup short
+            for signum in self._previous_handlers:
+                signal.signal(signum, signal.SIG_IGN)
+        try:
+            report = cleanup(self.cluster, [self.run_id])
+            if report.namespaces or report.crds:
+                print(f"patchconf live: cleaned up run {self.run_id}: {report}", file=sys.stderr)
+        except ClusterUnreachable as exc:
+            print(f"patchconf live: cleanup of run {self.run_id} failed ({exc}); "
+                  f"run `patchconf live cleanup` when the server is back", file=sys.stderr)
+        finally:
+            if restore:
+                for signum, handler in self._previous_handlers.items():
+                    signal.signal(signum, handler)
+            atexit.unregister(self.close)
+
+    # --- which cases ------------------------------------------------------------------------
+
+    def compares_messages(self, case: Case) -> bool:
+        # Corpus message fragments quote kubectl's offline wording; only cases written for
+        # the live target quote the server's.
+        return "live" in case.targets
+
+    def skip_reason(self, case: Case) -> str | None:
+        reason = super().skip_reason(case)
+        if reason:
+            return reason
+        document = _subject(case)
+        if not _is_object(document):
+            return "the live target needs a Kubernetes object (apiVersion, kind, metadata.name)"
+        try:
+            resource = self._resource(document["apiVersion"], document["kind"])
+        except ClusterUnreachable as exc:
+            return f"cannot ask the server about {document['apiVersion']} {document['kind']}: {exc}"
+        if isinstance(resource, str):
+            return resource
+        if "live" in case.targets:
+            return None
+        return _corpus_problem(case)
+
+    def _resource(self, api_version: str, kind: str) -> Resource | str:
+        """Where the kind lives (creating the run's CRD for a custom kind), or why it cannot run."""
+        resource = self.cluster.resource_for(api_version, kind)
+        if resource is not None:
+            if not resource.namespaced:
+                return (f"{kind} is cluster-scoped; the live target creates only namespaced objects "
+                        "(and its own CRDs)")
+            return resource
+        group, _, version = api_version.rpartition("/")
+        if not _is_custom_group(group):
+            return f"{api_version} {kind} is not served by this server"
+        return self._custom_resource(group, version, kind)
+
+    def _custom_resource(self, group: str, version: str, kind: str) -> Resource | str:
+        key = (group, version, kind)
+        with self._lock:
+            known = self._crds.get(key)
+            if known is None:
+                known = self._crds[key] = self._create_crd(group, version, kind)
+        return known
+
+    def _create_crd(self, group: str, version: str, kind: str) -> Resource | str:
+        run_group = f"{_dns_label(group.replace('.', '-'))}.{self.run_id}.{CRD_GROUP_SUFFIX}"
+        plural = kind.lower() + "s"
+        crd = {
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": {"name": f"{plural}.{run_group}", "labels": {RUN_LABEL: self.run_id}},
+            "spec": {
+                "group": run_group,
+                "scope": "Namespaced",
+                "names": {"plural": plural, "singular": kind.lower(), "kind": kind, "listKind": f"{kind}List"},
+                "versions": [{"name": version, "served": True, "storage": True,
+                              "schema": {"openAPIV3Schema": {"type": "object",
+                                                             "x-kubernetes-preserve-unknown-fields": True}}}],
+            },
+        }
+        answer = self.cluster.request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)
+        if not answer.ok:
+            return f"cannot create a CRD for {group}/{version} {kind}: {answer.status} {answer.message()}"
+        for _ in range(100):
+            resource = self.cluster.resources(f"{run_group}/{version}", refresh=True).get(kind)
+            if resource is not None:
+                return resource
+            self._stopping.wait(0.1)
+        return f"the CRD for {group}/{version} {kind} did not become served"
+
+    # --- running ------------------------------------------------------------------------------
+
+    def run(self, case: Case) -> Actual:
+        if self._stopping.is_set():
+            raise TargetDeclined("the run is stopping")
+        runner: Callable[[Case, Placement], Actual] = {
+            "json-patch": self._run_patch,
+            "merge-patch": self._run_patch,
+            "strategic": self._run_patch,
+            "update": self._run_update,
+            "server-side-apply": self._run_server_side_apply,
+            "apply": self._run_apply,
+        }[case.type]
+        placement = self._placement(case)
+        try:
+            return runner(case, placement)
+        finally:
+            self.cluster.delete_object(placement.path)
+
+    def _placement(self, case: Case) -> Placement:
+        document = _subject(case)
+        resource = self._resource(document["apiVersion"], document["kind"])
+        if isinstance(resource, str):
+            raise TargetDeclined(resource)
+        slug = re.sub(r"[^a-z0-9-]+", "-", case.name.lower()).strip("-")[:40].rstrip("-")
+        name = f"c{next(self._counter):04d}-{slug}".rstrip("-")
+        metadata = document.get("metadata") or {}
+        return Placement(resource, resource.group_version, document["apiVersion"], name, metadata["name"],
+                         metadata.get("namespace"), self.namespace)
+
+    def _to_live(self, document: Any, placement: Placement, for_create: bool = True) -> Any:
+        """The case's object under its run name, namespace, group and label."""
+        if not isinstance(document, dict):
+            return document
+        live = copy.deepcopy(document)
+        if live.get("apiVersion") == placement.case_api_version:
+            live["apiVersion"] = placement.api_version
+        metadata = live.setdefault("metadata", {})
+        if not isinstance(metadata, dict):
+            return live
+        metadata["name"] = placement.name
+        metadata["namespace"] = placement.namespace
+        labels = metadata.get("labels")
+        metadata["labels"] = {**(labels if isinstance(labels, dict) else {}), RUN_LABEL: self.run_id}
+        if for_create:
+            for key in SERVER_OWNED_METADATA:
+                metadata.pop(key, None)
+        return live
+
+    @staticmethod
+    def _patch_to_live(patch: Any, placement: Placement) -> Any:
+        """A merge or strategic patch that restates the object's identity names the run's object."""
+        if not isinstance(patch, dict):
+            return patch
+        if patch.get("apiVersion") == placement.case_api_version:
+            patch["apiVersion"] = placement.api_version
+        metadata = patch.get("metadata")
+        if isinstance(metadata, dict) and metadata.get("name") == placement.case_name:
+            metadata["name"] = placement.name
+        return patch
+
+    def _from_live(self, document: Any, placement: Placement) -> Any:
+        """A read-back object in the case's terms (identity mapped back, run label dropped)."""
+        if not isinstance(document, dict):
+            return document
+        back = copy.deepcopy(document)
+        if back.get("apiVersion") == placement.api_version:
+            back["apiVersion"] = placement.case_api_version
+        metadata = back.get("metadata")
+        if isinstance(metadata, dict):
+            if metadata.get("name") == placement.name:
+                metadata["name"] = placement.case_name
+            if placement.case_namespace is None:
+                metadata.pop("namespace", None)
+            else:
+                metadata["namespace"] = placement.case_namespace
+            labels = metadata.get("labels")
+            if isinstance(labels, dict):
+                labels.pop(RUN_LABEL, None)
+                if not labels:
+                    del metadata["labels"]
+            annotations = metadata.get("annotations")
+            if isinstance(annotations, dict) and isinstance(annotations.get(LAST_APPLIED), str):
+                annotations[LAST_APPLIED] = self._last_applied_back(annotations[LAST_APPLIED], placement)
+        return back
+
+    def _last_applied_back(self, text: str, placement: Placement) -> str:
+        try:
+            recorded = json.loads(text)
+        except json.JSONDecodeError:
+            return text
+        return go_json(self._from_live(recorded, placement)) + "\n"
+
+    def _create(self, document: Any, placement: Placement, case: Case) -> dict:
+        answer = self.cluster.request("POST", placement.collection, self._to_live(document, placement),
+                                      query={"fieldManager": "patchconf-setup"})
+        if not answer.ok:
+            raise TargetDeclined(f"original rejected by the server: {answer.status} {answer.reason()}: "
+                                 f"{answer.message()}")
+        return answer.body
+
+    def _run_patch(self, case: Case, placement: Placement) -> Actual:
+        before = self._create(case.input("original"), placement, case)
+        body = json.dumps(self._patch_to_live(case.input("patch"), placement)).encode("utf-8")
+        answer = self.cluster.request("PATCH", placement.path, raw_body=body,
+                                      content_type=CONTENT_TYPES[case.type],
+                                      query={"fieldManager": "patchconf"})
+        return self._outcome(case, placement, before, answer)
+
+    def _run_update(self, case: Case, placement: Placement) -> Actual:
+        before = self._create(case.input("original"), placement, case)
+        body = self._to_live(case.input("modified"), placement, for_create=False)
+        answer = self.cluster.request("PUT", placement.path, body, query={"fieldManager": "patchconf"})
+        return self._outcome(case, placement, before, answer)
+
+    def _run_server_side_apply(self, case: Case, placement: Placement) -> Actual:
+        before = None
+        if case.inputs.get("current") is not None:
+            before = self._create(case.input("current"), placement, case)
+        options = {"fieldManager": str(case.options.get("fieldManager", "patchconf"))}
+        if case.options.get("force"):
+            options["force"] = "true"
+        body = json.dumps(self._to_live(case.input("modified"), placement)).encode("utf-8")
+        answer = self.cluster.request("PATCH", placement.path, raw_body=body,
+                                      content_type=CONTENT_TYPES["server-side-apply"], query=options)
+        return self._outcome(case, placement, before, answer)
+
+    def _run_apply(self, case: Case, placement: Placement) -> Actual:
+        """kubectl apply's three-way flow against the server (real kubectl, when present)."""
+        if not self.kubectl:
+            raise TargetDeclined("kubectl is not on PATH; the live target runs `apply` cases with real kubectl")
+        before = None
+        current = case.inputs.get("current")
+        if current is not None:
+            current = self._to_live(case.input("current"), placement)
+            original = case.inputs.get("original")
+            if original is not None:
+                annotations = current["metadata"].setdefault("annotations", {})
+                annotations[LAST_APPLIED] = self._last_applied(case.input("original"), placement)
+            answer = self.cluster.request("POST", placement.collection, current,
+                                          query={"fieldManager": "patchconf-setup"})
+            if not answer.ok:
+                raise TargetDeclined(f"current rejected by the server: {answer.status} {answer.reason()}: "
+                                     f"{answer.message()}")
+            before = answer.body
+        modified = self._to_live(case.input("modified"), placement)
+        workdir = tempfile.mkdtemp(prefix="patchconf-live-")
+        try:
+            path = os.path.join(workdir, "modified.json")
+            with open(path, "w", encoding="utf-8") as handle:
+                json.dump(modified, handle)
+            command = [self.kubectl, "apply", "-f", path, "-n", self.namespace, "--server-side=false",
+                       f"--overwrite={'false' if case.options.get('overwrite') is False else 'true'}"]
+            if self.kubeconfig:
+                command += ["--kubeconfig", self.kubeconfig]
+            if self.context:
+                command += ["--context", self.context]
+            completed = subprocess.run(command, capture_output=True, text=True, timeout=60)
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+        notes = ("kubectl apply (real kubectl against the server)",)
+        if completed.returncode != 0:
+            message = completed.stderr.strip().removeprefix("error: ")
+            return Actual(error=ActualError(_apply_error_class(message), message), notes=notes,
+                          unchanged=self._unchanged(placement, before))
+        read = self.cluster.request("GET", placement.path)
+        return Actual(document=self._present(case, placement, read.body), notes=notes)
+
+    def _last_applied(self, original: dict, placement: Placement) -> str:
+        """The annotation kubectl wrote when it applied ``original`` (kubectl apply -n sets the namespace)."""
+        recorded = self._to_live(original, placement)
+        annotations = recorded["metadata"].get("annotations") or {}
+        annotations.pop(LAST_APPLIED, None)
+        recorded["metadata"]["annotations"] = annotations
+        return go_json(recorded) + "\n"
+
+    # --- judging the answer ----------------------------------------------------------------
+
+    def _outcome(self, case: Case, placement: Placement, before: dict | None, answer: Response) -> Actual:
+        if answer.ok:
+            read = self.cluster.request("GET", placement.path)
+            if not read.ok:
+                return Actual(error=self._error(case, read), notes=("the object could not be read back",))
+            return Actual(document=self._present(case, placement, read.body), notes=self._notes)
+        if "live" not in case.targets and _expects_success(case) and _validation_failure(answer):
+            raise TargetDeclined(self._rejected_reason(case, placement, answer))
+        return Actual(error=self._error(case, answer), unchanged=self._unchanged(placement, before))
+
+    @property
+    def _notes(self) -> tuple[str, ...]:
+        return (f"kube-apiserver {self.info.version}",)
+
+    def _unchanged(self, placement: Placement, before: dict | None) -> bool | None:
+        if before is None:
+            return None
+        after = self.cluster.request("GET", placement.path)
+        if not after.ok:
+            return False
+        return json_equal(before, after.body)
+
+    def _error(self, case: Case, answer: Response) -> ActualError:
+        return ActualError(classify_response(case.type, answer), answer.message(), answer.status,
+                           answer.reason() or None)
+
+    def _rejected_reason(self, case: Case, placement: Placement, answer: Response) -> str:
+        expected = _first_document(case)
+        probe = self._dry_run(expected, placement)
+        where = "the expected object is not valid on a server" if not probe.ok else \
+            "the server's update rules refuse the change"
+        shown = probe.message() if not probe.ok else answer.message()
+        return f"{where}: {shown[:300]}"
+
+    def _dry_run(self, document: Any, placement: Placement) -> Response:
+        shadow = Placement(placement.resource, placement.api_version, placement.case_api_version,
+                           f"{placement.name[:55]}-dry", placement.case_name, placement.case_namespace,
+                           placement.namespace)
+        return self.cluster.request("POST", placement.collection, self._to_live(document, shadow),
+                                    query={"dryRun": "All", "fieldManager": "patchconf"})
+
+    def _present(self, case: Case, placement: Placement, document: dict) -> Any:
+        """The read-back as the case states things: identity mapped back, unstated server fields dropped."""
+        actual = self._from_live(document, placement)
+        expected = _first_document(case)
+        if not isinstance(expected, dict):
+            return actual
+        written_for_live = "live" in case.targets
+        metadata = actual.get("metadata")
+        expected_metadata = expected.get("metadata") if isinstance(expected.get("metadata"), dict) else {}
+        if isinstance(metadata, dict):
+            for key in SERVER_OWNED_METADATA:
+                if key not in expected_metadata:
+                    metadata.pop(key, None)
+        if "status" in actual and ("status" not in expected or not written_for_live):
+            actual.pop("status")
+        for path in ALLOCATED.get(actual.get("kind"), ()):
+            _drop_unstated(actual, expected, path)
+        _drop_unstated_node_ports(actual, expected)
+        _drop_generated_labels(actual, expected)
+        defaulted = self._dry_run(expected, placement)
+        if defaulted.ok and isinstance(defaulted.body, dict):
+            defaults = self._from_live(defaulted.body, placement)
+            actual = without_defaults(actual, expected, defaults)
+        return actual
+
+
+# --- helpers -----------------------------------------------------------------------------------
+
+
+def go_json(value: Any) -> str:
+    """JSON as Go's encoding/json writes a map: sorted keys, compact, HTML characters escaped."""
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    for char, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
+                          ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
+        text = text.replace(char, escaped)
+    return text
+
+
+def without_defaults(actual: Any, expected: Any, defaults: Any) -> Any:
+    """``actual`` minus members the expectation does not state and the server defaults to the same value."""
+    if isinstance(actual, dict) and isinstance(expected, dict):
+        kept = {}
+        for key, value in actual.items():
+            default = defaults.get(key, ABSENT) if isinstance(defaults, dict) else ABSENT
+            if key in expected:
+                kept[key] = without_defaults(value, expected[key], default)
+            elif default is ABSENT or not json_equal(default, value):
+                kept[key] = value
+        return kept
+    if (isinstance(actual, list) and isinstance(expected, list) and isinstance(defaults, list)
+            and len(actual) == len(expected) == len(defaults)):
+        return [without_defaults(a, e, d) for a, e, d in zip(actual, expected, defaults, strict=True)]
+    return actual
+
+
+def _drop_unstated(actual: dict, expected: dict, path: tuple[str, ...]) -> None:
+    node, stated = actual, expected
+    for key in path[:-1]:
+        node = node.get(key) if isinstance(node, dict) else None
+        stated = stated.get(key) if isinstance(stated, dict) else None
+    if isinstance(node, dict) and not (isinstance(stated, dict) and path[-1] in stated):
+        node.pop(path[-1], None)
+
+
+def _drop_unstated_node_ports(actual: dict, expected: dict) -> None:
+    """Service node ports are allocated per object, like cluster IPs."""
+    if actual.get("kind") != "Service":
+        return
+    ports = (actual.get("spec") or {}).get("ports")
+    stated = (expected.get("spec") or {}).get("ports")
+    if not isinstance(ports, list):
+        return
+    for index, port in enumerate(ports):
+        stated_port = stated[index] if isinstance(stated, list) and index < len(stated) else {}
+        if isinstance(port, dict) and not (isinstance(stated_port, dict) and "nodePort" in stated_port):
+            port.pop("nodePort", None)
+
+
+def _drop_generated_labels(actual: dict, expected: dict) -> None:
+    """Labels a Job's server-side defaulting derives from its uid and name."""
+    if actual.get("kind") != "Job":
+        return
+    labels = (((actual.get("spec") or {}).get("template") or {}).get("metadata") or {}).get("labels")
+    stated = (((expected.get("spec") or {}).get("template") or {}).get("metadata") or {}).get("labels") or {}
+    if not isinstance(labels, dict):
+        return
+    for key in GENERATED_LABELS:
+        if key not in stated:
+            labels.pop(key, None)
+
+
+def _subject(case: Case) -> Any:
+    """The object the case creates on the server."""
+    if case.type == "apply":
+        return case.inputs.get("modified")
+    if case.type == "server-side-apply":
+        current = case.inputs.get("current")
+        return current if current is not None else case.inputs.get("modified")
+    return case.inputs.get("original")
+
+
+def _first_document(case: Case) -> Any:
+    for divergence in case.divergences:
+        if "live" in divergence.targets and divergence.outcome.document is not ABSENT:
+            return divergence.outcome.document
+    return case.outcome.document
+
+
+def _expects_success(case: Case) -> bool:
+    return case.outcome.error is None
+
+
+def _is_object(document: Any) -> bool:
+    return (isinstance(document, dict) and isinstance(document.get("apiVersion"), str)
+            and isinstance(document.get("kind"), str) and isinstance(document.get("metadata"), dict)
+            and isinstance(document["metadata"].get("name"), str) and bool(document["metadata"]["name"]))
+
+
+def _is_custom_group(group: str) -> bool:
+    return "." in group and not group.endswith((".k8s.io", ".kubernetes.io"))
+
+
+def _dns_label(text: str) -> str:
+    return re.sub(r"[^a-z0-9-]+", "-", text.lower()).strip("-")[:40] or "group"
+
+
+def _validation_failure(answer: Response) -> bool:
+    """422 Invalid with field causes: the server's validation, not the patch library."""
+    if answer.status != 422 or answer.reason() != "Invalid" or not isinstance(answer.body, dict):
+        return False
+    causes = (answer.body.get("details") or {}).get("causes") or []
+    return any(cause.get("field") for cause in causes if isinstance(cause, dict))
+
+
+def classify_response(patch_type: str, answer: Response) -> str:
+    """patchconf's error class for an API server's error answer."""
+    if answer.status == 415:
+        return "no-strategic-schema" if patch_type == "strategic" else "unsupported-media-type"
+    if answer.status == 409:
+        return "conflict"
+    if _validation_failure(answer):
+        return "invalid"
+    return classify_error(answer.message())
+
+
+def _apply_error_class(message: str) -> str:
+    if "the object has been modified" in message or "Conflict" in message:
+        return "conflict"
+    if "is invalid" in message or "Invalid value" in message:
+        return "invalid"
+    return classify_error(message)
+
+
+def _ops(patch: Any) -> list[dict]:
+    return [op for op in patch if isinstance(op, dict)] if isinstance(patch, list) else []
+
+
+def _corpus_problem(case: Case) -> str | None:
+    """Why a corpus case (not written for live) cannot be judged against a server."""
+    patch = case.inputs.get("patch")
+    if case.type == "json-patch":
+        for op in _ops(patch):
+            for key in ("path", "from"):
+                pointer = op.get(key)
+                if not isinstance(pointer, str):
+                    continue
+                if pointer in ("", *IDENTITY_POINTERS) or pointer.startswith(("/apiVersion/", "/kind/")) or any(
+                        pointer == f"/metadata/{field}" or pointer.startswith(f"/metadata/{field}/")
+                        for field in ("name", "namespace", *SERVER_OWNED_METADATA)):
+                    return f"the patch operates on {pointer or 'the root'}, which a server owns or keeps fixed"
+                if pointer == "/status" or pointer.startswith("/status/"):
+                    return "the patch changes status, which a server ignores outside the status subresource"
+                if pointer.startswith("/metadata/labels"):
+                    return "the patch operates on metadata.labels, where the live target keeps its run label"
+    elif case.type in ("merge-patch", "strategic") and isinstance(patch, dict):
+        original = case.inputs.get("original") or {}
+        if any(key in patch and patch[key] != original.get(key) for key in ("apiVersion", "kind")):
+            return "the patch changes apiVersion or kind, which a server keeps fixed"
+        metadata = patch.get("metadata")
+        if metadata is not None and not isinstance(metadata, dict):
+            return "the patch replaces metadata as a whole"
+        if isinstance(metadata, dict):
+            same_name = metadata.get("name") == (original.get("metadata") or {}).get("name")
+            owned = [key for key in ("name", "namespace", *SERVER_OWNED_METADATA)
+                     if key in metadata and not (key == "name" and same_name)]
+            if owned:
+                return f"the patch sets metadata.{owned[0]}, which a server owns or keeps fixed"
+            if "labels" in metadata and not isinstance(metadata["labels"], dict):
+                return "the patch replaces metadata.labels, where the live target keeps its run label"
+        if "status" in patch:
+            return "the patch changes status, which a server ignores outside the status subresource"
+    elif case.type in ("merge-patch", "strategic"):
+        return "a patch that is not a JSON object would replace the whole object"
+    return None
