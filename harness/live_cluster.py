@@ -117,7 +117,7 @@ class Cluster:
         self._api_client.update_params_for_auth(headers, [], ["BearerToken"])
         data = raw_body
         if data is None and body is not None:
-            data = json.dumps(body).encode("utf-8")
+            data = json.dumps(body, ensure_ascii=False).encode("utf-8")
         if data is not None:
             headers["Content-Type"] = content_type
         url = self.host + path + (f"?{urlencode(query)}" if query else "")

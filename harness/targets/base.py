@@ -6,7 +6,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.cases import ABSENT, Case
+from harness.cases import ABSENT, Case, Outcome
 
 KUBERNETES_PROFILE = "kubernetes"
 RFC_PROFILE = "rfc"
@@ -49,9 +49,16 @@ class ActualError:
     message: str
     status: int | None = None
     reason: str | None = None
+    # classes the answer cannot tell apart (an API server hides why a JSON patch did not apply)
+    alternatives: tuple[str, ...] = ()
+
+    def matches(self, error_class: str) -> bool:
+        return error_class == self.error_class or error_class in self.alternatives
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"class": self.error_class, "message": self.message}
+        if self.alternatives:
+            data["alternatives"] = list(self.alternatives)
         if self.status is not None:
             data["status"] = self.status
         if self.reason is not None:
@@ -118,6 +125,10 @@ class Target(ABC):
             label = schema.describe() if schema else "no schema"
             return f"{self.name} cannot run cases on {label}"
         return None
+
+    def rendered(self, case: Case, outcome: Outcome) -> Outcome:
+        """The outcome as this target can observe it (live: the expected object as the server stores it)."""
+        return outcome
 
     def compares_messages(self, case: Case) -> bool:
         """Whether the case's error message fragments are checked against this target's messages."""

@@ -43,7 +43,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from harness.cases import ABSENT, Case
+from harness.cases import Case, Outcome
 from harness.compare import json_equal
 from harness.live_cluster import (
     CRD_GROUP_SUFFIX,
@@ -77,6 +77,8 @@ ALLOCATED = {
     "Service": (("spec", "clusterIP"), ("spec", "clusterIPs"), ("spec", "healthCheckNodePort")),
     "Job": (("spec", "selector"),),
 }
+# Errors of jsonpatch's Patch.Apply: the server answers all of them with a bare 422.
+JSON_PATCH_APPLY_CLASSES = ("path-not-found", "invalid-index", "test-failed", "invalid-patch", "type-mismatch")
 GENERATED_LABELS = ("controller-uid", "batch.kubernetes.io/controller-uid", "job-name", "batch.kubernetes.io/job-name")
 
 
@@ -132,6 +134,7 @@ class LiveTarget(Target):
         self._counter = itertools.count(1)
         self._lock = threading.Lock()
         self._crds: dict[tuple[str, str, str], Resource | str] = {}
+        self._placements: dict[str, Placement] = {}
         self._stopping = threading.Event()
         self._closed = False
         self._previous_handlers: dict[int, Any] = {}
@@ -190,6 +193,8 @@ class LiveTarget(Target):
         return "live" in case.targets
 
     def skip_reason(self, case: Case) -> str | None:
+        if self._stopping.is_set():
+            return "the run was interrupted"
         reason = super().skip_reason(case)
         if reason:
             return reason
@@ -267,10 +272,27 @@ class LiveTarget(Target):
             "apply": self._run_apply,
         }[case.type]
         placement = self._placement(case)
+        self._check_expected_object(case, placement)
         try:
             return runner(case, placement)
         finally:
             self.cluster.delete_object(placement.path)
+
+    def _check_expected_object(self, case: Case, placement: Placement) -> None:
+        """A corpus case whose expected object a server cannot store (wrong Go types, invalid) is skipped."""
+        outcome = self._live_outcome(case)
+        if "live" in case.targets or outcome.error is not None or not _is_object(outcome.document):
+            return
+        probe = self._dry_run(outcome.document, placement)
+        if not probe.ok:
+            raise TargetDeclined(f"the expected object cannot be stored by a server: {probe.status} "
+                                 f"{probe.reason()}: {_full_message(probe)[:300]}")
+
+    def _live_outcome(self, case: Case) -> Outcome:
+        for divergence in case.divergences:
+            if divergence.applies_to(self.info.family, self.info.version):
+                return divergence.outcome
+        return case.outcome
 
     def _placement(self, case: Case) -> Placement:
         document = _subject(case)
@@ -356,7 +378,7 @@ class LiveTarget(Target):
 
     def _run_patch(self, case: Case, placement: Placement) -> Actual:
         before = self._create(case.input("original"), placement, case)
-        body = json.dumps(self._patch_to_live(case.input("patch"), placement)).encode("utf-8")
+        body = go_json(self._patch_to_live(case.input("patch"), placement), sort_keys=False).encode("utf-8")
         answer = self.cluster.request("PATCH", placement.path, raw_body=body,
                                       content_type=CONTENT_TYPES[case.type],
                                       query={"fieldManager": "patchconf"})
@@ -375,7 +397,7 @@ class LiveTarget(Target):
         options = {"fieldManager": str(case.options.get("fieldManager", "patchconf"))}
         if case.options.get("force"):
             options["force"] = "true"
-        body = json.dumps(self._to_live(case.input("modified"), placement)).encode("utf-8")
+        body = go_json(self._to_live(case.input("modified"), placement), sort_keys=False).encode("utf-8")
         answer = self.cluster.request("PATCH", placement.path, raw_body=body,
                                       content_type=CONTENT_TYPES["server-side-apply"], query=options)
         return self._outcome(case, placement, before, answer)
@@ -437,7 +459,7 @@ class LiveTarget(Target):
             if not read.ok:
                 return Actual(error=self._error(case, read), notes=("the object could not be read back",))
             return Actual(document=self._present(case, placement, read.body), notes=self._notes)
-        if "live" not in case.targets and _expects_success(case) and _validation_failure(answer):
+        if "live" not in case.targets and self._live_outcome(case).error is None and _validation_failure(answer):
             raise TargetDeclined(self._rejected_reason(case, placement, answer))
         return Actual(error=self._error(case, answer), unchanged=self._unchanged(placement, before))
 
@@ -454,11 +476,12 @@ class LiveTarget(Target):
         return json_equal(before, after.body)
 
     def _error(self, case: Case, answer: Response) -> ActualError:
-        return ActualError(classify_response(case.type, answer), answer.message(), answer.status,
-                           answer.reason() or None)
+        alternatives = JSON_PATCH_APPLY_CLASSES if _bare_json_patch_rejection(case.type, answer) else ()
+        return ActualError(classify_response(case.type, answer), _full_message(answer), answer.status,
+                           answer.reason() or None, alternatives)
 
     def _rejected_reason(self, case: Case, placement: Placement, answer: Response) -> str:
-        expected = _first_document(case)
+        expected = self._live_outcome(case).document
         probe = self._dry_run(expected, placement)
         where = "the expected object is not valid on a server" if not probe.ok else \
             "the server's update rules refuse the change"
@@ -466,65 +489,76 @@ class LiveTarget(Target):
         return f"{where}: {shown[:300]}"
 
     def _dry_run(self, document: Any, placement: Placement) -> Response:
-        shadow = Placement(placement.resource, placement.api_version, placement.case_api_version,
-                           f"{placement.name[:55]}-dry", placement.case_name, placement.case_namespace,
-                           placement.namespace)
+        shadow = _shadow(placement)
         return self.cluster.request("POST", placement.collection, self._to_live(document, shadow),
                                     query={"dryRun": "All", "fieldManager": "patchconf"})
 
     def _present(self, case: Case, placement: Placement, document: dict) -> Any:
-        """The read-back as the case states things: identity mapped back, unstated server fields dropped."""
-        actual = self._from_live(document, placement)
-        expected = _first_document(case)
-        if not isinstance(expected, dict):
-            return actual
-        written_for_live = "live" in case.targets
-        metadata = actual.get("metadata")
-        expected_metadata = expected.get("metadata") if isinstance(expected.get("metadata"), dict) else {}
+        """The read-back in the case's terms, without what the server owns and the case does not state."""
+        self._placements[case.id] = placement
+        return self._observable(case, self._from_live(document, placement), self._live_outcome(case).document)
+
+    def rendered(self, case: Case, outcome: Outcome) -> Outcome:
+        """The expected object as the server stores it: a dry-run create of it, seen like the read-back.
+
+        That applies the server's defaults and its typed round trip (a null string becomes "",
+        empty maps and lists and unknown fields of built-in kinds are not kept) to the
+        expectation, so only what the patch itself did is compared. Fields the expectation
+        states keep their stated values unless the server itself changes them on creation.
+        """
+        placement = self._placements.get(case.id)
+        stated = outcome.document
+        if placement is None or not isinstance(stated, dict) or not _is_object(stated):
+            return outcome
+        try:
+            answer = self._dry_run(stated, placement)
+        except ClusterUnreachable:
+            return outcome
+        if not answer.ok or not isinstance(answer.body, dict):
+            return outcome
+        shadow = _shadow(placement)
+        document = self._observable(case, self._from_live(answer.body, shadow), stated)
+        return Outcome(document=document, patch=outcome.patch, error=outcome.error)
+
+    def _observable(self, case: Case, document: Any, stated: Any) -> Any:
+        if not isinstance(document, dict) or not isinstance(stated, dict):
+            return document
+        metadata = document.get("metadata")
+        stated_metadata = stated.get("metadata") if isinstance(stated.get("metadata"), dict) else {}
         if isinstance(metadata, dict):
             for key in SERVER_OWNED_METADATA:
-                if key not in expected_metadata:
+                if key not in stated_metadata:
                     metadata.pop(key, None)
-        if "status" in actual and ("status" not in expected or not written_for_live):
-            actual.pop("status")
-        for path in ALLOCATED.get(actual.get("kind"), ()):
-            _drop_unstated(actual, expected, path)
-        _drop_unstated_node_ports(actual, expected)
-        _drop_generated_labels(actual, expected)
-        defaulted = self._dry_run(expected, placement)
-        if defaulted.ok and isinstance(defaulted.body, dict):
-            defaults = self._from_live(defaulted.body, placement)
-            actual = without_defaults(actual, expected, defaults)
-        return actual
+        if "status" in document and ("status" not in stated or "live" not in case.targets):
+            document.pop("status")
+        for path in ALLOCATED.get(document.get("kind"), ()):
+            _drop_unstated(document, stated, path)
+        _drop_unstated_node_ports(document, stated)
+        _drop_generated_labels(document, stated)
+        return document
 
 
 # --- helpers -----------------------------------------------------------------------------------
 
 
-def go_json(value: Any) -> str:
-    """JSON as Go's encoding/json writes a map: sorted keys, compact, HTML characters escaped."""
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+def go_json(value: Any, sort_keys: bool = True) -> str:
+    """JSON as Go's encoding/json writes it: UTF-8, compact, HTML characters escaped (maps: sorted keys).
+
+    Requests are written this way too, as a Go client sends them: a JSON patch `test` compares
+    string values byte for byte, and the server holds them in this form.
+    """
+    text = json.dumps(value, sort_keys=sort_keys, separators=(",", ":"), ensure_ascii=False)
     for char, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
                           ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
         text = text.replace(char, escaped)
     return text
 
 
-def without_defaults(actual: Any, expected: Any, defaults: Any) -> Any:
-    """``actual`` minus members the expectation does not state and the server defaults to the same value."""
-    if isinstance(actual, dict) and isinstance(expected, dict):
-        kept = {}
-        for key, value in actual.items():
-            default = defaults.get(key, ABSENT) if isinstance(defaults, dict) else ABSENT
-            if key in expected:
-                kept[key] = without_defaults(value, expected[key], default)
-            elif default is ABSENT or not json_equal(default, value):
-                kept[key] = value
-        return kept
-    if (isinstance(actual, list) and isinstance(expected, list) and isinstance(defaults, list)
-            and len(actual) == len(expected) == len(defaults)):
-        return [without_defaults(a, e, d) for a, e, d in zip(actual, expected, defaults, strict=True)]
-    return actual
+def _shadow(placement: Placement) -> Placement:
+    """Where a dry-run create of the expected object goes: beside the case's object, never on it."""
+    return Placement(placement.resource, placement.api_version, placement.case_api_version,
+                     f"{placement.name[:55]}-dry", placement.case_name, placement.case_namespace,
+                     placement.namespace)
 
 
 def _drop_unstated(actual: dict, expected: dict, path: tuple[str, ...]) -> None:
@@ -532,7 +566,7 @@ def _drop_unstated(actual: dict, expected: dict, path: tuple[str, ...]) -> None:
     for key in path[:-1]:
         node = node.get(key) if isinstance(node, dict) else None
         stated = stated.get(key) if isinstance(stated, dict) else None
-    if isinstance(node, dict) and not (isinstance(stated, dict) and path[-1] in stated):
+    if isinstance(node, dict) and not (isinstance(stated, dict) and stated.get(path[-1]) is not None):
         node.pop(path[-1], None)
 
 
@@ -546,7 +580,7 @@ def _drop_unstated_node_ports(actual: dict, expected: dict) -> None:
         return
     for index, port in enumerate(ports):
         stated_port = stated[index] if isinstance(stated, list) and index < len(stated) else {}
-        if isinstance(port, dict) and not (isinstance(stated_port, dict) and "nodePort" in stated_port):
+        if isinstance(port, dict) and not (isinstance(stated_port, dict) and stated_port.get("nodePort") is not None):
             port.pop("nodePort", None)
 
 
@@ -573,17 +607,6 @@ def _subject(case: Case) -> Any:
     return case.inputs.get("original")
 
 
-def _first_document(case: Case) -> Any:
-    for divergence in case.divergences:
-        if "live" in divergence.targets and divergence.outcome.document is not ABSENT:
-            return divergence.outcome.document
-    return case.outcome.document
-
-
-def _expects_success(case: Case) -> bool:
-    return case.outcome.error is None
-
-
 def _is_object(document: Any) -> bool:
     return (isinstance(document, dict) and isinstance(document.get("apiVersion"), str)
             and isinstance(document.get("kind"), str) and isinstance(document.get("metadata"), dict)
@@ -599,11 +622,22 @@ def _dns_label(text: str) -> str:
 
 
 def _validation_failure(answer: Response) -> bool:
-    """422 Invalid with field causes: the server's validation, not the patch library."""
+    """422 Invalid with field causes: the server's validation, not the patch library.
+
+    A patched document that does not convert to the Go type is reported against the field
+    "patch"; that is the patch's fault, not validation.
+    """
     if answer.status != 422 or answer.reason() != "Invalid" or not isinstance(answer.body, dict):
         return False
     causes = (answer.body.get("details") or {}).get("causes") or []
-    return any(cause.get("field") for cause in causes if isinstance(cause, dict))
+    return any(cause.get("field") not in (None, "", "patch") for cause in causes if isinstance(cause, dict))
+
+
+def _bare_json_patch_rejection(patch_type: str, answer: Response) -> bool:
+    """A JSON patch that did not apply: the server drops the library's message (422, no details)."""
+    if patch_type != "json-patch" or answer.status != 422 or not isinstance(answer.body, dict):
+        return False
+    return not (answer.body.get("details") or {}).get("causes")
 
 
 def classify_response(patch_type: str, answer: Response) -> str:
@@ -614,7 +648,18 @@ def classify_response(patch_type: str, answer: Response) -> str:
         return "conflict"
     if _validation_failure(answer):
         return "invalid"
-    return classify_error(answer.message())
+    if _bare_json_patch_rejection(patch_type, answer):
+        return "unclassified"
+    if "name must be provided" in answer.message():
+        return "invalid-document"  # the patch left no object (e.g. `$patch: delete` at the root)
+    return classify_error(_full_message(answer))
+
+
+def _full_message(answer: Response) -> str:
+    """The Status message with its causes' messages (where a patch library's own error travels)."""
+    causes = (answer.body.get("details") or {}).get("causes") or [] if isinstance(answer.body, dict) else []
+    parts = [answer.message(), *(str(c.get("message", "")) for c in causes if isinstance(c, dict))]
+    return "; ".join(part for part in parts if part)
 
 
 def _apply_error_class(message: str) -> str:
