@@ -122,6 +122,7 @@ class Divergence:
     reason: str
     versions: str | None = None
     issue: str | None = None
+    alternatives: tuple[Outcome, ...] = ()
 
     def applies_to(self, target_name: str, target_version: str) -> bool:
         return target_name in self.targets and version_matches(target_version, self.versions)
@@ -415,6 +416,7 @@ def _build_case(file: str, data: Mapping[str, Any]) -> Case:
                 reason=entry["reason"],
                 versions=entry.get("versions"),
                 issue=entry.get("issue"),
+                alternatives=tuple(Outcome.from_json(alt) for alt in entry.get("alternatives", ())),
             )
             for entry in data.get("divergences", ())
         ),

@@ -78,7 +78,7 @@ def expectations(case: Case, target: Target) -> tuple[list[Outcome], str]:
     info = target.info
     for divergence in case.divergences:
         if divergence.applies_to(info.family, info.version):
-            return [divergence.outcome], f"divergence: {divergence.reason}"
+            return [divergence.outcome, *divergence.alternatives], f"divergence: {divergence.reason}"
     if info.profile in case.profiles:
         return [case.profiles[info.profile].outcome], f"profile {info.profile}"
     outcomes = [case.outcome]

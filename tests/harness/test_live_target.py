@@ -80,7 +80,7 @@ def test_strategic_patch_round_trip(live, write_case_file):
     path = write_case_file("live/roundtrip.yaml", """
         cases:
           - name: merge-containers
-            description: containers merge by name; the server's defaults are not stated
+            description: a new container goes first; the server's defaults are not stated
             type: strategic
             tags: [SMP-MERGE-LIST]
             provenance: [{implementation: kubectl, version: "1.32.4"}]
@@ -106,13 +106,17 @@ def test_strategic_patch_round_trip(live, write_case_file):
                 template:
                   metadata: {labels: {app: web}}
                   spec:
-                    containers: [{name: web, image: "nginx:1.25"}, {name: sidecar, image: "busybox:1.36"}]
+                    containers: [{name: sidecar, image: "busybox:1.36"}, {name: web, image: "nginx:1.25"}]
     """)
     [case], errors = load_file(path)
     assert errors == []
     result = run_case(case, live)
     assert result.status == PASS, result.reason
-    assert result.actual["document"] == case.outcome.document
+    document = result.actual["document"]
+    assert document == result.expected["expected"]  # the expectation as the server renders it
+    assert [c["name"] for c in document["spec"]["template"]["spec"]["containers"]] == ["sidecar", "web"]
+    assert document["metadata"] == {"name": "web", "labels": {"app": "web"}}  # identity mapped back
+    assert document["spec"]["template"]["spec"]["containers"][0]["imagePullPolicy"] == "IfNotPresent"  # a default
     assert live.info.version.startswith("v1.")
 
 
