@@ -41,6 +41,7 @@ import tempfile
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from harness.cases import Case, Outcome
@@ -56,10 +57,19 @@ from harness.live_cluster import (
     kubeconfig_path,
     new_run_id,
 )
-from harness.targets.base import Actual, ActualError, Target, TargetDeclined, TargetInfo, TargetUnavailable
+from harness.targets.base import (
+    Actual,
+    ActualError,
+    Target,
+    TargetCrash,
+    TargetDeclined,
+    TargetInfo,
+    TargetUnavailable,
+)
 from harness.targets.kubectl import classify_error
 
 DEFAULT_WORKERS = 8
+UNREACHABLE_LIMIT = 3
 LIVE_TYPES = frozenset({"json-patch", "merge-patch", "strategic", "apply", "server-side-apply", "update"})
 CONTENT_TYPES = {
     "json-patch": "application/json-patch+json",
@@ -71,6 +81,8 @@ SERVER_OWNED_METADATA = ("uid", "resourceVersion", "creationTimestamp", "generat
                          "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds")
 IDENTITY_POINTERS = ("/apiVersion", "/kind", "/metadata/name", "/metadata/namespace", "/metadata")
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+# annotations the server (not the client) maintains, dropped in cases not written for live
+SERVER_ANNOTATIONS = ("deprecated.daemonset.template.generation", "deployment.kubernetes.io/revision")
 # Objects are created strictly: a server never stores unknown fields of a built-in kind, so a
 # case whose original (or expected object) has them is not one a server can hold.
 CREATE_QUERY = {"fieldManager": "patchconf-setup", "fieldValidation": "Strict"}
@@ -139,6 +151,8 @@ class LiveTarget(Target):
         self._crds: dict[tuple[str, str, str], Resource | str] = {}
         self._placements: dict[str, Placement] = {}
         self._stopping = threading.Event()
+        self._stopped_because = "the run was interrupted"
+        self._consecutive_failures = 0
         self._closed = False
         self._previous_handlers: dict[int, Any] = {}
         self._install_handlers()
@@ -197,7 +211,7 @@ class LiveTarget(Target):
 
     def skip_reason(self, case: Case) -> str | None:
         if self._stopping.is_set():
-            return "the run was interrupted"
+            return self._stopped_because
         reason = super().skip_reason(case)
         if reason:
             return reason
@@ -265,7 +279,7 @@ class LiveTarget(Target):
 
     def run(self, case: Case) -> Actual:
         if self._stopping.is_set():
-            raise TargetDeclined("the run is stopping")
+            raise TargetDeclined(self._stopped_because)
         runner: Callable[[Case, Placement], Actual] = {
             "json-patch": self._run_patch,
             "merge-patch": self._run_patch,
@@ -274,12 +288,26 @@ class LiveTarget(Target):
             "server-side-apply": self._run_server_side_apply,
             "apply": self._run_apply,
         }[case.type]
-        placement = self._placement(case)
-        self._check_expected_object(case, placement)
         try:
-            return runner(case, placement)
-        finally:
-            self.cluster.delete_object(placement.path)
+            placement = self._placement(case)
+            try:
+                actual = runner(case, placement)
+            finally:
+                self.cluster.delete_object(placement.path)
+        except ClusterUnreachable as exc:
+            self._note_unreachable(exc)
+            raise TargetCrash(str(exc)) from exc
+        with self._lock:
+            self._consecutive_failures = 0
+        return actual
+
+    def _note_unreachable(self, exc: ClusterUnreachable) -> None:
+        """After a few cases in a row without an answer, stop instead of timing out case after case."""
+        with self._lock:
+            self._consecutive_failures += 1
+            if self._consecutive_failures >= UNREACHABLE_LIMIT and not self._stopping.is_set():
+                self._stopped_because = f"the API server stopped answering ({exc})"
+                self._stopping.set()
 
     def _check_expected_object(self, case: Case, placement: Placement) -> None:
         """A corpus case whose expected object a server cannot store (wrong Go types, invalid) is skipped."""
@@ -308,8 +336,8 @@ class LiveTarget(Target):
         return Placement(resource, resource.group_version, document["apiVersion"], name, metadata["name"],
                          metadata.get("namespace"), self.namespace)
 
-    def _to_live(self, document: Any, placement: Placement, for_create: bool = True) -> Any:
-        """The case's object under its run name, namespace, group and label."""
+    def _to_live(self, document: Any, placement: Placement, for_create: bool = True, label: bool = True) -> Any:
+        """The case's object under its run name, namespace, group and (``label``) the run label."""
         if not isinstance(document, dict):
             return document
         live = copy.deepcopy(document)
@@ -320,8 +348,9 @@ class LiveTarget(Target):
             return live
         metadata["name"] = placement.name
         metadata["namespace"] = placement.namespace
-        labels = metadata.get("labels")
-        metadata["labels"] = {**(labels if isinstance(labels, dict) else {}), RUN_LABEL: self.run_id}
+        if label:
+            labels = metadata.get("labels")
+            metadata["labels"] = {**(labels if isinstance(labels, dict) else {}), RUN_LABEL: self.run_id}
         if for_create:
             for key in SERVER_OWNED_METADATA:
                 metadata.pop(key, None)
@@ -377,11 +406,13 @@ class LiveTarget(Target):
         if not answer.ok:
             raise TargetDeclined(f"original rejected by the server: {answer.status} {answer.reason()}: "
                                  f"{answer.message()}")
+        self._check_expected_object(case, placement)
         return answer.body
 
     def _run_patch(self, case: Case, placement: Placement) -> Actual:
         before = self._create(case.input("original"), placement, case)
-        body = go_json(self._patch_to_live(case.input("patch"), placement), sort_keys=False).encode("utf-8")
+        patch = self._patch_to_live(case.input("patch"), placement)
+        body = go_json(patch, sort_keys=False, as_written=True).encode("utf-8")
         answer = self.cluster.request("PATCH", placement.path, raw_body=body,
                                       content_type=CONTENT_TYPES[case.type],
                                       query={"fieldManager": "patchconf"})
@@ -400,7 +431,8 @@ class LiveTarget(Target):
         options = {"fieldManager": str(case.options.get("fieldManager", "patchconf"))}
         if case.options.get("force"):
             options["force"] = "true"
-        body = go_json(self._to_live(case.input("modified"), placement), sort_keys=False).encode("utf-8")
+        configuration = self._to_live(case.input("modified"), placement)
+        body = go_json(configuration, sort_keys=False, as_written=True).encode("utf-8")
         answer = self.cluster.request("PATCH", placement.path, raw_body=body,
                                       content_type=CONTENT_TYPES["server-side-apply"], query=options)
         return self._outcome(case, placement, before, answer)
@@ -423,14 +455,18 @@ class LiveTarget(Target):
                 raise TargetDeclined(f"current rejected by the server: {answer.status} {answer.reason()}: "
                                      f"{answer.message()}")
             before = answer.body
-        modified = self._to_live(case.input("modified"), placement)
+        self._check_expected_object(case, placement)
+        # The run label goes on objects apply creates; on an existing object it is already there,
+        # and putting it into the configuration would change what kubectl's three-way merge sees.
+        modified = self._to_live(case.input("modified"), placement, label=current is None)
         workdir = tempfile.mkdtemp(prefix="patchconf-live-")
         try:
             path = os.path.join(workdir, "modified.json")
             with open(path, "w", encoding="utf-8") as handle:
                 json.dump(modified, handle)
+            # -v=10 logs request bodies untruncated: the PATCH body is kubectl's three-way patch
             command = [self.kubectl, "apply", "-f", path, "-n", self.namespace, "--server-side=false",
-                       f"--overwrite={'false' if case.options.get('overwrite') is False else 'true'}"]
+                       f"--overwrite={'false' if case.options.get('overwrite') is False else 'true'}", "-v=10"]
             if self.kubeconfig:
                 command += ["--kubeconfig", self.kubeconfig]
             if self.context:
@@ -440,15 +476,31 @@ class LiveTarget(Target):
             shutil.rmtree(workdir, ignore_errors=True)
         notes = ("kubectl apply (real kubectl against the server)",)
         if completed.returncode != 0:
-            message = completed.stderr.strip().removeprefix("error: ")
+            message = _kubectl_error(completed.stderr)
+            if ("live" not in case.targets and self._live_outcome(case).error is None
+                    and re.search(r"is invalid: .*(Forbidden|immutable|may not change)", message)):
+                raise TargetDeclined(f"the server's update rules refuse the change: {message[:300]}")
             return Actual(error=ActualError(_apply_error_class(message), message), notes=notes,
                           unchanged=self._unchanged(placement, before))
         read = self.cluster.request("GET", placement.path)
-        return Actual(document=self._present(case, placement, read.body), notes=notes)
+        document = self._present(case, placement, read.body)
+        if current is None:
+            return Actual(document=document, notes=(*notes, "created: no patch was sent"))
+        patch = _sent_patch(completed.stderr)
+        if patch is None:
+            return Actual(document=document, patch={}, notes=(*notes, "kubectl sent no patch"))
+        return Actual(document=document, patch=self._patch_from_live(patch, placement), notes=notes)
+
+    def _patch_from_live(self, patch: Any, placement: Placement) -> Any:
+        """kubectl's patch in the case's terms: its last-applied annotation mapped back like the object's."""
+        annotations = ((patch.get("metadata") or {}).get("annotations") or {}) if isinstance(patch, dict) else {}
+        if isinstance(annotations.get(LAST_APPLIED), str):
+            annotations[LAST_APPLIED] = self._last_applied_back(annotations[LAST_APPLIED], placement)
+        return patch
 
     def _last_applied(self, original: dict, placement: Placement) -> str:
         """The annotation kubectl wrote when it applied ``original`` (kubectl apply -n sets the namespace)."""
-        recorded = self._to_live(original, placement)
+        recorded = self._to_live(original, placement, label=False)
         annotations = recorded["metadata"].get("annotations") or {}
         annotations.pop(LAST_APPLIED, None)
         recorded["metadata"]["annotations"] = annotations
@@ -462,8 +514,8 @@ class LiveTarget(Target):
             if not read.ok:
                 return Actual(error=self._error(case, read), notes=("the object could not be read back",))
             return Actual(document=self._present(case, placement, read.body), notes=self._notes)
-        if "live" not in case.targets and self._live_outcome(case).error is None and _validation_failure(answer):
-            raise TargetDeclined(self._rejected_reason(case, placement, answer))
+        if "live" not in case.targets and self._live_outcome(case).error is None and _update_rule(answer):
+            raise TargetDeclined(f"the server's update rules refuse the change: {answer.message()[:300]}")
         return Actual(error=self._error(case, answer), unchanged=self._unchanged(placement, before))
 
     @property
@@ -483,17 +535,14 @@ class LiveTarget(Target):
         return ActualError(classify_response(case.type, answer), _full_message(answer), answer.status,
                            answer.reason() or None, alternatives)
 
-    def _rejected_reason(self, case: Case, placement: Placement, answer: Response) -> str:
-        expected = self._live_outcome(case).document
-        probe = self._dry_run(expected, placement)
-        where = "the expected object is not valid on a server" if not probe.ok else \
-            "the server's update rules refuse the change"
-        shown = probe.message() if not probe.ok else answer.message()
-        return f"{where}: {shown[:300]}"
-
     def _dry_run(self, document: Any, placement: Placement) -> Response:
+        """A dry-run create beside the case's object; allocated values (cluster IPs, node ports) are
+        left for the server to choose, since the case's own object already holds them."""
         shadow = _shadow(placement)
-        return self.cluster.request("POST", placement.collection, self._to_live(document, shadow),
+        body = self._to_live(document, shadow)
+        for path in _allocated_paths(body):
+            _pop_path(body, path)
+        return self.cluster.request("POST", placement.collection, body,
                                     query={**CREATE_QUERY, "dryRun": "All"})
 
     def _present(self, case: Case, placement: Placement, document: dict) -> Any:
@@ -521,6 +570,8 @@ class LiveTarget(Target):
             return outcome
         shadow = _shadow(placement)
         document = self._observable(case, self._from_live(answer.body, shadow), stated)
+        for path in _allocated_paths(stated):
+            _copy_path(stated, document, path)
         return Outcome(document=document, patch=outcome.patch, error=outcome.error)
 
     def _observable(self, case: Case, document: Any, stated: Any) -> Any:
@@ -528,10 +579,17 @@ class LiveTarget(Target):
             return document
         metadata = document.get("metadata")
         stated_metadata = stated.get("metadata") if isinstance(stated.get("metadata"), dict) else {}
+        written_for_live = "live" in case.targets
         if isinstance(metadata, dict):
             for key in SERVER_OWNED_METADATA:
-                if key not in stated_metadata:
+                if key not in stated_metadata or not written_for_live:
                     metadata.pop(key, None)
+            annotations = metadata.get("annotations")
+            if isinstance(annotations, dict) and not written_for_live:
+                for key in SERVER_ANNOTATIONS:
+                    annotations.pop(key, None)
+                if not annotations and "annotations" not in stated_metadata:
+                    del metadata["annotations"]
         if "status" in document and ("status" not in stated or "live" not in case.targets):
             document.pop("status")
         for path in ALLOCATED.get(document.get("kind"), ()):
@@ -544,17 +602,41 @@ class LiveTarget(Target):
 # --- helpers -----------------------------------------------------------------------------------
 
 
-def go_json(value: Any, sort_keys: bool = True) -> str:
-    """JSON as Go's encoding/json writes it: UTF-8, compact, HTML characters escaped (maps: sorted keys).
+def go_json(value: Any, sort_keys: bool = True, as_written: bool = False) -> str:
+    """JSON as Go's encoding/json writes it: UTF-8, compact, HTML characters escaped, float64 as Go
+    formats it (1.0 is 1, 1e-07 is 1e-7), maps with sorted keys.
 
     Requests are written this way too, as a Go client sends them: a JSON patch `test` compares
-    string values byte for byte, and the server holds them in this form.
+    string values byte for byte, and the server holds them in this form. ``as_written`` keeps
+    numbers as the case writes them (80.0 stays 80.0: a float merge key is what a case tests).
     """
-    text = json.dumps(value, sort_keys=sort_keys, separators=(",", ":"), ensure_ascii=False)
+    if isinstance(value, dict):
+        items = sorted(value.items()) if sort_keys else value.items()
+        return "{" + ",".join(f"{go_json(str(k))}:{go_json(v, sort_keys, as_written)}" for k, v in items) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(go_json(v, sort_keys, as_written) for v in value) + "]"
+    if isinstance(value, float):
+        return repr(value) if as_written else _go_float(value)
+    text = json.dumps(value, ensure_ascii=False)
     for char, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
                           ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
         text = text.replace(char, escaped)
     return text
+
+
+def _go_float(number: float) -> str:
+    """strconv.FormatFloat as encoding/json uses it: shortest digits, 'e' below 1e-6 and from 1e21."""
+    magnitude = abs(number)
+    if magnitude != 0 and (magnitude < 1e-6 or magnitude >= 1e21):
+        mantissa, _, exponent = repr(number).partition("e")
+        if not exponent:
+            mantissa, _, exponent = f"{number:e}".partition("e")
+        sign = exponent[0] if exponent[0] in "+-" else "+"
+        digits = exponent.lstrip("+-").lstrip("0") or "0"
+        return f"{mantissa}e{sign}{digits.zfill(2) if sign == '+' else digits}"
+    if number.is_integer():
+        return str(int(number))
+    return format(Decimal(repr(number)), "f")
 
 
 def _shadow(placement: Placement) -> Placement:
@@ -562,6 +644,44 @@ def _shadow(placement: Placement) -> Placement:
     return Placement(placement.resource, placement.api_version, placement.case_api_version,
                      f"{placement.name[:55]}-dry", placement.case_name, placement.case_namespace,
                      placement.namespace)
+
+
+def _allocated_paths(document: Any) -> list[tuple]:
+    """Where ``document`` states values the server allocates per object."""
+    if not isinstance(document, dict):
+        return []
+    paths = [path for path in ALLOCATED.get(document.get("kind"), ())
+             if _get_path(document, path) not in (None, "None", ["None"])]  # headless is chosen, not allocated
+    if document.get("kind") == "Service":
+        ports = (document.get("spec") or {}).get("ports")
+        if isinstance(ports, list):
+            paths += [("spec", "ports", index, "nodePort") for index, port in enumerate(ports)
+                      if isinstance(port, dict) and port.get("nodePort") is not None]
+    return paths
+
+
+def _get_path(document: Any, path: tuple) -> Any:
+    for key in path:
+        if isinstance(document, dict) and isinstance(key, str):
+            document = document.get(key)
+        elif isinstance(document, list) and isinstance(key, int) and key < len(document):
+            document = document[key]
+        else:
+            return None
+    return document
+
+
+def _pop_path(document: Any, path: tuple) -> None:
+    parent = _get_path(document, path[:-1])
+    if isinstance(parent, dict):
+        parent.pop(path[-1], None)
+
+
+def _copy_path(source: Any, target: Any, path: tuple) -> None:
+    parent = _get_path(target, path[:-1])
+    value = _get_path(source, path)
+    if isinstance(parent, dict) and value is not None:
+        parent[path[-1]] = copy.deepcopy(value)
 
 
 def _drop_unstated(actual: dict, expected: dict, path: tuple[str, ...]) -> None:
@@ -636,6 +756,15 @@ def _validation_failure(answer: Response) -> bool:
     return any(cause.get("field") not in (None, "", "patch") for cause in causes if isinstance(cause, dict))
 
 
+def _update_rule(answer: Response) -> bool:
+    """A 422 for what may not change after creation (immutable fields, Pod spec), not for an invalid object."""
+    if not _validation_failure(answer):
+        return False
+    causes = answer.body.get("details", {}).get("causes") or []
+    return any(cause.get("reason") == "FieldValueForbidden" or "immutable" in str(cause.get("message", ""))
+               or "may not change" in str(cause.get("message", "")) for cause in causes if isinstance(cause, dict))
+
+
 def _bare_json_patch_rejection(patch_type: str, answer: Response) -> bool:
     """A JSON patch that did not apply: the server drops the library's message (422, no details)."""
     if patch_type != "json-patch" or answer.status != 422 or not isinstance(answer.body, dict):
@@ -665,8 +794,32 @@ def _full_message(answer: Response) -> str:
     return "; ".join(part for part in parts if part)
 
 
+_REQUEST_BODY = re.compile(r'"Request Body" body=(".*")\s*$')
+
+
+def _sent_patch(log: str) -> Any:
+    """The body of the PATCH request in kubectl's -v=10 log (None: kubectl sent no patch)."""
+    pending = None
+    for line in log.splitlines():
+        body = _REQUEST_BODY.search(line)
+        if body:
+            try:
+                pending = json.loads(json.loads(body.group(1))) if body.group(1) != '""' else None
+            except json.JSONDecodeError:
+                pending = None
+        elif "-XPATCH" in line and pending is not None:
+            return pending
+    return None
+
+
+def _kubectl_error(log: str) -> str:
+    """kubectl's own error and warning lines, without its -v=10 request log."""
+    lines = [line for line in log.splitlines() if line and not re.match(r"^[IEW]\d{4} |^\t|^\s", line)]
+    return "\n".join(lines).strip().removeprefix("error: ")
+
+
 def _apply_error_class(message: str) -> str:
-    if "the object has been modified" in message or "Conflict" in message:
+    if "the object has been modified" in message or "conflicts with" in message or "Conflict" in message:
         return "conflict"
     if "is invalid" in message or "Invalid value" in message:
         return "invalid"
