@@ -7,12 +7,14 @@ closes: at the end of the run, on SIGINT/SIGTERM (the handlers stop new cases an
 into the main thread, whose ``finally`` closes the target), and at interpreter exit.
 
 Per case the target creates ``original`` (``current`` for apply types) under its run name,
-sends the real request with the patch type's Content-Type, reads the object back and
-reports it in the case's terms: name, namespace and apiVersion mapped back, the run label
-and server-owned fields (uid, resourceVersion, …, status) dropped unless the expectation
-states them, and server defaults the expectation does not state dropped — a default is a
-value the server gives the *expected* object too, found by a dry-run create of it. Fields
-the case states are compared exactly. Errors carry HTTP status and Status reason.
+sends the real request with the patch type's Content-Type (``apply``: real ``kubectl apply``,
+whose PATCH body is read from its request log), reads the object back and reports it in the
+case's terms: name, namespace and apiVersion mapped back, the run label and server-owned
+fields (uid, resourceVersion, …, status) dropped unless a case written for live states them.
+The expectation is judged as the server renders it: a dry-run create of the expected
+object gives it the server's defaults, admission and typed round trip, so what is compared
+is what the patch did; values a case states keep their stated values. Errors carry HTTP
+status and Status reason.
 
 Which cases run live (anything else is skipped with the reason):
 - types json-patch, merge-patch, strategic, apply, server-side-apply, update;
@@ -21,8 +23,8 @@ Which cases run live (anything else is skipped with the reason):
 - cases not written for live (no ``targets`` naming ``live``) are additionally skipped when
   the patch changes identity (apiVersion, kind, metadata.name/namespace), server-owned
   metadata or status, when the server rejects ``original`` at creation, or when the server
-  rejects the patched object that the case expects (the expected object itself is invalid
-  on a server, or an update rule such as an immutable field refuses the change).
+  cannot store the object the case expects (dry-run create fails: wrong Go types, unknown
+  fields, invalid), or when an update rule (immutable field, Pod spec) refuses the change.
 """
 
 from __future__ import annotations

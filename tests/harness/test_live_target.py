@@ -21,7 +21,7 @@ from harness.cases import load_file
 from harness.live_cluster import RUN_LABEL, Cluster, Response, cleanup
 from harness.runner import PASS, SKIP, run_case
 from harness.targets import TargetUnavailable, make_target
-from harness.targets.live import _corpus_problem, classify_response, go_json
+from harness.targets.live import _corpus_problem, _sent_patch, _update_rule, classify_response, go_json
 
 with contextlib.suppress(ImportError):  # the apiserver helper's session fixtures
     from harness.pytest_apiserver import live_apiserver, live_kubeconfig  # noqa: F401
@@ -299,6 +299,28 @@ def test_corpus_problem_names_what_a_server_would_not_hold(write_case_file):
 
 def test_go_json_matches_encoding_json():
     assert go_json({"b": "<&>", "a": [1, 2.5]}) == '{"a":[1,2.5],"b":"\\u003c\\u0026\\u003e"}'
+    assert go_json([1.0, 1e21, 1e-7, 0.00001, -3.0, "é"]) == '[1,1e+21,1e-7,0.00001,-3,"é"]'
+    assert go_json({"b": 80.0, "a": 1}, sort_keys=False, as_written=True) == '{"b":80.0,"a":1}'
+
+
+def test_sent_patch_is_read_from_kubectls_request_log():
+    log = "\n".join([
+        'I1123 11:32:30.402481 1 helper.go:105] "Request Body" body=""',
+        'I1123 11:32:30.752536 1 helper.go:269] "Request Body" body="{\\"data\\":{\\"a\\":\\"\\\\u003cx\\"}}"',
+        "\tcurl -v -XPATCH  -H \"Content-Type: application/strategic-merge-patch+json\" 'https://h/api/v1/x'",
+    ])
+    assert _sent_patch(log) == {"data": {"a": "<x"}}
+    assert _sent_patch('I1 helper.go:105] "Request Body" body=""') is None
+
+
+def test_update_rules_are_told_apart_from_invalid_objects():
+    forbidden = _status(422, "Invalid", "Pod is invalid", [{"reason": "FieldValueForbidden", "field": "spec",
+                                                           "message": "pod updates may not change fields"}])
+    immutable = _status(422, "Invalid", "x", [{"reason": "FieldValueInvalid", "field": "spec.selector",
+                                              "message": "field is immutable"}])
+    invalid = _status(422, "Invalid", "x", [{"reason": "FieldValueRequired", "field": "spec.containers[0].image",
+                                            "message": "Required value"}])
+    assert _update_rule(forbidden) and _update_rule(immutable) and not _update_rule(invalid)
 
 
 def test_other_targets_skip_live_only_cases():
