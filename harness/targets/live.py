@@ -441,8 +441,10 @@ class LiveTarget(Target):
 
     def _run_apply(self, case: Case, placement: Placement) -> Actual:
         """kubectl apply's three-way flow against the server (real kubectl, when present)."""
-        if not self.kubectl:
-            raise TargetDeclined("kubectl is not on PATH; the live target runs `apply` cases with real kubectl")
+        custom = placement.api_version != placement.case_api_version
+        if not self.kubectl and not custom:
+            raise TargetDeclined("kubectl is not on PATH, and the reference implementation has no strategic "
+                                 "three-way merge: `apply` cases on built-in kinds need kubectl")
         before = None
         current = case.inputs.get("current")
         if current is not None:
@@ -461,6 +463,8 @@ class LiveTarget(Target):
         # The run label goes on objects apply creates; on an existing object it is already there,
         # and putting it into the configuration would change what kubectl's three-way merge sees.
         modified = self._to_live(case.input("modified"), placement, label=current is None)
+        if not self.kubectl:
+            return self._reference_apply(case, placement, modified, before)
         workdir = tempfile.mkdtemp(prefix="patchconf-live-")
         try:
             path = os.path.join(workdir, "modified.json")
@@ -492,6 +496,37 @@ class LiveTarget(Target):
         if patch is None:
             return Actual(document=document, patch={}, notes=(*notes, "kubectl sent no patch"))
         return Actual(document=document, patch=self._patch_from_live(patch, placement), notes=notes)
+
+    def _reference_apply(self, case: Case, placement: Placement, modified: dict, before: dict | None) -> Actual:
+        """Without kubectl, for a custom kind: the reference's three-way JSON merge patch, sent as kubectl would."""
+        from reference_impl import merge_patch
+        from reference_impl.errors import PatchError
+
+        notes = ("the reference implementation's three-way merge patch (kubectl is not on PATH)",)
+        annotated = copy.deepcopy(modified)
+        annotations = annotated["metadata"].setdefault("annotations", {})
+        annotations[LAST_APPLIED] = self._last_applied(case.input("modified"), placement)
+        if before is None:
+            answer = self.cluster.request("POST", placement.collection, annotated, query=CREATE_QUERY)
+            if not answer.ok:
+                return Actual(error=self._error(case, answer), notes=notes)
+            return Actual(document=self._present(case, placement, answer.body),
+                          notes=(*notes, "created: no patch was sent"))
+        recorded = (before.get("metadata", {}).get("annotations") or {}).get(LAST_APPLIED)
+        last_applied = json.loads(recorded) if recorded else None
+        try:
+            patch = merge_patch.create_three_way(last_applied, annotated, before)
+        except PatchError as exc:
+            return Actual(error=ActualError(exc.error_class, exc.message), notes=notes, unchanged=True)
+        if patch:
+            answer = self.cluster.request("PATCH", placement.path, patch, "application/merge-patch+json",
+                                          query={"fieldManager": "kubectl-client-side-apply"})
+            if not answer.ok:
+                return Actual(error=self._error(case, answer), notes=notes,
+                              unchanged=self._unchanged(placement, before))
+        read = self.cluster.request("GET", placement.path)
+        return Actual(document=self._present(case, placement, read.body),
+                      patch=self._patch_from_live(copy.deepcopy(patch), placement), notes=notes)
 
     def _patch_from_live(self, patch: Any, placement: Placement) -> Any:
         """kubectl's patch in the case's terms: its last-applied annotation mapped back like the object's."""

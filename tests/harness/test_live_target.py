@@ -7,7 +7,9 @@ Live tests use the session control plane of ``harness.pytest_apiserver`` (or the
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -202,6 +204,48 @@ def test_sigint_mid_run_leaves_nothing_behind(kubeconfig, tmp_path):
     found = subprocess.run(_cli("live", "cleanup", "--kubeconfig", kubeconfig), env=_env(), cwd=REPO,
                            capture_output=True, text=True, timeout=120)
     assert found.returncode == 0 and "nothing labelled" in found.stdout
+
+
+def _widget(spec: dict, annotated: bool = False) -> dict:
+    widget = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": spec}
+    if annotated:  # the annotation kubectl writes for the configuration {size: 2}
+        configuration = ('{"apiVersion":"example.com/v1","kind":"Widget",'
+                         '"metadata":{"annotations":{},"name":"w"},"spec":{"size":2}}\n')
+        widget["metadata"]["annotations"] = {"kubectl.kubernetes.io/last-applied-configuration": configuration}
+    return widget
+
+
+APPLY_ON_CUSTOM_KIND = {"cases": [{
+    "name": "apply-drops-a-field",
+    "description": "kubectl apply on a custom kind: a three-way JSON merge patch",
+    "type": "apply",
+    "tags": ["APPLY-CRD", "APPLY-DELETE"],
+    "provenance": [{"implementation": "kubectl", "version": "1.32.4"}],
+    "original": _widget({"size": 1, "color": "red"}),
+    "current": _widget({"size": 1, "color": "red", "owner": "ops"}),
+    "modified": _widget({"size": 2}),
+    "expected_patch": {"metadata": {"annotations": _widget({}, annotated=True)["metadata"]["annotations"]},
+                       "spec": {"color": None, "size": 2}},
+    "expected": _widget({"size": 2, "owner": "ops"}, annotated=True),
+}]}
+
+
+@pytest.mark.parametrize("kubectl", [None, ""], ids=["real-kubectl", "reference-patch"])
+def test_apply_on_custom_kind(kubeconfig, write_case_file, kubectl):
+    from harness.targets.live import LiveTarget
+
+    if kubectl is None and not shutil.which("kubectl"):
+        pytest.skip("kubectl is not on PATH")
+    [case], errors = load_file(write_case_file("live/apply.json", json.dumps(APPLY_ON_CUSTOM_KIND)))
+    assert errors == []
+    target = LiveTarget(kubeconfig=kubeconfig, kubectl=kubectl)
+    try:
+        result = run_case(case, target)
+    finally:
+        target.close()
+    assert result.status == PASS, result.reason
+    expected_note = "real kubectl" if kubectl is None else "reference implementation"
+    assert any(expected_note in note for note in result.actual["notes"])
 
 
 def test_live_runnable_corpus_passes(kubeconfig):
