@@ -171,15 +171,6 @@ class Cluster:
     def resource_for(self, api_version: str, kind: str) -> Resource | None:
         return self.resources(api_version).get(kind)
 
-    def served_group_versions(self) -> list[str]:
-        """Every group/version the server serves (preferred and others)."""
-        versions = ["v1"]
-        answer = self.request("GET", "/apis")
-        if answer.ok and isinstance(answer.body, dict):
-            for group in answer.body.get("groups", []):
-                versions.extend(v["groupVersion"] for v in group.get("versions", []))
-        return versions
-
     def preferred_group_versions(self) -> list[str]:
         versions = ["v1"]
         answer = self.request("GET", "/apis")

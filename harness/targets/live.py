@@ -13,8 +13,8 @@ case's terms: name, namespace and apiVersion mapped back, the run label and serv
 fields (uid, resourceVersion, …, status) dropped unless a case written for live states them.
 The expectation is judged as the server renders it: a dry-run create of the expected
 object gives it the server's defaults, admission and typed round trip, so what is compared
-is what the patch did; values a case states keep their stated values. Errors carry HTTP
-status and Status reason.
+is what the patch did; values a case states stay as stated unless the server itself changes
+them on creation. Errors carry HTTP status and Status reason.
 
 Which cases run live (anything else is skipped with the reason):
 - types json-patch, merge-patch, strategic, apply, server-side-apply, update;
@@ -97,12 +97,6 @@ ALLOCATED = {
 # Errors of jsonpatch's Patch.Apply: the server answers all of them with a bare 422.
 JSON_PATCH_APPLY_CLASSES = ("path-not-found", "invalid-index", "test-failed", "invalid-patch", "type-mismatch")
 GENERATED_LABELS = ("controller-uid", "batch.kubernetes.io/controller-uid", "job-name", "batch.kubernetes.io/job-name")
-
-
-class ServerRejected(Exception):
-    def __init__(self, response: Response) -> None:
-        super().__init__(response.message())
-        self.response = response
 
 
 @dataclass
