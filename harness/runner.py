@@ -90,7 +90,10 @@ def expectations(case: Case, target: Target) -> tuple[list[Outcome], str]:
 
 def judge(case: Case, target: Target, actual: Actual, seconds: float = 0.0) -> Result:
     outcomes, judged_by = expectations(case, target)
-    outcomes = [target.rendered(case, outcome) for outcome in outcomes]
+    rendered = [target.rendered(case, outcome) for outcome in outcomes]
+    if any(new is not old for new, old in zip(rendered, outcomes, strict=True)):
+        judged_by += "; expectation as the target renders it"
+    outcomes = rendered
     attempts = [_mismatches(outcome, actual, target.compares_messages(case)) for outcome in outcomes]
     best = min(attempts, key=len)
     status = PASS if not best else FAIL

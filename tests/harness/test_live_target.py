@@ -23,6 +23,7 @@ from harness.cases import load_file
 from harness.live_cluster import RUN_LABEL, Cluster, Response, cleanup
 from harness.runner import PASS, SKIP, run_case
 from harness.targets import TargetUnavailable, make_target
+from harness.targets.base import Actual, ActualError
 from harness.targets.live import _corpus_problem, _sent_patch, _update_rule, classify_response, go_json
 
 with contextlib.suppress(ImportError):  # the apiserver helper's session fixtures
@@ -372,3 +373,65 @@ def test_other_targets_skip_live_only_cases():
     reference = make_target("reference")
     result = run_case(cases[0], reference)
     assert result.status == SKIP and "runs only on live targets" in result.reason
+
+
+def test_http_status_reason_and_unchanged_are_judged_where_reported(write_case_file, scripted):
+    path = write_case_file("live/judge.yaml", """
+        defaults:
+          tags: [LIVE-PRECONDITION]
+          provenance: [{implementation: apiserver, version: "1.33.13"}]
+          type: merge-patch
+        cases:
+          - {name: right, description: d, original: {apiVersion: v1, kind: ConfigMap, metadata: {name: c}},
+             patch: {metadata: {resourceVersion: "1"}},
+             expected_error: {class: conflict, status: 409, reason: Conflict, unchanged: true}}
+          - {name: wrong-status, description: d, original: {apiVersion: v1, kind: ConfigMap, metadata: {name: c}},
+             patch: {metadata: {resourceVersion: "1"}},
+             expected_error: {class: conflict, status: 409, reason: Conflict, unchanged: true}}
+          - {name: changed, description: d, original: {apiVersion: v1, kind: ConfigMap, metadata: {name: c}},
+             patch: {metadata: {resourceVersion: "1"}},
+             expected_error: {class: conflict, status: 409, reason: Conflict, unchanged: true}}
+          - {name: offline, description: d, original: {apiVersion: v1, kind: ConfigMap, metadata: {name: c}},
+             patch: {metadata: {resourceVersion: "1"}},
+             expected_error: {class: conflict, status: 409, reason: Conflict, unchanged: true}}
+    """)
+    cases, errors = load_file(path)
+    assert errors == []
+    target = scripted({
+        "right": Actual(error=ActualError("conflict", "m", 409, "Conflict"), unchanged=True),
+        "wrong-status": Actual(error=ActualError("conflict", "m", 422, "Invalid"), unchanged=True),
+        "changed": Actual(error=ActualError("conflict", "m", 409, "Conflict"), unchanged=False),
+        "offline": Actual(error=ActualError("conflict", "m")),
+    })
+    results = {case.name: run_case(case, target) for case in cases}
+    assert {name: result.status for name, result in results.items()} == {
+        "right": PASS, "wrong-status": "fail", "changed": "fail", "offline": PASS}
+    assert "expected HTTP status 409, got 422" in results["wrong-status"].reason
+    assert "expected reason 'Conflict', got 'Invalid'" in results["wrong-status"].reason
+    assert "changed" in results["changed"].reason
+
+
+def test_undistinguished_error_classes_and_divergence_alternatives(write_case_file, scripted):
+    path = write_case_file("live/alternatives.yaml", """
+        defaults:
+          tags: [JP-TEST]
+          provenance: [{implementation: kubectl, version: "1.32.4"}]
+          type: json-patch
+        cases:
+          - name: bare-422
+            description: d
+            original: {a: 1}
+            patch: [{op: test, path: /a, value: 2}]
+            expected_error: {class: test-failed}
+          - name: varies
+            description: d
+            original: {a: 1}
+            patch: [{op: test, path: /a, value: 2}]
+            expected: {a: 1}
+            divergences:
+              - {target: scripted, reason: r, expected: {a: 2}, alternatives: [{expected: {a: 3}}]}
+    """)
+    cases, _ = load_file(path)
+    bare = ActualError("unclassified", "the server rejected our request", 422, "Invalid", ("test-failed",))
+    target = scripted({"bare-422": Actual(error=bare), "varies": Actual(document={"a": 3})})
+    assert [run_case(case, target).status for case in cases] == [PASS, PASS]
