@@ -30,7 +30,7 @@ SCHEMAS_DIR = "schemas"
 INPUT_KEYS = ("original", "current", "modified", "patch")
 PATCH_TYPES = (
     "json-patch", "merge-patch", "merge-patch-2way", "merge-patch-3way",
-    "strategic", "strategic-2way", "strategic-3way", "apply", "server-side-apply",
+    "strategic", "strategic-2way", "strategic-3way", "apply", "server-side-apply", "update",
 )
 
 
@@ -59,13 +59,29 @@ ABSENT: Any = _Absent()
 
 @dataclass(frozen=True)
 class ExpectedError:
+    """An expected failure; ``status``, ``reason`` and ``unchanged`` are checked where a target can tell."""
+
     error_class: str
     message: str | None = None
+    status: int | None = None
+    reason: str | None = None
+    unchanged: bool = False
 
-    def to_json(self) -> dict[str, str]:
-        data = {"class": self.error_class}
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ExpectedError:
+        return cls(data["class"], data.get("message"), data.get("status"), data.get("reason"),
+                   bool(data.get("unchanged", False)))
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"class": self.error_class}
         if self.message is not None:
             data["message"] = self.message
+        if self.status is not None:
+            data["status"] = self.status
+        if self.reason is not None:
+            data["reason"] = self.reason
+        if self.unchanged:
+            data["unchanged"] = True
         return data
 
 
@@ -83,7 +99,7 @@ class Outcome:
         return cls(
             document=data.get("expected", ABSENT),
             patch=data.get("expected_patch", ABSENT),
-            error=ExpectedError(error["class"], error.get("message")) if error else None,
+            error=ExpectedError.from_json(error) if error else None,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -106,6 +122,7 @@ class Divergence:
     reason: str
     versions: str | None = None
     issue: str | None = None
+    alternatives: tuple[Outcome, ...] = ()
 
     def applies_to(self, target_name: str, target_version: str) -> bool:
         return target_name in self.targets and version_matches(target_version, self.versions)
@@ -153,6 +170,7 @@ class Case:
     profiles: Mapping[str, ProfileOutcome] = field(default_factory=dict)
     divergences: tuple[Divergence, ...] = ()
     options: Mapping[str, Any] = field(default_factory=dict)
+    targets: tuple[str, ...] = ()
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -398,10 +416,12 @@ def _build_case(file: str, data: Mapping[str, Any]) -> Case:
                 reason=entry["reason"],
                 versions=entry.get("versions"),
                 issue=entry.get("issue"),
+                alternatives=tuple(Outcome.from_json(alt) for alt in entry.get("alternatives", ())),
             )
             for entry in data.get("divergences", ())
         ),
         options=dict(data.get("options", {})),
+        targets=tuple(data.get("targets", ())),
         raw=dict(data),
     )
 

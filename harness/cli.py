@@ -51,7 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--report", type=Path, metavar="DIR",
                      help="directory for results.json, junit.xml, report.md, report.html "
                           "(default: reports/<target>/)")
-    run.add_argument("--jobs", type=int, help="parallel workers (default: the target's own)")
+    run.add_argument("--jobs", "--workers", type=int, dest="jobs",
+                     help="parallel workers (default: the target's own; live: 8)")
+    run.add_argument("--kubeconfig", metavar="PATH", help="kubeconfig for the live target (default: $KUBECONFIG)")
     run.add_argument("--timeout", type=float, help="seconds a cmd: target gets per case (default 10)")
     run.add_argument("--quiet", action="store_true", help="print only totals and failures' ids")
 
@@ -70,12 +72,14 @@ def build_parser() -> argparse.ArgumentParser:
                         help="Markdown file to write (an .html twin is written beside it)")
     matrix.add_argument("--timeout", type=float)
     matrix.add_argument("--title", default="Compliance matrix", help="the report's heading")
+    matrix.add_argument("--kubeconfig", metavar="PATH", help="kubeconfig for live targets (default: $KUBECONFIG)")
 
     verify = commands.add_parser("verify", help="confirm cases against upstream (and kubectl) and record provenance")
     verify.add_argument("--judges", default="upstream,kubectl,kubectl-apply",
                         help="comma-separated targets that confirm cases (default: upstream,kubectl,kubectl-apply)")
     _add_selection(verify)
     verify.add_argument("--write", action="store_true", help="record missing confirmations in the case files")
+    verify.add_argument("--kubeconfig", metavar="PATH", help="kubeconfig for a live judge (default: $KUBECONFIG)")
 
     commands.add_parser("targets", help="list the known targets")
 
@@ -94,6 +98,12 @@ def build_parser() -> argparse.ArgumentParser:
     recipe = actions.add_parser("recipe", help="write the go.mod/go.sum that build a release (targets/apiserver/)")
     recipe.add_argument("--version", required=True)
     recipe.add_argument("directory", type=Path)
+    live = commands.add_parser("live", help="live-target housekeeping")
+    live_commands = live.add_subparsers(dest="live_command", required=True)
+    live_cleanup = live_commands.add_parser(
+        "cleanup", help="delete what interrupted live runs left (namespaces and CRDs labelled patchconf.dev/run)")
+    live_cleanup.add_argument("--kubeconfig", metavar="PATH", help="kubeconfig (default: $KUBECONFIG)")
+    live_cleanup.add_argument("--context", help="kubeconfig context (default: the current one)")
     return parser
 
 
@@ -104,13 +114,13 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(["run", *(argv or [])])
     args.argv = list(sys.argv[1:] if argv is None else argv)
     handler = {"run": cmd_run, "validate": cmd_validate, "coverage": cmd_coverage, "targets": cmd_targets,
-               "matrix": cmd_matrix, "verify": cmd_verify, "apiserver": cmd_apiserver}
+               "matrix": cmd_matrix, "verify": cmd_verify, "apiserver": cmd_apiserver, "live": cmd_live}
     return handler[args.command](args)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     try:
-        target = make_target(args.target, timeout=args.timeout)
+        target = make_target(args.target, timeout=args.timeout, kubeconfig=args.kubeconfig, workers=args.jobs)
     except TargetUnavailable as exc:
         print(f"patchconf: target {args.target!r} unavailable: {exc}", file=sys.stderr)
         return 2
@@ -183,7 +193,7 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     runs = []
     for spec in [s.strip() for s in args.targets.split(",") if s.strip()]:
         try:
-            target = make_target(spec, timeout=args.timeout)
+            target = make_target(spec, timeout=args.timeout, kubeconfig=args.kubeconfig)
         except TargetUnavailable as exc:
             print(f"patchconf: target {spec!r} unavailable, left out: {exc}", file=sys.stderr)
             continue
@@ -213,7 +223,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     judges = []
     for spec in [s.strip() for s in args.judges.split(",") if s.strip()]:
         try:
-            judges.append(make_target(spec))
+            judges.append(make_target(spec, kubeconfig=args.kubeconfig))
         except TargetUnavailable as exc:
             print(f"patchconf: judge {spec!r} unavailable, not used: {exc}", file=sys.stderr)
     if not judges:
@@ -237,6 +247,20 @@ def cmd_verify(args: argparse.Namespace) -> int:
         changed = record(missing, REPO_ROOT)
         print(f"recorded {len(missing)} confirmations in {len(changed)} files")
     return 0 if verification.ok and not corpus.errors else 1
+
+
+def cmd_live(args: argparse.Namespace) -> int:
+    from harness.live_cluster import Cluster, ClusterUnreachable, cleanup
+
+    try:
+        cluster = Cluster(args.kubeconfig, args.context)
+        cluster.server_version()
+        report = cleanup(cluster)
+    except ClusterUnreachable as exc:
+        print(f"patchconf live cleanup: {exc}", file=sys.stderr)
+        return 2
+    print(f"patchconf live cleanup: {report}")
+    return 0
 
 
 def cmd_targets(args: argparse.Namespace) -> int:

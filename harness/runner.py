@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.cases import ABSENT, Case, Outcome
+from harness.cases import ABSENT, Case, ExpectedError, Outcome
 from harness.compare import explain, json_equal, show
 from harness.targets.base import Actual, Target, TargetCrash, TargetDeclined
 
@@ -79,7 +79,7 @@ def expectations(case: Case, target: Target) -> tuple[list[Outcome], str]:
     info = target.info
     for divergence in case.divergences:
         if divergence.applies_to(info.family, info.version):
-            return [divergence.outcome], f"divergence: {divergence.reason}"
+            return [divergence.outcome, *divergence.alternatives], f"divergence: {divergence.reason}"
     if info.profile in case.profiles:
         return [case.profiles[info.profile].outcome], f"profile {info.profile}"
     outcomes = [case.outcome]
@@ -91,7 +91,11 @@ def expectations(case: Case, target: Target) -> tuple[list[Outcome], str]:
 
 def judge(case: Case, target: Target, actual: Actual, seconds: float = 0.0) -> Result:
     outcomes, judged_by = expectations(case, target)
-    attempts = [_mismatches(outcome, actual, target.info.messages) for outcome in outcomes]
+    rendered = [target.rendered(case, outcome) for outcome in outcomes]
+    if any(new is not old for new, old in zip(rendered, outcomes, strict=True)):
+        judged_by += "; expectation as the target renders it"
+    outcomes = rendered
+    attempts = [_mismatches(outcome, actual, target.compares_messages(case)) for outcome in outcomes]
     best = min(attempts, key=len)
     status = PASS if not best else FAIL
     reason = "" if status == PASS else "; ".join(best[:3])
@@ -106,7 +110,7 @@ def _mismatches(expected: Outcome, actual: Actual, compare_messages: bool) -> li
             return [f"expected error {expected.error.error_class!r}, got success: {got}"]
         problems = []
         # A program that cannot name the class ("unclassified") is judged on rejecting alone.
-        if actual.error.error_class not in (expected.error.error_class, UNCLASSIFIED):
+        if actual.error.error_class != UNCLASSIFIED and not actual.error.matches(expected.error.error_class):
             problems.append(
                 f"expected error {expected.error.error_class!r}, got {actual.error.error_class!r}: "
                 f"{actual.error.message}"
@@ -114,6 +118,7 @@ def _mismatches(expected: Outcome, actual: Actual, compare_messages: bool) -> li
         fragment = expected.error.message
         if compare_messages and fragment and fragment.lower() not in actual.error.message.lower():
             problems.append(f"error message {actual.error.message!r} lacks {fragment!r}")
+        problems.extend(_http_mismatches(expected.error, actual))
         return problems
     if actual.error is not None:
         return [f"expected success, got error {actual.error.error_class!r}: {actual.error.message}"]
@@ -128,6 +133,19 @@ def _mismatches(expected: Outcome, actual: Actual, compare_messages: bool) -> li
             problems.append(f"expected a {label}, the target gave none")
         elif not json_equal(want, got):
             problems.extend(f"{label} {line}" for line in explain(want, got))
+    return problems
+
+
+def _http_mismatches(expected: ExpectedError, actual: Actual) -> list[str]:
+    """Status, reason and "object unchanged": checked only where the target reports them."""
+    problems = []
+    error = actual.error
+    if expected.status is not None and error.status is not None and error.status != expected.status:
+        problems.append(f"expected HTTP status {expected.status}, got {error.status}")
+    if expected.reason is not None and error.reason is not None and error.reason != expected.reason:
+        problems.append(f"expected reason {expected.reason!r}, got {error.reason!r}")
+    if expected.unchanged and actual.unchanged is False:
+        problems.append("expected the object unchanged after the error, but it changed")
     return problems
 
 

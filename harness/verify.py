@@ -27,7 +27,10 @@ VIA = {
     "upstream": "patchconf upstream target (Kubernetes' Go modules)",
     "kubectl": "kubectl patch --local",
     "kubectl-apply": "kubectl apply against patchconf's recording endpoint",
+    "live": "patchconf live target, local kube-apiserver",
 }
+# provenance names the implementation; a target names its family
+IMPLEMENTATION_OF_FAMILY = {"live": "apiserver"}
 
 
 def via_of(judge: Target) -> str:
@@ -66,8 +69,9 @@ def verify(cases: Sequence[Case], judges: Iterable[Target]) -> Verification:
         verification.judges.append(f"{judge.info.family} {judge.info.version}")
         for result in run_cases(cases, judge):
             if _confirms(result):
+                implementation = IMPLEMENTATION_OF_FAMILY.get(judge.info.family, judge.info.family)
                 verification.confirmations.append(
-                    Confirmation(result.case, judge.info.family, judge.info.version, via_of(judge)))
+                    Confirmation(result.case, implementation, judge.info.version, via_of(judge)))
             elif result.status in (FAIL, ERROR):
                 verification.contradictions.append(result)
     return verification

@@ -13,7 +13,7 @@ from harness.yamlio import yaml11_differences
 
 CASES = Path(__file__).resolve().parent.parent / "cases"
 # Behaviour families whose corpus is complete: each id needs MINIMUM_CASES cases.
-COMPLETE_FAMILIES = ("JP-", "MP-", "SMP-", "SMP2-", "APPLY-")
+COMPLETE_FAMILIES = ("JP-", "MP-", "SMP-", "SMP2-", "APPLY-", "LIVE-")
 
 
 @pytest.fixture(scope="module")

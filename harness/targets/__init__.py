@@ -24,6 +24,7 @@ TARGET_HELP = {
     "cmd:COMMAND": "any program speaking harness/PROTOCOL.md over stdin/stdout",
     "upstream[@1.MINOR]": "Kubernetes' own Go code (targets/upstream), built from its modules; needs go",
     "peer:NAME": "another Go patch library from targets/peers/NAME (evanphx-json-patch-v5, kustomize-kyaml); needs go",
+    "live[:CONTEXT]": "a real API server (kubeconfig: --kubeconfig, $KUBECONFIG, ~/.kube/config)",
 }
 
 
@@ -63,6 +64,12 @@ def _peer(argument: str | None, **options) -> Target:
     return PeerTarget(argument or "", **options)
 
 
+def _live(argument: str | None, **options) -> Target:
+    from harness.targets.live import LiveTarget
+
+    return LiveTarget(argument, **options)
+
+
 FACTORIES: dict[str, Callable[..., Target]] = {
     "upstream": _upstream,
     "reference": _reference,
@@ -70,10 +77,12 @@ FACTORIES: dict[str, Callable[..., Target]] = {
     "kubectl-apply": _kubectl_apply,
     "cmd": _command,
     "peer": _peer,
+    "live": _live,
 }
 
 
-def make_target(spec: str, timeout: float | None = None) -> Target:
+def make_target(spec: str, timeout: float | None = None, kubeconfig: str | None = None,
+                workers: int | None = None) -> Target:
     """``name`` or ``name:argument`` → a ready target (raises TargetUnavailable)."""
     name, _, argument = spec.partition("@" if spec.startswith("upstream") else ":")
     factory = FACTORIES.get(name)
@@ -81,4 +90,6 @@ def make_target(spec: str, timeout: float | None = None) -> Target:
         known = ", ".join(TARGET_HELP)
         raise TargetUnavailable(f"unknown target {spec!r}; known targets: {known}")
     options = {"timeout": timeout} if (timeout and name in ("cmd", "upstream", "peer")) else {}
+    if name == "live":
+        options = {"kubeconfig": kubeconfig, **({"workers": workers} if workers else {})}
     return factory(argument or None, **options)

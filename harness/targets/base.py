@@ -6,7 +6,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.cases import ABSENT, Case
+from harness.cases import ABSENT, Case, Outcome
 
 KUBERNETES_PROFILE = "kubernetes"
 RFC_PROFILE = "rfc"
@@ -43,11 +43,27 @@ class TargetInfo:
 
 @dataclass(frozen=True)
 class ActualError:
+    """A target's failure; ``status``/``reason`` are an API server's HTTP status and Status reason."""
+
     error_class: str
     message: str
+    status: int | None = None
+    reason: str | None = None
+    # classes the answer cannot tell apart (an API server hides why a JSON patch did not apply)
+    alternatives: tuple[str, ...] = ()
 
-    def to_json(self) -> dict[str, str]:
-        return {"class": self.error_class, "message": self.message}
+    def matches(self, error_class: str) -> bool:
+        return error_class == self.error_class or error_class in self.alternatives
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"class": self.error_class, "message": self.message}
+        if self.alternatives:
+            data["alternatives"] = list(self.alternatives)
+        if self.status is not None:
+            data["status"] = self.status
+        if self.reason is not None:
+            data["reason"] = self.reason
+        return data
 
 
 @dataclass(frozen=True)
@@ -58,6 +74,8 @@ class Actual:
     patch: Any = ABSENT
     error: ActualError | None = None
     notes: tuple[str, ...] = field(default=())
+    # after an error: whether the object was left exactly as it was (None: the target cannot tell)
+    unchanged: bool | None = None
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {}
@@ -69,6 +87,8 @@ class Actual:
             data["error"] = self.error.to_json()
         if self.notes:
             data["notes"] = list(self.notes)
+        if self.unchanged is not None:
+            data["unchanged"] = self.unchanged
         return data
 
 
@@ -93,6 +113,8 @@ class Target(ABC):
 
     def skip_reason(self, case: Case) -> str | None:
         """Why this target cannot run ``case``, or None when it can."""
+        if case.targets and self.info.family not in case.targets:
+            return f"the case runs only on {', '.join(case.targets)} targets"
         if case.type not in self.info.patch_types:
             return f"{self.name} does not run {case.type!r} cases"
         schema = case.effective_schema()
@@ -103,6 +125,14 @@ class Target(ABC):
             label = schema.describe() if schema else "no schema"
             return f"{self.name} cannot run cases on {label}"
         return None
+
+    def rendered(self, case: Case, outcome: Outcome) -> Outcome:
+        """The outcome as this target can observe it (live: the expected object as the server stores it)."""
+        return outcome
+
+    def compares_messages(self, case: Case) -> bool:
+        """Whether the case's error message fragments are checked against this target's messages."""
+        return self.info.messages
 
     @abstractmethod
     def run(self, case: Case) -> Actual:

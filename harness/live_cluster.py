@@ -1,0 +1,293 @@
+"""Talking to a live Kubernetes API server: exact requests, discovery, and patchconf's own objects.
+
+Requests go out with the exact bytes and Content-Type patchconf chooses (the generated
+``kubernetes`` client rewrites JSON content types), over the TLS connection pool and
+credentials the ``kubernetes`` client builds from a kubeconfig.
+
+Everything patchconf creates carries the label ``patchconf.dev/run=<run id>``: a namespace
+``patchconf-<run id>`` per run, the objects in it, and cluster-scoped CRDs in the group
+``<name>.<run id>.patchconf.dev``. :func:`cleanup` deletes what carries that label and
+never anything else.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import threading
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote, urlencode
+
+RUN_LABEL = "patchconf.dev/run"
+NAMESPACE_PREFIX = "patchconf-"
+CRD_GROUP_SUFFIX = "patchconf.dev"
+CONNECT_TIMEOUT = 3.0
+REACH_TIMEOUT = 5.0
+REQUEST_TIMEOUT = 30.0
+JSON = "application/json"
+
+
+class ClusterUnreachable(Exception):
+    """No usable answer from the API server (network, TLS, credentials)."""
+
+
+@dataclass(frozen=True)
+class Response:
+    status: int
+    body: Any  # parsed JSON, or the raw text when the server sent something else
+
+    @property
+    def ok(self) -> bool:
+        return 200 <= self.status < 300
+
+    def reason(self) -> str:
+        """The Status ``reason`` of an error answer (e.g. 'Invalid', 'Conflict')."""
+        return str(self.body.get("reason", "")) if isinstance(self.body, dict) else ""
+
+    def message(self) -> str:
+        if isinstance(self.body, dict):
+            return str(self.body.get("message", ""))
+        return str(self.body)[:500]
+
+
+@dataclass(frozen=True)
+class Resource:
+    """Where a kind lives on this server."""
+
+    group_version: str
+    kind: str
+    plural: str
+    namespaced: bool
+    verbs: frozenset[str] = frozenset()
+
+    def collection(self, namespace: str | None) -> str:
+        base = "/api/v1" if self.group_version == "v1" else f"/apis/{self.group_version}"
+        if self.namespaced and namespace:
+            return f"{base}/namespaces/{namespace}/{self.plural}"
+        return f"{base}/{self.plural}"
+
+    def item(self, namespace: str | None, name: str) -> str:
+        return f"{self.collection(namespace)}/{quote(name, safe='')}"
+
+
+def new_run_id() -> str:
+    """A short, lowercase, time-ordered id usable in names and label values."""
+    return f"r{int(time.time()):x}{secrets.token_hex(2)}"
+
+
+def kubeconfig_path(explicit: str | None) -> str | None:
+    """The kubeconfig to use: ``--kubeconfig``, else $KUBECONFIG, else the client's default."""
+    return explicit or os.environ.get("KUBECONFIG") or None
+
+
+class Cluster:
+    """One API server, reached through a kubeconfig (and optionally a named context)."""
+
+    def __init__(self, kubeconfig: str | None = None, context: str | None = None) -> None:
+        try:
+            from kubernetes import config as kube_config
+        except ImportError as exc:  # pragma: no cover - kubernetes is a declared dependency
+            raise ClusterUnreachable("the `kubernetes` Python package is not installed") from exc
+        path = kubeconfig_path(kubeconfig)
+        try:
+            self._api_client = kube_config.new_client_from_config(config_file=path, context=context,
+                                                                  persist_config=False)
+        except Exception as exc:  # the loader raises several unrelated types
+            shown = path or "~/.kube/config"
+            raise ClusterUnreachable(f"cannot load kubeconfig {shown}"
+                                     f"{' context ' + context if context else ''}: {exc}") from exc
+        self.host = self._api_client.configuration.host.rstrip("/")
+        self._pool = self._api_client.rest_client.pool_manager
+        self._discovery: dict[str, dict[str, Resource]] = {}
+        self._discovery_lock = threading.Lock()
+
+    # --- requests ------------------------------------------------------------------------
+
+    def request(self, method: str, path: str, body: Any = None, content_type: str = JSON,
+                query: Mapping[str, str] | None = None, timeout: float = REQUEST_TIMEOUT,
+                raw_body: bytes | None = None) -> Response:
+        """Send one request; HTTP errors come back as a Response, transport errors raise."""
+        import urllib3
+
+        headers = {"Accept": JSON, "User-Agent": "patchconf"}
+        self._api_client.update_params_for_auth(headers, [], ["BearerToken"])
+        data = raw_body
+        if data is None and body is not None:
+            data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        if data is not None:
+            headers["Content-Type"] = content_type
+        url = self.host + path + (f"?{urlencode(query)}" if query else "")
+        try:
+            answer = self._pool.request(method, url, body=data, headers=headers, retries=False,
+                                        timeout=urllib3.Timeout(connect=CONNECT_TIMEOUT, read=timeout))
+        except urllib3.exceptions.HTTPError as exc:
+            raise ClusterUnreachable(f"{method} {self.host}{path}: {exc}") from exc
+        text = answer.data.decode("utf-8", errors="replace")
+        try:
+            parsed: Any = json.loads(text) if text else None
+        except json.JSONDecodeError:
+            parsed = text
+        return Response(answer.status, parsed)
+
+    def server_version(self) -> str:
+        """``gitVersion`` from /version; fails within a few seconds when the server is not there."""
+        try:
+            answer = self.request("GET", "/version", timeout=REACH_TIMEOUT)
+        except ClusterUnreachable as exc:
+            raise ClusterUnreachable(f"cannot reach the API server at {self.host}: {_short(exc)}") from exc
+        if answer.status in (401, 403):
+            raise ClusterUnreachable(f"the API server at {self.host} refused our credentials "
+                                     f"({answer.status}): {answer.message()}")
+        if not answer.ok or not isinstance(answer.body, dict) or "gitVersion" not in answer.body:
+            shown = answer.message() if answer.body else "an empty body"
+            raise ClusterUnreachable(f"{self.host}/version answered {answer.status} with {shown}; "
+                                     "is this a Kubernetes API server?")
+        return str(answer.body["gitVersion"])
+
+    # --- discovery -------------------------------------------------------------------------
+
+    def resources(self, group_version: str, refresh: bool = False) -> dict[str, Resource]:
+        """Kind → Resource for one group/version ({} when the server does not serve it)."""
+        with self._discovery_lock:
+            if group_version in self._discovery and not refresh:
+                return self._discovery[group_version]
+        path = "/api/v1" if group_version == "v1" else f"/apis/{group_version}"
+        answer = self.request("GET", path)
+        found: dict[str, Resource] = {}
+        if answer.ok and isinstance(answer.body, dict):
+            for entry in answer.body.get("resources", []):
+                if "/" in entry.get("name", ""):
+                    continue  # subresources
+                found[entry["kind"]] = Resource(group_version, entry["kind"], entry["name"],
+                                                bool(entry.get("namespaced")), frozenset(entry.get("verbs", [])))
+        with self._discovery_lock:
+            self._discovery[group_version] = found
+        return found
+
+    def resource_for(self, api_version: str, kind: str) -> Resource | None:
+        return self.resources(api_version).get(kind)
+
+    def preferred_group_versions(self) -> list[str]:
+        versions = ["v1"]
+        answer = self.request("GET", "/apis")
+        if answer.ok and isinstance(answer.body, dict):
+            for group in answer.body.get("groups", []):
+                preferred = group.get("preferredVersion") or (group.get("versions") or [None])[0]
+                if preferred:
+                    versions.append(preferred["groupVersion"])
+        return versions
+
+    # --- patchconf's own objects -------------------------------------------------------------
+
+    def create_run_namespace(self, run_id: str) -> str:
+        name = NAMESPACE_PREFIX + run_id
+        body = {"apiVersion": "v1", "kind": "Namespace",
+                "metadata": {"name": name, "labels": {RUN_LABEL: run_id}}}
+        answer = self.request("POST", "/api/v1/namespaces", body)
+        if not answer.ok:
+            raise ClusterUnreachable(f"cannot create namespace {name}: {answer.status} {answer.message()}")
+        return name
+
+    def delete_object(self, path: str) -> Response:
+        """Delete at once: no grace period (no kubelet), no finalizers left to wait for."""
+        current = self.request("GET", path)
+        if current.ok and isinstance(current.body, dict) and current.body.get("metadata", {}).get("finalizers"):
+            self.request("PATCH", path, {"metadata": {"finalizers": None}}, "application/merge-patch+json")
+        options = {"kind": "DeleteOptions", "apiVersion": "v1", "gracePeriodSeconds": 0,
+                   "propagationPolicy": "Background"}
+        return self.request("DELETE", path, options)
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc)
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+def _deletable(resource: Resource) -> bool:
+    return {"list", "delete"} <= resource.verbs
+
+
+def _items(answer: Response) -> list[dict]:
+    if answer.ok and isinstance(answer.body, dict):
+        return [item for item in answer.body.get("items") or [] if isinstance(item, dict)]
+    return []
+
+
+def empty_namespace(cluster: Cluster, namespace: str) -> int:
+    """Delete every object in a patchconf namespace (no controller does it here). Returns the count."""
+    deleted = 0
+    for group_version in cluster.preferred_group_versions():
+        for resource in cluster.resources(group_version).values():
+            if not resource.namespaced or not _deletable(resource) or resource.kind == "Event":
+                continue
+            for item in _items(cluster.request("GET", resource.collection(namespace))):
+                name = item.get("metadata", {}).get("name")
+                if name and cluster.delete_object(resource.item(namespace, name)).ok:
+                    deleted += 1
+    return deleted
+
+
+def delete_namespace(cluster: Cluster, namespace: str) -> None:
+    """Delete a namespace and finalize it: without kube-controller-manager it would stay Terminating."""
+    path = f"/api/v1/namespaces/{quote(namespace, safe='')}"
+    cluster.request("DELETE", path, {"kind": "DeleteOptions", "apiVersion": "v1", "gracePeriodSeconds": 0})
+    current = cluster.request("GET", path)
+    if current.status == 404 or not isinstance(current.body, dict):
+        return
+    finalized = dict(current.body)
+    finalized["spec"] = {**finalized.get("spec", {}), "finalizers": []}
+    cluster.request("PUT", path + "/finalize", finalized)
+    for _ in range(50):
+        if cluster.request("GET", path).status == 404:
+            return
+        time.sleep(0.1)
+
+
+def labelled(cluster: Cluster, path: str, selector: str) -> list[dict]:
+    return _items(cluster.request("GET", path, query={"labelSelector": selector}))
+
+
+@dataclass
+class CleanupReport:
+    namespaces: list[str]
+    crds: list[str]
+    objects: int
+
+    def __str__(self) -> str:
+        if not self.namespaces and not self.crds:
+            return "nothing labelled patchconf.dev/run found"
+        parts = [f"{len(self.namespaces)} namespaces ({', '.join(self.namespaces) or '-'})",
+                 f"{self.objects} objects in them",
+                 f"{len(self.crds)} CRDs ({', '.join(self.crds) or '-'})"]
+        return "deleted " + ", ".join(parts)
+
+
+def cleanup(cluster: Cluster, run_ids: Iterable[str] | None = None) -> CleanupReport:
+    """Delete what patchconf labelled: every run (``run_ids`` None) or the given runs.
+
+    Only namespaces and CRDs carrying ``patchconf.dev/run`` are touched (and the objects
+    inside those namespaces, which only a patchconf run creates).
+    """
+    wanted = None if run_ids is None else set(run_ids)
+    selector = RUN_LABEL if wanted is None else f"{RUN_LABEL} in ({','.join(sorted(wanted))})"
+    report = CleanupReport([], [], 0)
+    for namespace in labelled(cluster, "/api/v1/namespaces", selector):
+        name = namespace["metadata"]["name"]
+        report.objects += empty_namespace(cluster, name)
+        delete_namespace(cluster, name)
+        report.namespaces.append(name)
+    crd_path = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+    for crd in labelled(cluster, crd_path, selector):
+        name = crd["metadata"]["name"]
+        cluster.request("DELETE", f"{crd_path}/{quote(name, safe='')}")
+        report.crds.append(name)
+    for name in report.crds:
+        for _ in range(100):
+            if cluster.request("GET", f"{crd_path}/{quote(name, safe='')}").status == 404:
+                break
+            time.sleep(0.1)
+    return report

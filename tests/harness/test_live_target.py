@@ -1,0 +1,436 @@
+"""The live target against a real kube-apiserver (the local control plane), plus its offline pieces.
+
+Live tests use the session control plane of ``harness.pytest_apiserver`` (tests/conftest.py),
+or the server of ``$PATCHCONF_LIVE_KUBECONFIG``; without one they skip, unless
+``PATCHCONF_REQUIRE_LIVE=1``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from harness.cases import load_file
+from harness.live_cluster import RUN_LABEL, Cluster, Response, cleanup
+from harness.runner import PASS, SKIP, run_case
+from harness.targets import TargetUnavailable, make_target
+from harness.targets.base import Actual, ActualError
+from harness.targets.live import _corpus_problem, _sent_patch, _update_rule, classify_response, go_json
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _required() -> bool:
+    return os.environ.get("PATCHCONF_REQUIRE_LIVE", "") not in ("", "0")
+
+
+@pytest.fixture(scope="session")
+def kubeconfig(request: pytest.FixtureRequest) -> str:
+    explicit = os.environ.get("PATCHCONF_LIVE_KUBECONFIG")
+    if explicit:
+        return explicit
+    try:
+        return str(request.getfixturevalue("live_kubeconfig"))
+    except pytest.FixtureLookupError:
+        reason = "no local control plane fixture and PATCHCONF_LIVE_KUBECONFIG unset"
+        if _required():
+            pytest.fail(f"PATCHCONF_REQUIRE_LIVE is set, but {reason}", pytrace=False)
+        pytest.skip(reason)
+
+
+@pytest.fixture
+def live(kubeconfig: str):
+    target = make_target("live", kubeconfig=kubeconfig)
+    yield target
+    target.close()
+
+
+def _labelled_namespaces(cluster: Cluster) -> list[str]:
+    answer = cluster.request("GET", "/api/v1/namespaces", query={"labelSelector": RUN_LABEL})
+    return [item["metadata"]["name"] for item in answer.body.get("items") or []]
+
+
+def _labelled_crds(cluster: Cluster) -> list[str]:
+    answer = cluster.request("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+                             query={"labelSelector": RUN_LABEL})
+    return [item["metadata"]["name"] for item in answer.body.get("items") or []]
+
+
+def _cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "harness.cli", *args]
+
+
+def _env() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(REPO)}
+
+
+# --- against the server ---------------------------------------------------------------------
+
+
+def test_strategic_patch_round_trip(live, write_case_file):
+    path = write_case_file("live/roundtrip.yaml", """
+        cases:
+          - name: merge-containers
+            description: a new container goes first; the server's defaults are not stated
+            type: strategic
+            tags: [SMP-MERGE-LIST]
+            provenance: [{implementation: kubectl, version: "1.32.4"}]
+            original:
+              apiVersion: apps/v1
+              kind: Deployment
+              metadata: {name: web, labels: {app: web}}
+              spec:
+                replicas: 2
+                selector: {matchLabels: {app: web}}
+                template:
+                  metadata: {labels: {app: web}}
+                  spec:
+                    containers: [{name: web, image: "nginx:1.25"}]
+            patch: {spec: {template: {spec: {containers: [{name: sidecar, image: "busybox:1.36"}]}}}}
+            expected:
+              apiVersion: apps/v1
+              kind: Deployment
+              metadata: {name: web, labels: {app: web}}
+              spec:
+                replicas: 2
+                selector: {matchLabels: {app: web}}
+                template:
+                  metadata: {labels: {app: web}}
+                  spec:
+                    containers: [{name: sidecar, image: "busybox:1.36"}, {name: web, image: "nginx:1.25"}]
+    """)
+    [case], errors = load_file(path)
+    assert errors == []
+    result = run_case(case, live)
+    assert result.status == PASS, result.reason
+    document = result.actual["document"]
+    assert document == result.expected["expected"]  # the expectation as the server renders it
+    assert [c["name"] for c in document["spec"]["template"]["spec"]["containers"]] == ["sidecar", "web"]
+    assert document["metadata"] == {"name": "web", "labels": {"app": "web"}}  # identity mapped back
+    assert document["spec"]["template"]["spec"]["containers"][0]["imagePullPolicy"] == "IfNotPresent"  # a default
+    assert live.info.version.startswith("v1.")
+
+
+def test_a_wrong_expectation_fails(live, write_case_file):
+    path = write_case_file("live/wrong.yaml", """
+        cases:
+          - name: wrong
+            description: the server keeps the other key; this expectation claims otherwise
+            type: merge-patch
+            tags: [MP-NULL]
+            provenance: [{implementation: kubectl, version: "1.32.4"}]
+            original: {apiVersion: v1, kind: ConfigMap, metadata: {name: c}, data: {a: "1", b: "2"}}
+            patch: {data: {a: null}}
+            expected: {apiVersion: v1, kind: ConfigMap, metadata: {name: c}, data: {}}
+    """)
+    [case], _ = load_file(path)
+    result = run_case(case, live)
+    assert result.status == "fail"
+    assert result.actual["document"]["data"] == {"b": "2"}
+
+
+def test_strategic_patch_on_custom_resource_is_415(live):
+    cases, _ = load_file(REPO / "cases" / "live" / "content-type.yaml")
+    case = next(c for c in cases if c.name == "strategic-on-custom-resource")
+    result = run_case(case, live)
+    assert result.status == PASS, result.reason
+    error = result.actual["error"]
+    assert (error["status"], error["reason"], error["class"]) == (415, "UnsupportedMediaType", "no-strategic-schema")
+    assert result.actual["unchanged"] is True
+
+
+def test_close_removes_namespace_and_crds(kubeconfig):
+    target = make_target("live", kubeconfig=kubeconfig)
+    cluster = target.cluster
+    cases, _ = load_file(REPO / "cases" / "live" / "content-type.yaml")
+    assert run_case(next(c for c in cases if c.name == "merge-patch-on-custom-resource"), target).status == PASS
+    assert target.namespace in _labelled_namespaces(cluster)
+    assert any(target.run_id in name for name in _labelled_crds(cluster))
+    target.close()
+    assert cluster.request("GET", f"/api/v1/namespaces/{target.namespace}").status == 404
+    assert not any(target.run_id in name for name in _labelled_crds(cluster))
+
+
+def test_cleanup_touches_only_labelled_namespaces(kubeconfig):
+    cluster = Cluster(kubeconfig)
+    bystander = f"bystander-{int(time.time())}"
+    assert cluster.request("POST", "/api/v1/namespaces", {"metadata": {"name": bystander}}).ok
+    leftover = cluster.create_run_namespace("rtestleftover")
+    try:
+        configmap = {"metadata": {"name": "left"}, "data": {"a": "1"}}
+        assert cluster.request("POST", f"/api/v1/namespaces/{leftover}/configmaps", configmap).ok
+        report = cleanup(cluster)
+        assert leftover in report.namespaces and bystander not in report.namespaces
+        assert cluster.request("GET", f"/api/v1/namespaces/{leftover}").status == 404
+        assert cluster.request("GET", f"/api/v1/namespaces/{bystander}").ok
+    finally:
+        cluster.request("DELETE", f"/api/v1/namespaces/{bystander}")
+
+
+def test_sigint_mid_run_leaves_nothing_behind(kubeconfig, tmp_path):
+    cluster = Cluster(kubeconfig)
+    before = set(_labelled_namespaces(cluster))
+    process = subprocess.Popen(
+        _cli("run", "--target", "live", "--kubeconfig", kubeconfig, "--cases", str(REPO / "cases"),
+             "--workers", "2", "--quiet", "--report", str(tmp_path / "reports")),
+        env=_env(), cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not (set(_labelled_namespaces(cluster)) - before) and time.monotonic() < deadline:
+            assert process.poll() is None, process.communicate()
+            time.sleep(0.2)
+        assert set(_labelled_namespaces(cluster)) - before, "the run never created its namespace"
+        time.sleep(2)  # well into the run: objects and CRDs exist
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode != 0
+    assert "cleaned up run" in stderr
+    assert set(_labelled_namespaces(cluster)) - before == set()
+    assert _labelled_crds(cluster) == []
+    found = subprocess.run(_cli("live", "cleanup", "--kubeconfig", kubeconfig), env=_env(), cwd=REPO,
+                           capture_output=True, text=True, timeout=120)
+    assert found.returncode == 0 and "nothing labelled" in found.stdout
+
+
+def _widget(spec: dict, annotated: bool = False) -> dict:
+    widget = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": spec}
+    if annotated:  # the annotation kubectl writes for the configuration {size: 2}
+        configuration = ('{"apiVersion":"example.com/v1","kind":"Widget",'
+                         '"metadata":{"annotations":{},"name":"w"},"spec":{"size":2}}\n')
+        widget["metadata"]["annotations"] = {"kubectl.kubernetes.io/last-applied-configuration": configuration}
+    return widget
+
+
+APPLY_ON_CUSTOM_KIND = {"cases": [{
+    "name": "apply-drops-a-field",
+    "description": "kubectl apply on a custom kind: a three-way JSON merge patch",
+    "type": "apply",
+    "tags": ["APPLY-CRD", "APPLY-DELETE"],
+    "provenance": [{"implementation": "kubectl", "version": "1.32.4"}],
+    "original": _widget({"size": 1, "color": "red"}),
+    "current": _widget({"size": 1, "color": "red", "owner": "ops"}),
+    "modified": _widget({"size": 2}),
+    "expected_patch": {"metadata": {"annotations": _widget({}, annotated=True)["metadata"]["annotations"]},
+                       "spec": {"color": None, "size": 2}},
+    "expected": _widget({"size": 2, "owner": "ops"}, annotated=True),
+}]}
+
+
+@pytest.mark.parametrize("kubectl", [None, ""], ids=["real-kubectl", "reference-patch"])
+def test_apply_on_custom_kind(kubeconfig, write_case_file, kubectl):
+    from harness.targets.live import LiveTarget
+
+    if kubectl is None and not shutil.which("kubectl"):
+        pytest.skip("kubectl is not on PATH")
+    [case], errors = load_file(write_case_file("live/apply.json", json.dumps(APPLY_ON_CUSTOM_KIND)))
+    assert errors == []
+    target = LiveTarget(kubeconfig=kubeconfig, kubectl=kubectl)
+    try:
+        result = run_case(case, target)
+    finally:
+        target.close()
+    assert result.status == PASS, result.reason
+    expected_note = "real kubectl" if kubectl is None else "reference implementation"
+    assert any(expected_note in note for note in result.actual["notes"])
+
+
+def test_live_runnable_corpus_passes(kubeconfig):
+    """The whole corpus on the live target: every live-runnable case passes, the rest skip with a reason."""
+    from harness.cases import load_corpus
+    from harness.runner import run_cases
+
+    corpus = load_corpus([REPO / "cases"])
+    target = make_target("live", kubeconfig=kubeconfig)
+    try:
+        results = run_cases(corpus.cases, target)
+    finally:
+        target.close()
+    failed = [f"{r.case.id}: {r.status}: {r.reason}" for r in results if r.status not in (PASS, SKIP)]
+    assert failed == []
+    assert all(r.reason for r in results if r.status == SKIP)
+    live_cases = [r for r in results if "live" in r.case.targets]
+    without_kubectl = shutil.which("kubectl") is None
+    assert live_cases and all(r.status == PASS or (without_kubectl and "kubectl is not on PATH" in r.reason)
+                              for r in live_cases)
+
+
+# --- offline ----------------------------------------------------------------------------------
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_unreachable_server_fails_fast_with_message(tmp_path):
+    config = tmp_path / "kubeconfig"
+    config.write_text(f"""
+apiVersion: v1
+kind: Config
+clusters: [{{name: c, cluster: {{server: "https://127.0.0.1:{_closed_port()}", insecure-skip-tls-verify: true}}}}]
+users: [{{name: u, user: {{token: t}}}}]
+contexts: [{{name: x, context: {{cluster: c, user: u}}}}]
+current-context: x
+""")
+    started = time.monotonic()
+    completed = subprocess.run(_cli("run", "--target", "live", "--kubeconfig", str(config)), env=_env(),
+                               cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert time.monotonic() - started < 15
+    assert completed.returncode == 2
+    assert "cannot reach the API server at https://127.0.0.1:" in completed.stderr
+
+
+def test_missing_kubeconfig_is_unavailable(tmp_path):
+    with pytest.raises(TargetUnavailable, match="cannot load kubeconfig"):
+        make_target("live", kubeconfig=str(tmp_path / "absent"))
+
+
+def _status(status: int, reason: str, message: str, causes: list | None = None) -> Response:
+    body = {"kind": "Status", "status": "Failure", "code": status, "reason": reason, "message": message}
+    if causes is not None:
+        body["details"] = {"causes": causes}
+    return Response(status, body)
+
+
+@pytest.mark.parametrize(("patch_type", "answer", "error_class"), [
+    ("strategic", _status(415, "UnsupportedMediaType", "the body of the request was in an unknown format"),
+     "no-strategic-schema"),
+    ("merge-patch", _status(415, "UnsupportedMediaType", "unknown format"), "unsupported-media-type"),
+    ("merge-patch", _status(409, "Conflict", "the object has been modified"), "conflict"),
+    ("merge-patch", _status(422, "Invalid", "x is invalid", [{"field": "spec.replicas", "message": "bad"}]),
+     "invalid"),
+    # the patch library's own failures come back as messages without field causes
+    ("json-patch", _status(422, "Invalid", "the server rejected our request due to an error in our request",
+                           [{"message": "testing value /a failed: test failed"}]), "test-failed"),
+    ("strategic", _status(400, "BadRequest", "does not contain declared merge key: name"), "merge-key-missing"),
+])
+def test_classify_response(patch_type, answer, error_class):
+    assert classify_response(patch_type, answer) == error_class
+
+
+def test_corpus_problem_names_what_a_server_would_not_hold(write_case_file):
+    path = write_case_file("live/problems.yaml", """
+        defaults:
+          tags: [JP-ADD]
+          provenance: [{implementation: kubectl, version: "1.32.4"}]
+        cases:
+          - {name: rename, description: d, type: merge-patch, original: {apiVersion: v1, kind: ConfigMap,
+             metadata: {name: a}}, patch: {metadata: {name: b}}, expected: {}}
+          - {name: same-name, description: d, type: merge-patch, original: {apiVersion: v1, kind: ConfigMap,
+             metadata: {name: a}}, patch: {metadata: {name: a}, data: {x: "1"}}, expected: {}}
+          - {name: status, description: d, type: json-patch, original: {apiVersion: v1, kind: Pod,
+             metadata: {name: a}}, patch: [{op: add, path: /status/phase, value: Running}], expected: {}}
+    """)
+    cases, _ = load_file(path)
+    problems = {case.name: _corpus_problem(case) for case in cases}
+    assert "metadata.name" in problems["rename"]
+    assert problems["same-name"] is None
+    assert "status" in problems["status"]
+
+
+def test_go_json_matches_encoding_json():
+    assert go_json({"b": "<&>", "a": [1, 2.5]}) == '{"a":[1,2.5],"b":"\\u003c\\u0026\\u003e"}'
+    assert go_json([1.0, 1e21, 1e-7, 0.00001, -3.0, "é"]) == '[1,1e+21,1e-7,0.00001,-3,"é"]'
+    assert go_json({"b": 80.0, "a": 1}, sort_keys=False, as_written=True) == '{"b":80.0,"a":1}'
+
+
+def test_sent_patch_is_read_from_kubectls_request_log():
+    log = "\n".join([
+        'I1123 11:32:30.402481 1 helper.go:105] "Request Body" body=""',
+        'I1123 11:32:30.752536 1 helper.go:269] "Request Body" body="{\\"data\\":{\\"a\\":\\"\\\\u003cx\\"}}"',
+        "\tcurl -v -XPATCH  -H \"Content-Type: application/strategic-merge-patch+json\" 'https://h/api/v1/x'",
+    ])
+    assert _sent_patch(log) == {"data": {"a": "<x"}}
+    assert _sent_patch('I1 helper.go:105] "Request Body" body=""') is None
+
+
+def test_update_rules_are_told_apart_from_invalid_objects():
+    forbidden = _status(422, "Invalid", "Pod is invalid", [{"reason": "FieldValueForbidden", "field": "spec",
+                                                           "message": "pod updates may not change fields"}])
+    immutable = _status(422, "Invalid", "x", [{"reason": "FieldValueInvalid", "field": "spec.selector",
+                                              "message": "field is immutable"}])
+    invalid = _status(422, "Invalid", "x", [{"reason": "FieldValueRequired", "field": "spec.containers[0].image",
+                                            "message": "Required value"}])
+    assert _update_rule(forbidden) and _update_rule(immutable) and not _update_rule(invalid)
+
+
+def test_other_targets_skip_live_only_cases():
+    cases, _ = load_file(REPO / "cases" / "live" / "update.yaml")
+    reference = make_target("reference")
+    result = run_case(cases[0], reference)
+    assert result.status == SKIP and "runs only on live targets" in result.reason
+
+
+def test_http_status_reason_and_unchanged_are_judged_where_reported(write_case_file, scripted):
+    path = write_case_file("live/judge.yaml", """
+        defaults:
+          tags: [LIVE-PRECONDITION]
+          provenance: [{implementation: apiserver, version: "1.33.13"}]
+          type: merge-patch
+        cases:
+          - {name: right, description: d, original: {apiVersion: v1, kind: ConfigMap, metadata: {name: c}},
+             patch: {metadata: {resourceVersion: "1"}},
+             expected_error: {class: conflict, status: 409, reason: Conflict, unchanged: true}}
+          - {name: wrong-status, description: d, original: {apiVersion: v1, kind: ConfigMap, metadata: {name: c}},
+             patch: {metadata: {resourceVersion: "1"}},
+             expected_error: {class: conflict, status: 409, reason: Conflict, unchanged: true}}
+          - {name: changed, description: d, original: {apiVersion: v1, kind: ConfigMap, metadata: {name: c}},
+             patch: {metadata: {resourceVersion: "1"}},
+             expected_error: {class: conflict, status: 409, reason: Conflict, unchanged: true}}
+          - {name: offline, description: d, original: {apiVersion: v1, kind: ConfigMap, metadata: {name: c}},
+             patch: {metadata: {resourceVersion: "1"}},
+             expected_error: {class: conflict, status: 409, reason: Conflict, unchanged: true}}
+    """)
+    cases, errors = load_file(path)
+    assert errors == []
+    target = scripted({
+        "right": Actual(error=ActualError("conflict", "m", 409, "Conflict"), unchanged=True),
+        "wrong-status": Actual(error=ActualError("conflict", "m", 422, "Invalid"), unchanged=True),
+        "changed": Actual(error=ActualError("conflict", "m", 409, "Conflict"), unchanged=False),
+        "offline": Actual(error=ActualError("conflict", "m")),
+    })
+    results = {case.name: run_case(case, target) for case in cases}
+    assert {name: result.status for name, result in results.items()} == {
+        "right": PASS, "wrong-status": "fail", "changed": "fail", "offline": PASS}
+    assert "expected HTTP status 409, got 422" in results["wrong-status"].reason
+    assert "expected reason 'Conflict', got 'Invalid'" in results["wrong-status"].reason
+    assert "changed" in results["changed"].reason
+
+
+def test_undistinguished_error_classes_and_divergence_alternatives(write_case_file, scripted):
+    path = write_case_file("live/alternatives.yaml", """
+        defaults:
+          tags: [JP-TEST]
+          provenance: [{implementation: kubectl, version: "1.32.4"}]
+          type: json-patch
+        cases:
+          - name: bare-422
+            description: d
+            original: {a: 1}
+            patch: [{op: test, path: /a, value: 2}]
+            expected_error: {class: test-failed}
+          - name: varies
+            description: d
+            original: {a: 1}
+            patch: [{op: test, path: /a, value: 2}]
+            expected: {a: 1}
+            divergences:
+              - {target: scripted, reason: r, expected: {a: 2}, alternatives: [{expected: {a: 3}}]}
+    """)
+    cases, _ = load_file(path)
+    bare = ActualError("unclassified", "the server rejected our request", 422, "Invalid", ("test-failed",))
+    target = scripted({"bare-422": Actual(error=bare), "varies": Actual(document={"a": 3})})
+    assert [run_case(case, target).status for case in cases] == [PASS, PASS]
