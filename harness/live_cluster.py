@@ -107,14 +107,22 @@ class Cluster:
 
     # --- requests ------------------------------------------------------------------------
 
+    def _auth_headers(self) -> dict[str, str]:
+        # Configuration.auth_settings() is the client's public view of the kubeconfig's token
+        # (refreshed by exec plugins); ApiClient.update_params_for_auth changed signature.
+        headers = {}
+        for setting in self._api_client.configuration.auth_settings().values():
+            if setting.get("in") == "header" and setting.get("value"):
+                headers[setting["key"]] = setting["value"]
+        return headers
+
     def request(self, method: str, path: str, body: Any = None, content_type: str = JSON,
                 query: Mapping[str, str] | None = None, timeout: float = REQUEST_TIMEOUT,
                 raw_body: bytes | None = None) -> Response:
         """Send one request; HTTP errors come back as a Response, transport errors raise."""
         import urllib3
 
-        headers = {"Accept": JSON, "User-Agent": "patchconf"}
-        self._api_client.update_params_for_auth(headers, [], ["BearerToken"])
+        headers = {"Accept": JSON, "User-Agent": "patchconf", **self._auth_headers()}
         data = raw_body
         if data is None and body is not None:
             data = json.dumps(body, ensure_ascii=False).encode("utf-8")

@@ -39,6 +39,12 @@ replace (
 """
 
 
+def _restore_ctrl_c() -> None:
+    # A child of a background job (CI runners, `cmd &`) starts with SIGINT ignored, and Python
+    # then never raises KeyboardInterrupt; restore the default so the test's Ctrl-C arrives.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_recipe_replaces_each_staging_module_with_its_published_release() -> None:
     go_mod = apiserver.render_go_mod("v1.33.13", KUBERNETES_GO_MOD)
     body = go_mod.split("\n", 2)[2]  # past the two comment lines
@@ -319,7 +325,8 @@ def test_an_interrupted_session_still_stops_its_control_plane(binaries, tmp_path
         [sys.executable, "-m", "pytest", "-q", "-p", "harness.pytest_apiserver", "-p", "no:cacheprovider",
          "--rootdir", str(tmp_path), str(tmp_path / "test_hold.py")],
         cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(REPO_ROOT), "PLANE_OUT": str(out)},
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        preexec_fn=_restore_ctrl_c)
     try:
         deadline = time.monotonic() + 300
         while not out.exists() and session.poll() is None and time.monotonic() < deadline:

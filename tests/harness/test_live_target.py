@@ -29,6 +29,12 @@ from harness.targets.live import _corpus_problem, _sent_patch, _update_rule, cla
 REPO = Path(__file__).resolve().parents[2]
 
 
+def _restore_ctrl_c() -> None:
+    # A child of a background job (CI runners, `cmd &`) starts with SIGINT ignored, and Python
+    # then never raises KeyboardInterrupt; restore the default so the test's Ctrl-C arrives.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _required() -> bool:
     return os.environ.get("PATCHCONF_REQUIRE_LIVE", "") not in ("", "0")
 
@@ -182,7 +188,8 @@ def test_sigint_mid_run_leaves_nothing_behind(kubeconfig, tmp_path):
     process = subprocess.Popen(
         _cli("run", "--target", "live", "--kubeconfig", kubeconfig, "--cases", str(REPO / "cases"),
              "--workers", "2", "--quiet", "--report", str(tmp_path / "reports")),
-        env=_env(), cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        env=_env(), cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=_restore_ctrl_c)
     try:
         deadline = time.monotonic() + 60
         while not (set(_labelled_namespaces(cluster)) - before) and time.monotonic() < deadline:
