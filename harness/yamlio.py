@@ -47,6 +47,28 @@ def _construct_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
 JsonYamlLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 
 
+def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
+    # PyYAML keeps the last of repeated keys silently; other readers differ, so refuse them.
+    seen: dict[Any, yaml.Node] = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                "while constructing a mapping", node.start_mark,
+                f"found duplicate key {key!r} (first at line {seen[key].start_mark.line + 1})", key_node.start_mark)
+        seen[key] = key_node
+    return yaml.SafeLoader.construct_mapping(loader, node, deep=deep)
+
+
+JsonYamlLoader.add_constructor("tag:yaml.org,2002:map", lambda loader, node: _mapping(loader, node))
+
+
+def _mapping(loader: yaml.SafeLoader, node: yaml.MappingNode):
+    data: dict = {}
+    yield data
+    data.update(_construct_mapping(loader, node))
+
+
 def load_text(text: str, suffix: str = ".yaml") -> Any:
     """Parse a case or schema file's text (JSON or YAML 1.2 core)."""
     if suffix == ".json":

@@ -72,6 +72,15 @@ def test_unparsable_file_is_reported_and_other_files_load(write_case_file):
     assert "not valid YAML/JSON" in corpus.errors[0].message
 
 
+def test_a_repeated_mapping_key_is_refused_with_both_lines(write_case_file):
+    # PyYAML would keep the last one silently; a case would lose what the first one said.
+    text = GOOD.replace("expected: {a: 1, b: 2}\n", "expected: {a: 1, b: 2}\n        expected: {a: 1}\n", 1)
+    assert text != GOOD
+    cases, errors = load_file(write_case_file("json-patch/repeated.yaml", text))
+    assert cases == [] and len(errors) == 1
+    assert "found duplicate key 'expected' (first at line" in errors[0].message
+
+
 def test_duplicate_names_unknown_tags_and_missing_inputs(write_case_file):
     text = GOOD.replace("name: two", "name: one").replace("tags: [JP-ADD]", "tags: [JP-NOPE]")
     _, errors = load_file(write_case_file("json-patch/dup.yaml", text))
