@@ -41,6 +41,7 @@ from pathlib import Path
 import yaml
 
 from harness import REPO_ROOT
+from harness.gobuild import cache_root, run_go, tail
 
 RECIPE_DIR = REPO_ROOT / "targets" / "apiserver"
 KUBERNETES_MODULE = "k8s.io/kubernetes"
@@ -64,10 +65,6 @@ class GoMissing(ControlPlaneError):
     """Go is needed to build the binaries and is not installed."""
 
 
-def cache_root() -> Path:
-    return Path(os.environ.get("PATCHCONF_CACHE", Path.home() / ".cache" / "patchconf"))
-
-
 # --- the build recipe ---------------------------------------------------------------------------
 
 
@@ -89,17 +86,7 @@ def _go() -> str:
 
 
 def _run_go(arguments: list[str], cwd: Path, timeout: float = BUILD_TIMEOUT) -> str:
-    go = _go()
-    env = {**os.environ, "GOFLAGS": "-mod=mod", "CGO_ENABLED": "0"}
-    command = [go, *arguments]
-    try:
-        completed = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True,
-                                   timeout=timeout, check=False)
-    except subprocess.TimeoutExpired as exc:
-        raise ControlPlaneError(f"{shlex.join(command)} took longer than {timeout:.0f}s") from exc
-    if completed.returncode != 0:
-        raise ControlPlaneError(f"{shlex.join(command)} failed in {cwd}:\n{_tail(completed.stderr, 40)}")
-    return completed.stdout
+    return run_go([_go(), *arguments], cwd, timeout, ControlPlaneError)
 
 
 def resolve_version(requested: str | None) -> str:
@@ -319,13 +306,9 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
-def _tail(text: str, lines: int = 30) -> str:
-    return "\n".join(text.rstrip().splitlines()[-lines:])
-
-
 def _log_tail(path: Path, lines: int = 30) -> str:
     try:
-        return _tail(path.read_text(errors="replace"), lines)
+        return tail(path.read_text(errors="replace"), lines)
     except OSError:
         return "(no log)"
 

@@ -60,8 +60,8 @@ ERROR_PATTERNS: tuple[tuple[str, str], ...] = (
 )
 
 
-def classify_error(message: str) -> str:
-    for pattern, error_class in ERROR_PATTERNS:
+def classify_error(message: str, patterns: tuple[tuple[str, str], ...] = ERROR_PATTERNS) -> str:
+    for pattern, error_class in patterns:
         if re.search(pattern, message):
             return error_class
     return "unclassified"

@@ -50,7 +50,7 @@ from urllib.parse import urlsplit
 
 from harness.cases import ABSENT, Case
 from harness.targets.base import Actual, ActualError, Target, TargetCrash, TargetInfo, TargetUnavailable
-from harness.targets.kubectl import classify_error, find_kubectl, kubectl_version
+from harness.targets.kubectl import ERROR_PATTERNS, classify_error, find_kubectl, kubectl_version
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 DEFAULT_NAMESPACE = "default"
@@ -88,10 +88,7 @@ APPLY_ERROR_PATTERNS: tuple[tuple[str, str], ...] = (
 
 
 def classify_apply_error(message: str) -> str:
-    for pattern, error_class in APPLY_ERROR_PATTERNS:
-        if re.search(pattern, message):
-            return error_class
-    return classify_error(message)
+    return classify_error(message, APPLY_ERROR_PATTERNS + ERROR_PATTERNS)
 
 
 @dataclass(frozen=True)

@@ -14,10 +14,10 @@ import os
 import re
 import shlex
 import shutil
-import subprocess
 from pathlib import Path
 
 from harness import REPO_ROOT
+from harness.gobuild import cache_root, run_go
 from harness.targets.base import TargetUnavailable
 from harness.targets.command import CommandTarget
 
@@ -26,10 +26,6 @@ K8S_MODULES = ("k8s.io/apimachinery", "k8s.io/api", "k8s.io/client-go", "k8s.io/
 # The JSON Patch line Kubernetes uses; minimal version selection raises it where a release needs more.
 JSON_PATCH_MODULE = "gopkg.in/evanphx/json-patch.v4@v4.12.0"
 BUILD_TIMEOUT = 1800
-
-
-def cache_root() -> Path:
-    return Path(os.environ.get("PATCHCONF_CACHE", Path.home() / ".cache" / "patchconf"))
 
 
 def _go() -> str:
@@ -49,15 +45,7 @@ def _source_digest(source_dir: Path = SOURCE_DIR) -> str:
 
 
 def _run(command: list[str], cwd: Path) -> str:
-    env = {**os.environ, "GOFLAGS": "-mod=mod", "CGO_ENABLED": "0"}
-    try:
-        completed = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True,
-                                   timeout=BUILD_TIMEOUT, check=False)
-    except subprocess.TimeoutExpired as exc:
-        raise TargetUnavailable(f"{shlex.join(command)} took longer than {BUILD_TIMEOUT}s") from exc
-    if completed.returncode != 0:
-        raise TargetUnavailable(f"{shlex.join(command)} failed: {completed.stderr.strip()[-1500:]}")
-    return completed.stdout
+    return run_go(command, cwd, BUILD_TIMEOUT, TargetUnavailable)
 
 
 def newest_patch_release(go: str, minor: str, cwd: Path) -> str:
