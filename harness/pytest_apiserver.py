@@ -34,20 +34,24 @@ def _raise_interrupt(signum: int, frame: object) -> None:
 def live_apiserver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[apiserver.ControlPlane]:
     """A ready etcd + kube-apiserver for the whole session, stopped (and its data removed) at the end."""
     kubeconfig = tmp_path_factory.mktemp("apiserver") / "kubeconfig"
-    try:
-        plane = apiserver.start(kubeconfig, os.environ.get("PATCHCONF_APISERVER_VERSION") or None)
-    except apiserver.GoMissing as exc:
-        if live_required():
-            pytest.fail(f"PATCHCONF_REQUIRE_LIVE is set, but {exc}", pytrace=False)
-        pytest.skip(str(exc))
+    # Installed before start: a SIGTERM while the processes come up must reach start's own
+    # cleanup, or they outlive the session.
     previous_handler = signal.signal(signal.SIGTERM, _raise_interrupt)
-    atexit.register(apiserver.stop, plane)  # last resort if teardown never runs; stop is idempotent
     try:
-        yield plane
+        try:
+            plane = apiserver.start(kubeconfig, os.environ.get("PATCHCONF_APISERVER_VERSION") or None)
+        except apiserver.GoMissing as exc:
+            if live_required():
+                pytest.fail(f"PATCHCONF_REQUIRE_LIVE is set, but {exc}", pytrace=False)
+            pytest.skip(str(exc))
+        atexit.register(apiserver.stop, plane)  # last resort if teardown never runs; stop is idempotent
+        try:
+            yield plane
+        finally:
+            apiserver.stop(plane)
+            atexit.unregister(apiserver.stop)
     finally:
         signal.signal(signal.SIGTERM, previous_handler)
-        apiserver.stop(plane)
-        atexit.unregister(apiserver.stop)
 
 
 @pytest.fixture(scope="session")
