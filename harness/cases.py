@@ -27,7 +27,8 @@ CASE_SUFFIXES = (".yaml", ".yml", ".json")
 SCHEMA_FILE = "case.schema.json"
 BEHAVIOURS_FILE = "BEHAVIOURS.md"
 SCHEMAS_DIR = "schemas"
-INPUT_KEYS = ("original", "current", "modified", "patch")
+INPUT_KEYS = ("original", "current", "modified", "patch", "steps")
+STEP_EXPECTATIONS = ("expected", "expected_managed_fields", "expected_changed", "expected_error")
 PATCH_TYPES = (
     "json-patch", "merge-patch", "merge-patch-2way", "merge-patch-3way",
     "strategic", "strategic-2way", "strategic-3way", "apply", "server-side-apply", "update",
@@ -400,7 +401,7 @@ def _build_case(file: str, data: Mapping[str, Any]) -> Case:
         type=data["type"],
         tags=tuple(data["tags"]),
         inputs={key: data[key] for key in INPUT_KEYS if key in data},
-        outcome=Outcome.from_json(data),
+        outcome=_steps_outcome(data["steps"]) if "steps" in data else Outcome.from_json(data),
         provenance=tuple(data["provenance"]),
         schema=SchemaRef.from_json(data.get("schema")),
         alternatives=tuple(Outcome.from_json(alt) for alt in data.get("alternatives", ())),
@@ -424,6 +425,13 @@ def _build_case(file: str, data: Mapping[str, Any]) -> Case:
         targets=tuple(data.get("targets", ())),
         raw=dict(data),
     )
+
+
+def _steps_outcome(steps: list[Mapping[str, Any]]) -> Outcome:
+    """A step sequence's expectations as one outcome: ``{"steps": [{expected…}, …]}``."""
+    return Outcome(document={"steps": [
+        {key: step[key] for key in STEP_EXPECTATIONS if key in step} for step in steps
+    ]})
 
 
 def _pointer(parts: list[Any]) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import json
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -12,7 +13,7 @@ from typing import Any
 
 from harness.cases import ABSENT, Case, ExpectedError, Outcome
 from harness.compare import explain, json_equal, show
-from harness.targets.base import Actual, Target, TargetCrash, TargetDeclined
+from harness.targets.base import Actual, ActualError, Target, TargetCrash, TargetDeclined
 
 PASS, FAIL, ERROR, SKIP = "pass", "fail", "error", "skip"
 UNCLASSIFIED = "unclassified"
@@ -95,7 +96,8 @@ def judge(case: Case, target: Target, actual: Actual, seconds: float = 0.0) -> R
     if any(new is not old for new, old in zip(rendered, outcomes, strict=True)):
         judged_by += "; expectation as the target renders it"
     outcomes = rendered
-    attempts = [_mismatches(outcome, actual, target.compares_messages(case)) for outcome in outcomes]
+    mismatches = _steps_mismatches if case.type == "server-side-apply" else _mismatches
+    attempts = [mismatches(outcome, actual, target.compares_messages(case)) for outcome in outcomes]
     best = min(attempts, key=len)
     status = PASS if not best else FAIL
     reason = "" if status == PASS else "; ".join(best[:3])
@@ -134,6 +136,65 @@ def _mismatches(expected: Outcome, actual: Actual, compare_messages: bool) -> li
         elif not json_equal(want, got):
             problems.extend(f"{label} {line}" for line in explain(want, got))
     return problems
+
+
+def _steps_mismatches(expected: Outcome, actual: Actual, compare_messages: bool) -> list[str]:
+    """A step sequence, step by step: each step's object, managedFields, change and error."""
+    if actual.error is not None:
+        return [f"expected step results, got error {actual.error.error_class!r}: {actual.error.message}"]
+    want_steps = expected.document["steps"]
+    got_steps = actual.document.get("steps") if isinstance(actual.document, dict) else None
+    if not isinstance(got_steps, list) or len(got_steps) != len(want_steps):
+        return [f"expected {len(want_steps)} step results, got {show(actual.document)}"]
+    problems: list[str] = []
+    for number, (want, got) in enumerate(zip(want_steps, got_steps, strict=True), start=1):
+        problems.extend(f"step {number}: {line}" for line in _step_mismatches(want, got, compare_messages))
+    return problems
+
+
+def _step_mismatches(want: dict[str, Any], got: dict[str, Any], compare_messages: bool) -> list[str]:
+    error = got.get("error")
+    if "expected_error" in want:
+        if error is None:
+            return [f"expected error {want['expected_error']['class']!r}, got success"]
+        expected_error = ExpectedError.from_json(want["expected_error"])
+        step_actual = Actual(error=ActualError(error["class"], error.get("message", ""), error.get("status"),
+                                               error.get("reason")), unchanged=got.get("unchanged"))
+        problems = _mismatches(Outcome(error=expected_error), step_actual, compare_messages)
+        conflicts = want["expected_error"].get("conflicts")
+        if conflicts is not None and error.get("conflicts") is not None:
+            key = lambda c: (c["field"], c["manager"])  # noqa: E731 - a sort key
+            wanted, found = sorted(map(key, conflicts)), sorted(map(key, error["conflicts"]))
+            if wanted != found:
+                problems.append(f"expected conflicts {wanted}, got {found}")
+        return problems
+    if error is not None:
+        return [f"expected success, got error {error['class']!r}: {error.get('message', '')}"]
+    problems = []
+    if "expected" in want:
+        document = got.get("document", ABSENT)
+        if not json_equal(want["expected"], document):
+            problems.extend(f"object {line}" for line in explain(want["expected"], document))
+    if "expected_managed_fields" in want:
+        problems.extend(_managed_fields_mismatches(want["expected_managed_fields"], got.get("managed_fields")))
+    if "expected_changed" in want and got.get("changed") is not None and got["changed"] != want["expected_changed"]:
+        problems.append(f"expected changed={want['expected_changed']}, got changed={got['changed']}")
+    return problems
+
+
+def _managed_fields_mismatches(want: list[dict[str, Any]], got: Any) -> list[str]:
+    """Entries compared in order; a target that cannot tell times (a live server's wall clock)
+    reports ``time: null``, and its entries are then compared without times or order."""
+    if not isinstance(got, list):
+        return [f"managedFields: expected {show(want)}, got {show(got)}"]
+    if any(isinstance(entry, dict) and entry.get("time", 0) is None for entry in got):
+        def untimed(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+            stripped = [{k: v for k, v in entry.items() if k != "time"} for entry in entries]
+            return sorted(stripped, key=lambda e: json.dumps(e, sort_keys=True))
+        want, got = untimed(want), untimed(got)
+    if json_equal(want, got):
+        return []
+    return [f"managedFields {line}" for line in explain(want, got)]
 
 
 def _http_mismatches(expected: ExpectedError, actual: Actual) -> list[str]:
