@@ -54,6 +54,7 @@ class ReferenceTarget(Target):
         runners["strategic-2way"] = self._strategic_2way
         runners["strategic-3way"] = self._strategic_3way
         runners["apply"] = self._apply
+        runners["server-side-apply"] = self._server_side_apply
         return runners
 
     def run(self, case: Case) -> Actual:
@@ -141,6 +142,41 @@ class ReferenceTarget(Target):
         if outcome.patch is None:  # created: kubectl sends the object, not a patch
             return Actual(document=outcome.live)
         return Actual(patch=outcome.patch, document=outcome.live)
+
+    def _server_side_apply(self, case: Case) -> Actual:
+        from reference_impl.ssa import apiserver
+
+        current = case.input("current") if case.has_input("current") else None
+        steps = case.input("steps")
+        first = current if isinstance(current, dict) else next(
+            (s.get("object") for s in steps if isinstance(s.get("object"), dict)), {})
+        api_version, kind = str(first.get("apiVersion", "")), str(first.get("kind", ""))
+        schema, patch_meta = self._ssa_schema(case, api_version, kind)
+        root = schema.resolve(schema.root)
+        has_status = root.map is not None and root.map.field("status") is not None
+        results = apiserver.run_case(schema, api_version, kind, current, steps,
+                                     status_subresource=has_status, patch_meta=patch_meta)
+        return Actual(document={"steps": results})
+
+    def _ssa_schema(self, case: Case, api_version: str, kind: str):
+        """The field manager's types: the named schema, the built-in kind, or none (a schemaless custom kind)."""
+        from reference_impl.ssa import schema as ssa_schema
+
+        if case.schema is not None and case.schema.named:
+            path = named_schema_path(case.schema.named)
+            if path is None:
+                raise NoStrategicSchema(f"no named schema {case.schema.named!r} in cases/schemas")
+            return ssa_schema.named(path), self._meta(case)
+        group = api_version.rpartition("/")[0]
+        if "." in group and not group.endswith(".k8s.io"):
+            return ssa_schema.deduced(), None
+        version = case.schema.version if case.schema is not None and case.schema.version else None
+        found = ssa_schema.builtin(api_version, kind, version or ssa_schema.DEFAULT_VERSION)
+        try:
+            meta = self._meta(case)
+        except NoStrategicSchema:
+            meta = None
+        return found, meta
 
     @staticmethod
     def _original(case: Case):

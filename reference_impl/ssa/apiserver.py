@@ -1,0 +1,229 @@
+"""What the apiserver does around the field manager, request by request.
+
+Go twins: k8s.io/apiserver/pkg/endpoints/handlers (patch.go: apply creates a missing
+object, every other patch runs an update of the patched object; update.go; fieldmanager's
+``IgnoreManagedFieldsTimestampsTransformer``: a write that changes nothing but times is no
+write) and the registry strategies' reset fields (the main resource cannot change
+``status``, the ``status`` subresource nothing else). Time is a logical clock: request
+*n* happens at time *n*.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+from reference_impl import json_patch, merge_patch
+from reference_impl.errors import PatchError
+from reference_impl.ssa.fieldpath import FieldSet, make_path
+from reference_impl.ssa.managedfields import FieldManager, RequestError
+from reference_impl.ssa.schema import Schema
+from reference_impl.ssa.typed import values_equal
+
+SERVER_OWNED = ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields")
+STATUS = make_path("status")
+
+
+@dataclass
+class Step:
+    """One request: ``op`` apply, update (PUT) or patch (``patch_type``), on the object or ``status``."""
+
+    op: str
+    manager: str | None = None
+    force: bool = False
+    subresource: str = ""
+    object: Any = None
+    patch_type: str | None = None
+    patch: Any = None
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> Step:
+        return Step(data["op"], data.get("manager"), bool(data.get("force", False)), data.get("subresource") or "",
+                    copy.deepcopy(data.get("object")), data.get("patch_type"), copy.deepcopy(data.get("patch")))
+
+
+@dataclass
+class StepResult:
+    document: Any = None
+    managed_fields: list[dict[str, Any]] | None = None
+    changed: bool = False
+    error: RequestError | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        if self.error is not None:
+            error: dict[str, Any] = {"class": self.error.error_class, "message": self.error.message,
+                                     "status": self.error.status, "reason": self.error.reason}
+            if self.error.conflicts:
+                error["conflicts"] = [{"manager": m, "field": f} for m, f in self.error.conflicts]
+            return {"error": error}
+        return {"document": self.document, "managed_fields": self.managed_fields or [], "changed": self.changed}
+
+
+@dataclass
+class Store:
+    """One object as the apiserver keeps it, and the endpoints that change it."""
+
+    schema: Schema
+    api_version: str
+    kind: str
+    status_subresource: bool = False
+    live: dict[str, Any] | None = None
+    clock: int = 0
+    patch_meta: Any = None  # strategic merge patch metadata, for patch steps of that type
+    managers: dict[str, FieldManager] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        main_reset = FieldSet.of(STATUS) if self.status_subresource else None
+        status_reset = _everything_but_status(self.schema) if self.status_subresource else None
+        self.managers = {
+            "": FieldManager(self.schema, self.api_version, self.kind, "", main_reset, self._now),
+            "status": FieldManager(self.schema, self.api_version, self.kind, "status", status_reset, self._now),
+        }
+
+    def _now(self) -> int:
+        return self.clock
+
+    def start(self, current: dict[str, Any] | None) -> None:
+        if current is None:
+            return
+        live = copy.deepcopy(current)
+        metadata = live.setdefault("metadata", {})
+        metadata["uid"] = "patchconf-uid"
+        entries = metadata.get("managedFields")
+        if isinstance(entries, list):
+            metadata["managedFields"] = [{**entry, "fieldsType": "FieldsV1"} if isinstance(entry, dict)
+                                         and "fieldsType" not in entry else entry for entry in entries]
+        self.live = live
+
+    def run(self, step: Step) -> StepResult:
+        self.clock += 1
+        before = copy.deepcopy(self.live)
+        try:
+            after = self._request(step)
+        except RequestError as exc:
+            return StepResult(error=exc)
+        except PatchError as exc:
+            return StepResult(error=RequestError(exc.error_class, exc.message, 422, "Invalid"))
+        after = _ignore_timestamp_only_changes(before, after)
+        self.live = after
+        return StepResult(_shown(after), copy.deepcopy(_entries(after)), changed=not values_equal(before, after))
+
+    def _request(self, step: Step) -> dict[str, Any]:
+        if step.op == "apply" and not step.manager:
+            raise RequestError("invalid", "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: "
+                               "is required for apply patch", 422, "Invalid")
+        if step.subresource and step.subresource != "status":
+            raise RequestError("invalid-patch", f"unknown subresource {step.subresource!r}", 404, "NotFound")
+        manager = self.managers[step.subresource]
+        if self.live is None:
+            if step.op == "apply" and not step.subresource:
+                return self._create(manager.apply(_empty(self.api_version, self.kind), step.object,
+                                                  step.manager, step.force))
+            if step.op == "update" and not step.subresource:
+                created = manager.update(_empty(self.api_version, self.kind), step.object, step.manager or "")
+                return self._create(created)
+            raise RequestError("path-not-found", f"{self.kind.lower()} not found", 404, "NotFound")
+        if step.op == "apply":
+            result = manager.apply(self.live, step.object, step.manager, step.force)
+        elif step.op == "update":
+            result = manager.update(self.live, step.object, step.manager or "")
+        else:
+            result = manager.update(self.live, self._patched(step), step.manager or "")
+        return self._keep_what_the_endpoint_resets(result, step.subresource)
+
+    def _create(self, obj: dict[str, Any]) -> dict[str, Any]:
+        obj.setdefault("metadata", {})["uid"] = "patchconf-uid"
+        if self.status_subresource:
+            obj.pop("status", None)
+        return obj
+
+    def _patched(self, step: Step) -> dict[str, Any]:
+        live = copy.deepcopy(self.live)
+        if step.patch_type == "json-patch":
+            return json_patch.apply(live, step.patch)
+        if step.patch_type == "merge-patch":
+            return merge_patch.apply(live, step.patch)
+        from reference_impl import strategic
+
+        if self.patch_meta is None:
+            raise RequestError("no-strategic-schema", "strategic merge patch is not supported for this kind",
+                               415, "UnsupportedMediaType")
+        return strategic.apply(live, step.patch, self.patch_meta)
+
+    def _keep_what_the_endpoint_resets(self, obj: dict[str, Any], subresource: str) -> dict[str, Any]:
+        """PrepareForUpdate: the main resource keeps the old status; ``status`` keeps all else."""
+        if not self.status_subresource:
+            return _keep_identity(obj, self.live)
+        if subresource == "status":
+            kept = copy.deepcopy(self.live)
+            kept.pop("status", None)
+            if "status" in obj:
+                kept["status"] = obj["status"]
+            kept.setdefault("metadata", {})["managedFields"] = (obj.get("metadata") or {}).get("managedFields")
+            if kept["metadata"]["managedFields"] is None:
+                del kept["metadata"]["managedFields"]
+            return kept
+        obj = _keep_identity(obj, self.live)
+        obj.pop("status", None)
+        if "status" in self.live:
+            obj["status"] = copy.deepcopy(self.live["status"])
+        return obj
+
+
+def _keep_identity(obj: dict[str, Any], live: dict[str, Any]) -> dict[str, Any]:
+    """rest.BeforeUpdate: uid and creation time are the server's, whatever the request says."""
+    obj = copy.deepcopy(obj)
+    metadata = obj.setdefault("metadata", {})
+    metadata["uid"] = (live.get("metadata") or {}).get("uid", "patchconf-uid")
+    return obj
+
+
+def _everything_but_status(schema: Schema) -> FieldSet:
+    root = schema.resolve(schema.root)
+    names = [f.name for f in root.map.fields] if root.map is not None else []
+    return FieldSet.of(*(make_path(name) for name in names if name != "status"))
+
+
+def _empty(api_version: str, kind: str) -> dict[str, Any]:
+    return {"apiVersion": api_version, "kind": kind}
+
+
+def _entries(obj: dict[str, Any] | None) -> list[dict[str, Any]]:
+    metadata = (obj or {}).get("metadata") or {}
+    return [{k: v for k, v in entry.items() if k != "fieldsType"} for entry in metadata.get("managedFields") or ()]
+
+
+def _shown(obj: dict[str, Any]) -> dict[str, Any]:
+    shown = copy.deepcopy(obj)
+    metadata = shown.get("metadata")
+    if isinstance(metadata, dict):
+        for key in SERVER_OWNED:
+            metadata.pop(key, None)
+    return shown
+
+
+def _ignore_timestamp_only_changes(before: dict[str, Any] | None, after: dict[str, Any]) -> dict[str, Any]:
+    """IgnoreManagedFieldsTimestampsTransformer: if only entry times moved, the old entries stay."""
+    if before is None:
+        return after
+
+    def untimed(obj: dict[str, Any]) -> Any:
+        entries = (obj.get("metadata") or {}).get("managedFields") or ()
+        return [{k: v for k, v in e.items() if k != "time"} for e in entries]
+
+    if untimed(before) != untimed(after):
+        return after
+    old_entries = (before.get("metadata") or {}).get("managedFields")
+    candidate = copy.deepcopy(after)
+    if old_entries is not None:
+        candidate.setdefault("metadata", {})["managedFields"] = copy.deepcopy(old_entries)
+    return candidate if values_equal(candidate, before) else after
+
+
+def run_case(schema: Schema, api_version: str, kind: str, current: dict[str, Any] | None,
+             steps: list[dict[str, Any]], status_subresource: bool = False, patch_meta: Any = None) -> list[dict]:
+    """Every step's result as the protocol carries it."""
+    store = Store(schema, api_version, kind, status_subresource, patch_meta=patch_meta)
+    store.start(current)
+    return [store.run(Step.from_json(step)).to_json() for step in steps]

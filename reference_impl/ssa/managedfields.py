@@ -1,0 +1,467 @@
+"""The field manager the apiserver puts around structured-merge-diff.
+
+Go twin: k8s.io/apimachinery/pkg/util/managedfields/internal — one function per manager
+of ``NewDefaultFieldManager``'s chain, outermost first: FieldManager (decode, encode,
+reset), versionCheck, lastAppliedUpdater, lastAppliedManager, skipNonApplied, capManagers,
+buildManagerInfo, managedFieldsUpdater (times), stripMeta, structuredMerge. Objects are
+plain dicts; times are whatever the caller's clock gives (the apiserver layer uses step
+numbers).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from reference_impl import go_json
+from reference_impl.errors import PatchError
+from reference_impl.ssa.fieldpath import FieldSet, PathElement, VersionedSet, make_path, path_string
+from reference_impl.ssa.merge import Conflict, Conflicts, ManagedFields, Updater
+from reference_impl.ssa.schema import Schema
+from reference_impl.ssa.typed import TypedValue, ValidationError
+
+LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+MAX_UPDATE_MANAGERS = 10
+BEFORE_FIRST_APPLY = "before-first-apply"
+ANCIENT_CHANGES = "ancient-changes"
+CURRENT_OPERATION = "current-operation"
+# stripMetaManager: never owned by anyone.
+STRIPPED = FieldSet.of(
+    make_path("apiVersion"), make_path("kind"), make_path("metadata"),
+    *(make_path("metadata", name) for name in (
+        "name", "namespace", "creationTimestamp", "selfLink", "uid", "clusterName", "generation",
+        "managedFields", "resourceVersion")),
+)
+
+
+class RequestError(PatchError):
+    """What the apiserver answers with an HTTP status (400 BadRequest, 409 Conflict, 500 …)."""
+
+    def __init__(self, error_class: str, message: str, status: int, reason: str,
+                 conflicts: tuple[tuple[str, str], ...] = ()) -> None:
+        super().__init__(message)
+        self.error_class = error_class
+        self.status = status
+        self.reason = reason
+        self.conflicts = conflicts  # (owner's name, field path)
+
+
+@dataclass
+class Managed:
+    """Decoded managedFields: each manager identifier's fields and time."""
+
+    fields: ManagedFields = field(default_factory=dict)
+    times: dict[str, Any] = field(default_factory=dict)
+
+    def copy(self) -> Managed:
+        return Managed(dict(self.fields), dict(self.times))
+
+
+# --- managedfields.go: identifiers, decoding, encoding --------------------------------------
+
+def manager_identifier(manager: str, operation: str, api_version: str = "", subresource: str = "") -> str:
+    """BuildManagerIdentifier: the entry's JSON without fields and time; Apply entries without apiVersion."""
+    entry: dict[str, str] = {}
+    if manager:
+        entry["manager"] = manager
+    if operation:
+        entry["operation"] = operation
+    if api_version and operation != "Apply":
+        entry["apiVersion"] = api_version
+    if subresource:
+        entry["subresource"] = subresource
+    # encoding/json writes a struct's fields in declaration order
+    return "{" + ",".join(f"{go_json.string(k)}:{go_json.string(v)}" for k, v in entry.items()) + "}"
+
+
+def decode_managed_fields(entries: Any) -> Managed:
+    managed = Managed()
+    for index, entry in enumerate(entries or ()):
+        if not isinstance(entry, dict):
+            raise ValueError(f"managed fields entry {index} is not an object")
+        if entry.get("operation") not in ("Apply", "Update"):
+            raise ValueError("operation must be `Apply` or `Update`")
+        if not entry.get("apiVersion"):
+            raise ValueError("apiVersion must not be empty")
+        if entry.get("fieldsType", "") == "":
+            raise ValueError(f"missing fieldsType in managed fields entry {index}")
+        if entry["fieldsType"] != "FieldsV1":
+            raise ValueError(f"invalid fieldsType {entry['fieldsType']!r} in managed fields entry {index}")
+        identifier = manager_identifier(entry.get("manager", ""), entry["operation"], entry["apiVersion"],
+                                        entry.get("subresource", ""))
+        fields = FieldSet.from_json(entry.get("fieldsV1") or {})
+        managed.fields[identifier] = VersionedSet(fields, entry["apiVersion"], entry["operation"] == "Apply")
+        managed.times[identifier] = entry.get("time")
+    return managed
+
+
+def encode_managed_fields(managed: Managed) -> list[dict[str, Any]] | None:
+    if not managed.fields:
+        return None
+    entries = []
+    for identifier, versioned in managed.fields.items():
+        entry = json.loads(identifier)
+        entry["apiVersion"] = versioned.api_version
+        if versioned.applied:
+            entry["operation"] = "Apply"
+        if managed.times.get(identifier) is not None:
+            entry["time"] = managed.times[identifier]
+        entry["fieldsType"] = "FieldsV1"
+        entry["fieldsV1"] = versioned.set.to_json()
+        entries.append(entry)
+    # sortEncodedManagedFields: operation, then time (a missing one first), manager, apiVersion, subresource
+    entries.sort(key=lambda e: (e.get("operation", ""), _seconds(e.get("time")), e.get("manager", ""),
+                                e.get("apiVersion", ""), e.get("subresource", "")))
+    return [_in_field_order(entry) for entry in entries]
+
+
+def _seconds(time: Any) -> float:
+    return float("-inf") if time is None else time
+
+
+def _in_field_order(entry: dict[str, Any]) -> dict[str, Any]:
+    order = ("manager", "operation", "apiVersion", "time", "fieldsType", "fieldsV1", "subresource")
+    return {key: entry[key] for key in order if key in entry}
+
+
+def _set_managed_fields(obj: dict[str, Any], entries: list | None) -> None:
+    if entries is None:
+        metadata = obj.get("metadata")
+        if isinstance(metadata, dict):
+            metadata.pop("managedFields", None)
+        return
+    obj.setdefault("metadata", {})["managedFields"] = entries
+
+
+def _managed_fields_of(obj: dict[str, Any] | None) -> Any:
+    metadata = (obj or {}).get("metadata")
+    return metadata.get("managedFields") if isinstance(metadata, dict) else None
+
+
+def gvk_string(api_version: str, kind: str) -> str:
+    """schema.GroupVersionKind's String(): ``apps/v1, Kind=Deployment``, ``/v1, Kind=ConfigMap``."""
+    group_version = api_version if "/" in api_version else "/" + api_version
+    return f"{group_version}, Kind={kind}"
+
+
+@dataclass
+class FieldManager:
+    """NewDefaultFieldManager for one kind and endpoint (the object itself, or a subresource)."""
+
+    schema: Schema
+    api_version: str
+    kind: str
+    subresource: str = ""
+    reset_fields: FieldSet | None = None
+    clock: Any = None  # a callable giving the time stamped on entries
+
+    def __post_init__(self) -> None:
+        self.updater = Updater(self.reset_fields)
+
+    # --- FieldManager (fieldmanager.go) -------------------------------------------------------
+
+    def update(self, live: dict[str, Any], new: dict[str, Any], manager: str) -> dict[str, Any]:
+        """FieldManager.Update: ``new`` with the managedFields it gets (the server's UpdateNoErrors)."""
+        managed = self._decode_live_or_new(live, new)
+        new = copy.deepcopy(new)
+        _set_managed_fields(new, None)
+        try:
+            obj, managed = self._skip_non_applied_update(live, new, managed, manager)
+        except (ValidationError, ValueError):
+            # UpdateNoErrors: the update goes through; managedFields are dropped (v0.37+: kept as live's)
+            _set_managed_fields(new, None)
+            return new
+        _set_managed_fields(obj, encode_managed_fields(managed))
+        return obj
+
+    def _decode_live_or_new(self, live: dict[str, Any], new: dict[str, Any]) -> Managed:
+        live_entries = _managed_fields_of(live)
+        if self.subresource:
+            return _decode_or_empty(live_entries)
+        entries = _managed_fields_of(new)
+        if entries is not None and (entries == [] or entries == [{}]):
+            return Managed()  # isResetManagedFields
+        try:
+            managed = decode_managed_fields(entries)
+        except (ValueError, TypeError):
+            managed = None
+        if managed is None or not managed.fields:
+            return _decode_or_empty(live_entries)
+        return managed
+
+    def apply(self, live: dict[str, Any], applied: dict[str, Any], manager: str, force: bool) -> dict[str, Any]:
+        """FieldManager.Apply: the object after applying, with its managedFields."""
+        try:
+            managed = decode_managed_fields(_managed_fields_of(live))
+        except (ValueError, TypeError) as exc:
+            raise RequestError("invalid-document", f"failed to decode managed fields: {exc}", 500,
+                               "InternalError") from exc
+        # versionCheckManager
+        gvk = gvk_string(str(applied.get("apiVersion", "")), str(applied.get("kind", "")))
+        if gvk != gvk_string(self.api_version, self.kind):
+            raise RequestError("invalid-patch", f"invalid object type: {gvk}", 400, "BadRequest")
+        try:
+            obj, managed = self._last_applied_updater_apply(live, applied, managed, manager, force)
+        except Conflicts as exc:
+            raise _conflict_error(exc.conflicts) from exc
+        _set_managed_fields(obj, encode_managed_fields(managed))
+        return obj
+
+    # --- lastAppliedUpdater / lastAppliedManager -------------------------------------------
+
+    def _last_applied_updater_apply(self, live, applied, managed, manager, force):
+        obj, managed = self._last_applied_manager_apply(live, applied, managed, manager, force)
+        if manager == "kubectl" and _has_last_applied(obj):
+            config = copy.deepcopy(applied)
+            annotations = (config.get("metadata") or {}).get("annotations")
+            if isinstance(annotations, dict):
+                annotations.pop(LAST_APPLIED, None)
+            obj.setdefault("metadata", {}).setdefault("annotations", {})[LAST_APPLIED] = go_json.encode(config) + "\n"
+        return obj, managed
+
+    def _last_applied_manager_apply(self, live, applied, managed, manager, force):
+        try:
+            return self._skip_non_applied_apply(live, applied, managed.copy(), manager, force)
+        except Conflicts as exc:
+            if manager != "kubectl":
+                raise
+            allowed = self._allowed_conflicts_from_last_applied(live)
+            if allowed is None:
+                raise
+            remaining = [c for c in exc.conflicts if not allowed.has(c.path)]
+            if remaining:
+                raise Conflicts(remaining) from exc
+            return self._skip_non_applied_apply(live, applied, managed.copy(), manager, True)
+
+    def _allowed_conflicts_from_last_applied(self, live: dict[str, Any]) -> FieldSet | None:
+        """Fields of the last-applied annotation that still match live: client-side apply owned them."""
+        annotations = (live.get("metadata") or {}).get("annotations") or {}
+        text = annotations.get(LAST_APPLIED)
+        if not text:
+            return None
+        try:
+            last = json.loads(text)
+            if not isinstance(last, dict) or last.get("apiVersion") != self.api_version:
+                return None
+            last_typed = self._typed(last, allow_duplicates=False)
+            live_typed = self._typed(live, allow_duplicates=False)
+            fields = last_typed.to_field_set()
+            comparison = last_typed.compare(live_typed)
+        except (ValueError, ValidationError):
+            return None
+        return fields.difference(comparison.modified).difference(comparison.added).difference(comparison.removed)
+
+    # --- skipNonApplied -----------------------------------------------------------------------
+
+    def _skip_non_applied_update(self, live, new, managed, manager):
+        if not managed.fields and _uid(live):
+            return new, managed  # an object that exists without managedFields stays untracked
+        return self._cap_managers_update(live, new, managed, manager)
+
+    def _skip_non_applied_apply(self, live, applied, managed, manager, force):
+        if not managed.fields:
+            empty = {"apiVersion": applied.get("apiVersion"), "kind": applied.get("kind")}
+            live, managed = self._cap_managers_update(empty, live, managed, BEFORE_FIRST_APPLY)
+        return self._build_manager_info_apply(live, applied, managed, manager, force)
+
+    # --- capManagers --------------------------------------------------------------------------
+
+    def _cap_managers_update(self, live, new, managed, manager):
+        obj, managed = self._build_manager_info_update(live, new, managed, manager)
+        return obj, self._cap_update_managers(managed)
+
+    def _cap_update_managers(self, managed: Managed) -> Managed:
+        updaters = [m for m, versioned in managed.fields.items() if not versioned.applied]
+        if len(updaters) <= MAX_UPDATE_MANAGERS:
+            return managed
+        updaters.sort(key=lambda m: (_seconds_or_zero(managed.times.get(m)), m.encode()))
+        first_by_version: dict[str, str] = {}
+        length = len(updaters)
+        for updater in updaters:
+            if length <= MAX_UPDATE_MANAGERS:
+                break
+            versioned = managed.fields[updater]
+            time = managed.times.get(updater)
+            bucket = manager_identifier(ANCIENT_CHANGES, "Update", versioned.api_version)
+            first = first_by_version.get(versioned.api_version)
+            if first is None:
+                first_by_version[versioned.api_version] = updater
+                continue
+            if bucket not in managed.fields:
+                managed.fields[bucket] = managed.fields.pop(first)
+                managed.times.pop(first, None)
+            managed.fields[bucket] = VersionedSet(versioned.set.union(managed.fields[bucket].set),
+                                                  versioned.api_version, versioned.applied)
+            del managed.fields[updater]
+            managed.times.pop(updater, None)
+            length -= 1
+            managed.times[bucket] = time
+        return managed
+
+    # --- buildManagerInfo ---------------------------------------------------------------------
+
+    def _identifier(self, manager: str, operation: str) -> str:
+        return manager_identifier(manager or "unknown", operation, self.api_version, self.subresource)
+
+    def _build_manager_info_update(self, live, new, managed, manager):
+        return self._times_update(live, new, managed, self._identifier(manager, "Update"))
+
+    def _build_manager_info_apply(self, live, applied, managed, manager, force):
+        return self._times_apply(live, applied, managed, self._identifier(manager, "Apply"), force)
+
+    # --- managedFieldsUpdater -------------------------------------------------------------------
+
+    def _times_update(self, live, new, managed, manager):
+        obj, managed = self._strip_meta_update(live, new, managed, CURRENT_OPERATION)
+        ours = managed.fields.pop(CURRENT_OPERATION, None)
+        if ours is not None:
+            previous = managed.fields.get(manager)
+            if previous is not None:
+                ours = VersionedSet(ours.set.union(previous.set), ours.api_version, ours.applied)
+            managed.fields[manager] = ours
+            managed.times[manager] = self.clock()
+        return obj, managed
+
+    def _times_apply(self, live, applied, managed, manager, force):
+        obj, managed = self._strip_meta_apply(live, applied, managed, manager, force)
+        if obj is not None:
+            managed.times[manager] = self.clock()
+        else:
+            obj = copy.deepcopy(live)
+            _set_managed_fields(obj, None)
+        return obj, managed
+
+    # --- stripMeta ------------------------------------------------------------------------------
+
+    @staticmethod
+    def _strip(managed: Managed, manager: str) -> None:
+        versioned = managed.fields.get(manager)
+        if versioned is None:
+            return
+        rest = versioned.set.difference(STRIPPED)
+        if rest.empty():
+            del managed.fields[manager]
+        else:
+            managed.fields[manager] = VersionedSet(rest, versioned.api_version, versioned.applied)
+
+    def _strip_meta_update(self, live, new, managed, manager):
+        obj, managed = self._structured_merge_update(live, new, managed, manager)
+        self._strip(managed, manager)
+        return obj, managed
+
+    def _strip_meta_apply(self, live, applied, managed, manager, force):
+        obj, managed = self._structured_merge_apply(live, applied, managed, manager, force)
+        self._strip(managed, manager)
+        return obj, managed
+
+    # --- structuredMerge ------------------------------------------------------------------------
+
+    def _typed(self, obj: dict[str, Any], allow_duplicates: bool) -> TypedValue:
+        typed = TypedValue(obj, self.schema, self.schema.root)
+        typed.validate(allow_duplicates=allow_duplicates)
+        return typed
+
+    def _structured_merge_update(self, live, new, managed, manager):
+        try:
+            new_typed = self._typed(new, allow_duplicates=True)
+            live_typed = self._typed(live, allow_duplicates=True)
+        except ValidationError as exc:
+            raise ValueError(f"failed to convert to smd typed: {exc}") from exc
+        _, fields = self.updater.update(live_typed, new_typed, self.api_version, managed.fields, manager)
+        return new, Managed(fields, managed.times)
+
+    def _structured_merge_apply(self, live, applied, managed, manager, force):
+        version = str(applied.get("apiVersion", ""))
+        if version != self.api_version:
+            raise RequestError("invalid-patch", "Incorrect version specified in apply patch. Specified patch "
+                               f"version: {version}, expected: {self.api_version}", 400, "BadRequest")
+        if _managed_fields_of(applied) is not None:
+            raise RequestError("invalid-patch", "metadata.managedFields must be nil", 400, "BadRequest")
+        where = _gvknn(applied, self.api_version, self.kind)
+        try:
+            config_typed = self._typed(applied, allow_duplicates=False)
+        except ValidationError as exc:
+            raise RequestError("invalid-patch", f"failed to create typed patch object ({where}): {exc}",
+                               500, "InternalError") from exc
+        try:
+            live_typed = self._typed(live, allow_duplicates=True)
+        except ValidationError as exc:
+            raise RequestError("invalid-document", f"failed to create typed live object ({where}): {exc}",
+                               500, "InternalError") from exc
+        merged, fields = self.updater.apply(live_typed, config_typed, self.api_version, managed.fields,
+                                            manager, force)
+        managed = Managed(fields, managed.times)
+        if merged is None:
+            return None, managed
+        return merged.value, managed
+
+
+def _decode_or_empty(entries: Any) -> Managed:
+    try:
+        return decode_managed_fields(entries)
+    except (ValueError, TypeError):
+        return Managed()
+
+
+def _seconds_or_zero(time: Any) -> float:
+    return 0 if time is None else time
+
+
+def _uid(obj: dict[str, Any] | None) -> str:
+    metadata = (obj or {}).get("metadata")
+    return str(metadata.get("uid") or "") if isinstance(metadata, dict) else ""
+
+
+def _has_last_applied(obj: dict[str, Any]) -> bool:
+    annotations = (obj.get("metadata") or {}).get("annotations")
+    return isinstance(annotations, dict) and bool(annotations.get(LAST_APPLIED))
+
+
+def _gvknn(obj: dict[str, Any], api_version: str, kind: str) -> str:
+    metadata = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    namespace = metadata.get("namespace") or ""
+    name = metadata.get("name") or ""
+    return f"{namespace}/{name}; {gvk_string(api_version, kind)}"
+
+
+def print_manager(identifier: str, time_text: str | None = None) -> str:
+    """conflict.go printManager: ``"name"``, ``"name" with subresource "status"``, ``… using v1``."""
+    try:
+        entry = json.loads(identifier)
+    except ValueError:
+        return json.dumps(identifier)
+    text = json.dumps(entry.get("manager", ""))
+    if entry.get("subresource"):
+        text += f" with subresource {json.dumps(entry['subresource'])}"
+    if entry.get("operation") == "Update":
+        text += f" using {entry.get('apiVersion', '')}"
+    return text
+
+
+def _conflict_error(conflicts: list[Conflict]) -> RequestError:
+    """NewConflictError: 409 with one cause per conflicting field."""
+    ordered = sorted(conflicts, key=lambda c: (c.manager, [e.sort_key() for e in c.path]))
+    if len(ordered) == 1:
+        only = ordered[0]
+        message = f"Apply failed with 1 conflict: conflict with {print_manager(only.manager)}: {path_string(only.path)}"
+    else:
+        lines = []
+        for manager in sorted({c.manager for c in ordered}):
+            lines.append(f"conflicts with {print_manager(manager)}:")
+            lines.extend(f"- {path_string(c.path)}" for c in ordered if c.manager == manager)
+        message = f"Apply failed with {len(ordered)} conflicts: " + "\n".join(lines)
+    owners = tuple((json.loads(c.manager).get("manager", ""), path_string(c.path)) for c in ordered)
+    return RequestError("conflict", message, 409, "Conflict", owners)
+
+
+__all__ = [
+    "FieldManager",
+    "Managed",
+    "PathElement",
+    "RequestError",
+    "decode_managed_fields",
+    "encode_managed_fields",
+    "manager_identifier",
+]
