@@ -1,0 +1,591 @@
+"""Types for server-side apply: what a field is, and how its items relate.
+
+Go twins: sigs.k8s.io/structured-merge-diff/v4 ``schema/elements.go`` (the type language:
+atoms, maps, lists, references, ``Schema.Resolve``) and k8s.io/kube-openapi
+``pkg/schemaconv`` (``openapi.go``, ``smd.go``: the rules that turn OpenAPI definitions into
+that language, as the apiserver does for every kind). Sources of schemas:
+
+- :func:`builtin`: a Kubernetes kind, from the bundled OpenAPI v3 models (``models/``);
+- :func:`named`: a named schema of ``cases/schemas/`` (OpenAPI definitions with a root);
+- :func:`from_openapi`: any OpenAPI v2 ``definitions`` / v3 ``components.schemas``;
+- :func:`deduced`: no schema at all (maps granular, lists atomic), as for schemaless CRDs.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import importlib.resources
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from reference_impl.errors import NoStrategicSchema
+
+# ElementRelationship values (elements.go).
+ASSOCIATIVE = "associative"
+ATOMIC = "atomic"
+SEPARABLE = "separable"
+
+# Scalar values (elements.go).
+NUMERIC = "numeric"
+STRING = "string"
+BOOLEAN = "boolean"
+UNTYPED = "untyped"
+
+DEFAULT_VERSION = "1.33"
+SCHEMAS_DIR = Path(__file__).resolve().parents[2] / "cases" / "schemas"
+
+# Definitions schemaconv replaces by hand-written types (smd.go).
+QUANTITY = "io.k8s.apimachinery.pkg.api.resource.Quantity"
+RAW_EXTENSION = "io.k8s.apimachinery.pkg.runtime.RawExtension"
+
+
+class _Absent(enum.Enum):
+    ABSENT_DEFAULT = "ABSENT_DEFAULT"
+
+    def __repr__(self) -> str:
+        return self.value
+
+
+ABSENT_DEFAULT = _Absent.ABSENT_DEFAULT
+"""A field without a default (Go's nil ``StructField.Default``); ``None`` would be JSON null."""
+
+
+class SchemaError(ValueError):
+    """OpenAPI definitions schemaconv refuses (``ToSchemaFromOpenAPI``'s error), or a malformed file."""
+
+
+class UnresolvedType(KeyError):
+    """A reference ``Schema.Resolve`` cannot resolve; the text is the one SMD's callers print."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class UnknownKind(NoStrategicSchema):
+    """No model for the apiVersion/kind (the type converter's ``noCorrespondingTypeErr``)."""
+
+
+# --- the type language (elements.go) ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TypeRef:
+    """elements.go TypeRef: a named type or an inlined atom, maybe overriding its relationship.
+
+    ``TypeRef()`` is Go's empty reference: it resolves to the empty :class:`Atom`.
+    """
+
+    named: str | None = None
+    inlined: Atom | None = None
+    element_relationship: str | None = None
+
+
+@dataclass(frozen=True)
+class StructField:
+    """elements.go StructField. ``default`` is kept out of the hash: it may be a dict."""
+
+    name: str
+    type: TypeRef
+    default: Any = field(default=ABSENT_DEFAULT, hash=False)
+
+
+@dataclass(frozen=True)
+class Map:
+    """elements.go Map: struct fields, the type of any other key, and granular or atomic."""
+
+    fields: tuple[StructField, ...] = ()
+    element_type: TypeRef | None = None  # None: keys other than the fields are not allowed
+    element_relationship: str = SEPARABLE
+
+    def field(self, name: str) -> StructField | None:
+        """elements.go FindField."""
+        return self._fields_by_name.get(name)
+
+    @functools.cached_property
+    def _fields_by_name(self) -> dict[str, StructField]:
+        return {struct_field.name: struct_field for struct_field in self.fields}
+
+
+@dataclass(frozen=True)
+class ListType:
+    """elements.go List: atomic, or associative (a set, or a map keyed by ``keys``)."""
+
+    element_type: TypeRef
+    element_relationship: str = ATOMIC
+    keys: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Atom:
+    """elements.go Atom: each shape a value may take (untyped atoms allow several)."""
+
+    scalar: str | None = None
+    list: ListType | None = None
+    map: Map | None = None
+
+
+UNTYPED_ATOMIC_NAME = "__untyped_atomic_"
+DEDUCED_NAME = "__untyped_deduced_"
+UNTYPED_ATOMIC = TypeRef(named=UNTYPED_ATOMIC_NAME)
+DEDUCED = TypeRef(named=DEDUCED_NAME)
+
+# smd.go untypedDef and deducedDef (the same two types as typed.DeducedParseableType).
+_COMMON_TYPES: dict[str, Atom] = {
+    UNTYPED_ATOMIC_NAME: Atom(
+        scalar=UNTYPED,
+        list=ListType(element_type=UNTYPED_ATOMIC, element_relationship=ATOMIC),
+        map=Map(element_type=UNTYPED_ATOMIC, element_relationship=ATOMIC),
+    ),
+    DEDUCED_NAME: Atom(
+        scalar=UNTYPED,
+        list=ListType(element_type=UNTYPED_ATOMIC, element_relationship=ATOMIC),
+        map=Map(element_type=DEDUCED, element_relationship=SEPARABLE),
+    ),
+}
+
+
+class Schema:
+    """elements.go Schema (named types) plus ``root``, the type of a whole object.
+
+    Named types are converted from their OpenAPI definition when first resolved.
+    """
+
+    def __init__(self, types: _Types, root: TypeRef) -> None:
+        self._types = types
+        self.root = root
+
+    def __repr__(self) -> str:
+        return f"Schema(root={self.root!r})"
+
+    def find_named_type(self, name: str) -> Atom | None:
+        """elements.go FindNamedType."""
+        return self._types.atom(name)
+
+    def resolve(self, ref: TypeRef) -> Atom:
+        """elements.go Resolve: the atom ``ref`` names or inlines, its relationship overridden.
+
+        An override replaces the relationship of the atom's map, or else of its list; a
+        scalar cannot take one. Raises :class:`UnresolvedType` where Go returns false.
+        """
+        if ref.element_relationship is None:
+            return self._resolve_plain(ref)
+        if ref.inlined is not None or ref.named is None:
+            return self._override(ref)
+        key = (ref.named, ref.element_relationship)
+        found = self._types.overridden.get(key)
+        if found is None:
+            found = self._types.overridden[key] = self._override(ref)
+        return found
+
+    def _resolve_plain(self, ref: TypeRef) -> Atom:
+        # elements.go resolveNoOverrides
+        if ref.named is not None:
+            atom = self._types.atom(ref.named)
+            if atom is None:
+                raise UnresolvedType(f"schema error: no type found matching: {ref.named}")
+            return atom
+        return ref.inlined if ref.inlined is not None else Atom()
+
+    def _override(self, ref: TypeRef) -> Atom:
+        atom = self._resolve_plain(ref)
+        relationship = ref.element_relationship
+        if atom.map is not None:
+            return replace(atom, map=replace(atom.map, element_relationship=relationship))
+        if atom.list is not None:
+            return replace(atom, list=replace(atom.list, element_relationship=relationship))
+        name = ref.named if ref.named is not None else "inlined type"
+        raise UnresolvedType(f"schema error: no type found matching: {name}")
+
+
+class _Types:
+    """A schema's named types: OpenAPI definitions, each converted on first use."""
+
+    def __init__(self, definitions: Mapping[str, Any], preserve_unknown_fields: bool) -> None:
+        self._definitions = definitions
+        self._preserve_unknown_fields = preserve_unknown_fields
+        self._atoms: dict[str, Atom | None] = {}
+        self.overridden: dict[tuple[str, str], Atom] = {}
+
+    def atom(self, name: str) -> Atom | None:
+        # The common types come last in Go's list of types, so they win a name clash.
+        if name in _COMMON_TYPES:
+            return _COMMON_TYPES[name]
+        if name not in self._atoms:
+            errors: list[str] = []
+            self._atoms[name] = self._convert(name, errors)
+            if errors:
+                raise SchemaError("\n".join(errors))
+        return self._atoms[name]
+
+    def check(self) -> None:
+        """Convert every definition now, failing with all of schemaconv's errors at once."""
+        errors: list[str] = []
+        for name in self._definitions:
+            if name not in self._atoms:
+                self._atoms[name] = self._convert(name, errors)
+        if errors:
+            raise SchemaError("\n".join(errors))
+
+    def _convert(self, name: str, errors: list[str]) -> Atom | None:
+        definition = self._definitions.get(name)
+        if definition is None:
+            return None
+        return _convert_definition(name, definition, self._preserve_unknown_fields, errors)
+
+
+# --- OpenAPI to types (kube-openapi schemaconv) ------------------------------------------------
+
+
+@dataclass
+class _Convert:
+    """schemaconv's ``convert``: where we are (for error messages) and whether unknown fields stay."""
+
+    name: str
+    preserve_unknown_fields: bool
+    errors: list[str]
+
+    def push(self, name: str) -> _Convert:
+        return _Convert(name, self.preserve_unknown_fields, self.errors)
+
+    def report(self, message: str) -> None:
+        self.errors.append(f"{self.name}: {message}")
+
+
+def _convert_definition(name: str, definition: Any, preserve_unknown_fields: bool, errors: list[str]) -> Atom | None:
+    """schemaconv: one definition of ToSchemaFromOpenAPI (None: a top-level reference, skipped)."""
+    definition = _schema_object(definition, name)
+    if _ref_string(definition.get("$ref")):
+        return None
+    if name == QUANTITY:
+        return Atom(scalar=UNTYPED)
+    if name == RAW_EXTENSION:
+        return _COMMON_TYPES[UNTYPED_ATOMIC_NAME]
+    atom = _visit_spec(definition, _Convert(name, preserve_unknown_fields, errors))
+    return None if atom == Atom() else atom  # insertTypeDef
+
+
+def _visit_spec(spec: Mapping[str, Any], c: _Convert) -> Atom:
+    """schemaconv: visitSpec (a schema opts its descendants into preserving unknown fields)."""
+    if spec.get("x-kubernetes-preserve-unknown-fields") is True:
+        c.preserve_unknown_fields = True
+    return _parse_schema(spec, c)
+
+
+def _parse_schema(spec: Mapping[str, Any], c: _Convert) -> Atom:
+    """schemaconv: parseSchema."""
+    kind = _openapi_type(spec, c.name)
+    if kind == "":
+        # No type accepts anything: every shape, lists atomic, maps of deduced values.
+        return Atom(scalar=UNTYPED, list=_parse_list(spec, c), map=_parse_object(spec, c))
+    if kind == "object":
+        return Atom(map=_parse_object(spec, c))
+    if kind == "array":
+        return Atom(list=_parse_list(spec, c))
+    if kind in ("integer", "boolean", "number", "string"):
+        return _convert_primitive(kind, spec.get("format") or "")
+    c.report(f"unrecognized type: '{_go_v(kind)}'")
+    return Atom(scalar=UNTYPED)
+
+
+def _make_ref(spec: Mapping[str, Any], c: _Convert) -> TypeRef:
+    """schemaconv: makeOpenAPIRef. A ``$ref`` (alone or in a one-element ``allOf``) names a type."""
+    ref = _ref_string(spec.get("$ref"))
+    all_of = spec.get("allOf")
+    if not ref and isinstance(all_of, list) and len(all_of) == 1 and isinstance(all_of[0], Mapping):
+        ref = _ref_string(all_of[0].get("$ref"))
+    name = ref.rsplit("/", 1)[-1]  # path.Split
+    if name:
+        # x-kubernetes-map-type beside the reference overrides the named type's relationship.
+        return TypeRef(named=name, element_relationship=_map_element_relationship(spec, c) or None)
+    inlined = _visit_spec(spec, c.push(f"inlined in {c.name}"))
+    return TypeRef(inlined=inlined)
+
+
+def _parse_object(spec: Mapping[str, Any], c: _Convert) -> Map:
+    """schemaconv: parseObject."""
+    properties = spec.get("properties") or {}
+    if not isinstance(properties, Mapping):
+        raise SchemaError(f"{c.name}: properties must be a mapping")
+    fields = []
+    for name, member in properties.items():
+        member = _schema_object(member, f"{c.name}.{name}")
+        default = member.get("default")
+        fields.append(StructField(
+            name=name,
+            type=_make_ref(member, c),
+            default=ABSENT_DEFAULT if default is None else default,  # Go cannot tell null from absent
+        ))
+    relationship = _map_element_relationship(spec, c)
+    return Map(
+        fields=tuple(fields),
+        element_type=_map_element_type(spec, bool(properties), c),
+        element_relationship=relationship or SEPARABLE,
+    )
+
+
+def _map_element_type(spec: Mapping[str, Any], has_properties: bool, c: _Convert) -> TypeRef | None:
+    # parseObject's elementType: the type of keys that are not properties.
+    additional = spec.get("additionalProperties")
+    if additional is None:
+        # Without properties and additionalProperties an object is free-form.
+        return DEDUCED if c.preserve_unknown_fields or not has_properties else None
+    if isinstance(additional, Mapping):
+        return _make_ref(additional, c)
+    if additional is True:
+        return DEDUCED
+    if additional is False:
+        return None
+    raise SchemaError(f"{c.name}: additionalProperties must be a schema or a boolean")
+
+
+def _parse_list(spec: Mapping[str, Any], c: _Convert) -> ListType:
+    """schemaconv: parseList."""
+    relationship, keys = _list_element_relationship(spec, c)
+    items = spec.get("items")
+    if items is None:
+        if _openapi_type(spec, c.name):
+            c.report("`items` must be specified on arrays")
+        element_type = UNTYPED_ATOMIC  # a list with no items is untyped
+    elif isinstance(items, Mapping):
+        element_type = _make_ref(items, c)
+    elif isinstance(items, list):
+        c.report("structural schema arrays must have exactly one member subtype")
+        element_type = DEDUCED
+    else:
+        raise SchemaError(f"{c.name}: items must be a schema or a list of schemas")
+    return ListType(element_type=element_type, element_relationship=relationship, keys=keys)
+
+
+def _convert_primitive(kind: str, format_: Any) -> Atom:
+    """schemaconv: convertPrimitive. Strings of any format but ``byte`` are untyped."""
+    if kind in ("integer", "number"):
+        return Atom(scalar=NUMERIC)
+    if kind == "boolean":
+        return Atom(scalar=BOOLEAN)
+    if kind == "string" and format_ in ("", "byte"):
+        return Atom(scalar=STRING)
+    return Atom(scalar=UNTYPED)  # int-or-string, date-time and every other format
+
+
+def _list_element_relationship(spec: Mapping[str, Any], c: _Convert) -> tuple[str, tuple[str, ...]]:
+    """schemaconv: getListElementRelationship. List type first, patch strategy else, atomic by default."""
+    if "x-kubernetes-list-type" in spec:
+        list_type = spec["x-kubernetes-list-type"]
+        if list_type == "atomic":
+            return ATOMIC, ()
+        if list_type == "set":
+            return ASSOCIATIVE, ()
+        if list_type == "map":
+            if "x-kubernetes-list-map-keys" not in spec:
+                c.report("missing map keys")
+                return ASSOCIATIVE, ()
+            keys = spec["x-kubernetes-list-map-keys"]
+            if not isinstance(keys, list):
+                c.report(f"uninterpreted map keys: {_go_sharp_v(keys)}")
+                return ASSOCIATIVE, ()
+            return ASSOCIATIVE, tuple(key for key in keys if isinstance(key, str))  # toStringSlice
+        c.report(f"unknown list type {_go_v(list_type)}")
+        return ATOMIC, ()
+    if "x-kubernetes-patch-strategy" in spec:
+        strategy = spec["x-kubernetes-patch-strategy"]
+        if strategy in ("merge", "merge,retainKeys"):
+            if "x-kubernetes-patch-merge-key" not in spec:
+                return ASSOCIATIVE, ()  # merge without a key: a set
+            key = spec["x-kubernetes-patch-merge-key"]
+            if not isinstance(key, str):
+                c.report(f"uninterpreted merge key: {_go_sharp_v(key)}")
+                return ASSOCIATIVE, ()
+            return ASSOCIATIVE, (key,)
+        if strategy == "retainKeys":
+            return ATOMIC, ()
+        c.report(f"unknown patch strategy {_go_v(strategy)}")
+        return ATOMIC, ()
+    return ATOMIC, ()
+
+
+def _map_element_relationship(spec: Mapping[str, Any], c: _Convert) -> str:
+    """schemaconv: getMapElementRelationship ("" when x-kubernetes-map-type is unset)."""
+    if "x-kubernetes-map-type" not in spec:
+        return ""
+    map_type = spec["x-kubernetes-map-type"]
+    if map_type == "atomic":
+        return ATOMIC
+    if map_type == "granular":
+        return SEPARABLE
+    c.report(f"unknown map type {_go_v(map_type)}")
+    return ""
+
+
+def _schema_object(spec: Any, where: str) -> Mapping[str, Any]:
+    if not isinstance(spec, Mapping):
+        raise SchemaError(f"{where}: a schema must be a mapping, not {type(spec).__name__}")
+    return spec
+
+
+def _openapi_type(spec: Mapping[str, Any], where: str) -> str:
+    # spec.Schema's Type is a string or a list of them; schemaconv reads the first.
+    kind = spec.get("type")
+    if kind is None:
+        return ""
+    if isinstance(kind, list):
+        kind = kind[0] if kind else ""
+    if not isinstance(kind, str):
+        raise SchemaError(f"{where}: type must be a string or a list of strings")
+    return kind
+
+
+def _ref_string(ref: Any) -> str:
+    if ref is None:
+        return ""
+    if not isinstance(ref, str):
+        raise SchemaError(f"$ref must be a string, not {type(ref).__name__}")
+    return ref
+
+
+def _go_v(value: Any) -> str:
+    # Go's %v for decoded JSON.
+    if value is None:
+        return "<nil>"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return "[" + " ".join(_go_v(item) for item in value) + "]"
+    if isinstance(value, Mapping):
+        return "map[" + " ".join(f"{key}:{_go_v(value[key])}" for key in sorted(value)) + "]"
+    return str(value)
+
+
+def _go_sharp_v(value: Any) -> str:
+    # Go's %#v for decoded JSON.
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list):
+        return "[]interface {}{" + ", ".join(_go_sharp_v(item) for item in value) + "}"
+    if isinstance(value, Mapping):
+        items = ", ".join(f"{json.dumps(key)}:{_go_sharp_v(value[key])}" for key in sorted(value))
+        return "map[string]interface {}{" + items + "}"
+    return _go_v(value)
+
+
+# --- the four ways to a schema -----------------------------------------------------------------
+
+
+def from_openapi(definitions: Mapping[str, Any], root: str, *, preserve_unknown_fields: bool = False) -> Schema:
+    """kube-openapi ``ToSchemaFromOpenAPI``: the schema of ``root`` among OpenAPI definitions.
+
+    ``definitions`` are v2 ``definitions`` or v3 ``components.schemas``; references name a
+    definition by the last segment of ``$ref``. Every definition is converted now, so any
+    problem raises :class:`SchemaError` with all of schemaconv's messages.
+    """
+    if not isinstance(definitions, Mapping):
+        raise SchemaError("definitions must be a mapping of names to schemas")
+    types = _Types(definitions, preserve_unknown_fields)
+    types.check()
+    name = root.rsplit("/", 1)[-1]
+    if types.atom(name) is None:
+        raise SchemaError(f"root {root!r} is not a definition")
+    return Schema(types, TypeRef(named=name))
+
+
+def deduced() -> Schema:
+    """typed.DeducedParseableType: no schema (maps granular, lists atomic, scalars untyped)."""
+    return _DEDUCED_SCHEMA
+
+
+_DEDUCED_SCHEMA = Schema(_Types({}, False), DEDUCED)
+
+
+def named(path_or_mapping: str | os.PathLike | Mapping[str, Any]) -> Schema:
+    """A named schema: ``{description, root, definitions}``, as a mapping, a file, or a file
+    stem in ``cases/schemas/``."""
+    if isinstance(path_or_mapping, Mapping):
+        return _named_schema(path_or_mapping, "named schema")
+    return _named_file(_named_path(path_or_mapping))
+
+
+def _named_path(path_or_name: str | os.PathLike) -> Path:
+    candidate = Path(path_or_name)
+    if candidate.suffix in (".yaml", ".yml", ".json") or candidate.is_file():
+        return candidate.resolve()
+    for suffix in (".yaml", ".yml", ".json"):
+        path = SCHEMAS_DIR / f"{path_or_name}{suffix}"
+        if path.is_file():
+            return path
+    raise SchemaError(f"no named schema {str(path_or_name)!r} in {SCHEMAS_DIR}")
+
+
+@functools.cache
+def _named_file(path: Path) -> Schema:
+    with path.open(encoding="utf-8") as file:
+        document = yaml.safe_load(file)
+    return _named_schema(document, str(path))
+
+
+def _named_schema(document: Any, where: str) -> Schema:
+    if not isinstance(document, Mapping) or not isinstance(document.get("root"), str):
+        raise SchemaError(f"{where}: a named schema is a mapping with a root and definitions")
+    try:
+        return from_openapi(document.get("definitions") or {}, document["root"])
+    except SchemaError as exc:
+        raise SchemaError(f"{where}: {exc}") from exc
+
+
+# --- built-in kinds: the bundled models --------------------------------------------------------
+
+
+class _Models:
+    """One Kubernetes version's models: its definitions and the kinds they declare."""
+
+    def __init__(self, data: Mapping[str, Any]) -> None:
+        self.kubernetes: str = data["kubernetes"]
+        self.kinds: dict[str, dict[str, str]] = data["kinds"]
+        self._types = _Types(data["definitions"], preserve_unknown_fields=False)
+        self._schemas: dict[str, Schema] = {}
+
+    def schema(self, definition: str) -> Schema:
+        # One type table for every kind, as the type converter has one parser.
+        if definition not in self._schemas:
+            self._schemas[definition] = Schema(self._types, TypeRef(named=definition))
+        return self._schemas[definition]
+
+    def check(self) -> None:
+        self._types.check()
+
+
+def _models_file(minor: str) -> Traversable:
+    return importlib.resources.files("reference_impl.ssa.models") / f"kubernetes-{minor}.json"
+
+
+def available_versions() -> list[str]:
+    """The Kubernetes minor versions (``"1.33"``) whose models are bundled."""
+    names = (entry.name for entry in importlib.resources.files("reference_impl.ssa.models").iterdir())
+    found = [name[len("kubernetes-"):-len(".json")] for name in names
+             if name.startswith("kubernetes-") and name.endswith(".json")]
+    return sorted(found, key=lambda version: tuple(int(part) for part in version.split(".")))
+
+
+@functools.cache
+def _models(minor: str) -> _Models:
+    source = _models_file(minor)
+    if not source.is_file():
+        raise UnknownKind(f"no bundled Kubernetes {minor} models (have: {', '.join(available_versions())})")
+    return _Models(json.loads(source.read_text(encoding="utf-8")))
+
+
+def builtin(api_version: str, kind: str, version: str = DEFAULT_VERSION) -> Schema:
+    """The schema of a built-in kind, as the apiserver's type converter finds it by
+    ``x-kubernetes-group-version-kind``. ``version`` is a Kubernetes minor (``1.33.13`` counts as 1.33)."""
+    models = _models(".".join(version.removeprefix("v").split(".")[:2]))
+    definition = models.kinds.get(api_version, {}).get(kind)
+    if definition is None:
+        group, _, group_version = api_version.rpartition("/")
+        raise UnknownKind(f"no corresponding type for {group}/{group_version}, Kind={kind}")
+    return models.schema(definition)
