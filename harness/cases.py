@@ -189,8 +189,10 @@ class Case:
         """The declared schema, or the built-in kind the original document names."""
         if self.schema is not None:
             return self.schema
-        for key in ("original", "current", "modified"):
-            document = self.inputs.get(key)
+        steps = self.inputs.get("steps") or ()
+        documents = [self.inputs.get(key) for key in ("original", "current", "modified")]
+        documents += [step.get("object") for step in steps if isinstance(step, dict)]
+        for document in documents:
             if isinstance(document, dict) and "apiVersion" in document and "kind" in document:
                 return SchemaRef(str(document["apiVersion"]), str(document["kind"]))
         return None
