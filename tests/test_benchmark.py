@@ -54,3 +54,35 @@ def test_upstream_times_the_same_inputs_and_reaches_the_same_document(bench):
     assert row.upstream_ms > 0 and row.reference_ms > 0
     assert row.ratio == row.reference_ms / row.upstream_ms
     assert kubernetes.startswith("1.")
+
+
+SSA_BENCHMARK = Path(__file__).resolve().parent.parent / "benchmarks" / "server_side_apply.py"
+
+
+@pytest.fixture(scope="module")
+def ssa_bench():
+    spec = importlib.util.spec_from_file_location("server_side_apply", SSA_BENCHMARK)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_ssa_benchmark_is_apply_update_forced_apply_on_every_tenth_container(ssa_bench):
+    steps = ssa_bench.steps(25)
+    assert [(s["op"], s["manager"], s.get("force", False)) for s in steps] == [
+        ("apply", "gitops", False), ("update", "controller", False), ("apply", "gitops", True)]
+    images = [c["image"] for c in steps[1]["object"]["spec"]["template"]["spec"]["containers"]]
+    assert [i for i, image in enumerate(images) if image.endswith(":2.0")] == [0, 10, 20]
+    env = steps[2]["object"]["spec"]["template"]["spec"]["containers"][10]["env"]
+    assert env[7] == {"name": "VAR_7", "value": "changed"} and env[6] == {"name": "VAR_6", "value": "value-10-6"}
+
+
+def test_ssa_benchmark_reference_answers_every_step(ssa_bench):
+    from harness.targets.reference import ReferenceTarget
+
+    answer = ReferenceTarget().run(ssa_bench.case(3))
+    steps = answer.document["steps"]
+    assert [sorted(step) for step in steps] == [["changed", "document", "managed_fields"]] * 3
+    assert [entry["manager"] for entry in steps[1]["managed_fields"]] == ["gitops", "controller"]
+    assert [entry["manager"] for entry in steps[2]["managed_fields"]] == ["gitops"]

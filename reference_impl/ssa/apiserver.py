@@ -10,7 +10,6 @@ write) and the registry strategies' reset fields (the main resource cannot chang
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,7 +18,7 @@ from reference_impl.errors import PatchError
 from reference_impl.ssa.fieldpath import FieldSet, make_path
 from reference_impl.ssa.managedfields import FieldManager, RequestError
 from reference_impl.ssa.schema import Schema
-from reference_impl.ssa.typed import values_equal
+from reference_impl.ssa.typed import json_copy, values_equal
 
 SERVER_OWNED = ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields")
 STATUS = make_path("status")
@@ -40,7 +39,7 @@ class Step:
     @staticmethod
     def from_json(data: dict[str, Any]) -> Step:
         return Step(data["op"], data.get("manager"), bool(data.get("force", False)), data.get("subresource") or "",
-                    copy.deepcopy(data.get("object")), data.get("patch_type"), copy.deepcopy(data.get("patch")))
+                    json_copy(data.get("object")), data.get("patch_type"), json_copy(data.get("patch")))
 
 
 @dataclass
@@ -87,7 +86,7 @@ class Store:
     def start(self, current: dict[str, Any] | None) -> None:
         if current is None:
             return
-        live = copy.deepcopy(current)
+        live = json_copy(current)
         metadata = live.setdefault("metadata", {})
         metadata["uid"] = "patchconf-uid"
         entries = metadata.get("managedFields")
@@ -98,7 +97,7 @@ class Store:
 
     def run(self, step: Step) -> StepResult:
         self.clock += 1
-        before = copy.deepcopy(self.live)
+        before = self.live  # never changed in place: each request makes a new object
         try:
             after = self._request(step)
         except RequestError as exc:
@@ -107,7 +106,7 @@ class Store:
             return StepResult(error=RequestError(exc.error_class, exc.message, 422, "Invalid"))
         after = _ignore_timestamp_only_changes(before, after)
         self.live = after
-        return StepResult(_shown(after), copy.deepcopy(_entries(after)), changed=not values_equal(before, after))
+        return StepResult(_shown(after), json_copy(_entries(after)), changed=not values_equal(before, after))
 
     def _request(self, step: Step) -> dict[str, Any]:
         if step.op == "apply" and not step.manager:
@@ -139,7 +138,7 @@ class Store:
         return obj
 
     def _patched(self, step: Step) -> dict[str, Any]:
-        live = copy.deepcopy(self.live)
+        live = json_copy(self.live)
         if step.patch_type == "json-patch":
             return json_patch.apply(live, step.patch)
         if step.patch_type == "merge-patch":
@@ -156,7 +155,7 @@ class Store:
         if not self.status_subresource:
             return _keep_identity(obj, self.live)
         if subresource == "status":
-            kept = copy.deepcopy(self.live)
+            kept = json_copy(self.live)
             kept.pop("status", None)
             if "status" in obj:
                 kept["status"] = obj["status"]
@@ -167,13 +166,13 @@ class Store:
         obj = _keep_identity(obj, self.live)
         obj.pop("status", None)
         if "status" in self.live:
-            obj["status"] = copy.deepcopy(self.live["status"])
+            obj["status"] = json_copy(self.live["status"])
         return obj
 
 
 def _keep_identity(obj: dict[str, Any], live: dict[str, Any]) -> dict[str, Any]:
     """rest.BeforeUpdate: uid and creation time are the server's, whatever the request says."""
-    obj = copy.deepcopy(obj)
+    obj = json_copy(obj)
     metadata = obj.setdefault("metadata", {})
     metadata["uid"] = (live.get("metadata") or {}).get("uid", "patchconf-uid")
     return obj
@@ -195,7 +194,7 @@ def _entries(obj: dict[str, Any] | None) -> list[dict[str, Any]]:
 
 
 def _shown(obj: dict[str, Any]) -> dict[str, Any]:
-    shown = copy.deepcopy(obj)
+    shown = json_copy(obj)
     metadata = shown.get("metadata")
     if isinstance(metadata, dict):
         for key in SERVER_OWNED:
@@ -215,9 +214,9 @@ def _ignore_timestamp_only_changes(before: dict[str, Any] | None, after: dict[st
     if untimed(before) != untimed(after):
         return after
     old_entries = (before.get("metadata") or {}).get("managedFields")
-    candidate = copy.deepcopy(after)
+    candidate = json_copy(after)
     if old_entries is not None:
-        candidate.setdefault("metadata", {})["managedFields"] = copy.deepcopy(old_entries)
+        candidate.setdefault("metadata", {})["managedFields"] = json_copy(old_entries)
     return candidate if values_equal(candidate, before) else after
 
 

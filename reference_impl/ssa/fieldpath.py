@@ -51,6 +51,10 @@ class PathElement:
     kind: int
     payload: Any  # field name; ((name, value), …) sorted by name; a value; an index
     _identity: tuple = ()
+    _hash: int = 0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash(self._identity))
 
     @staticmethod
     def field(name: str) -> PathElement:
@@ -70,10 +74,11 @@ class PathElement:
         return PathElement(INDEX, position, (INDEX, position))
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, PathElement) and self._identity == other._identity
+        return self is other or (isinstance(other, PathElement) and self._hash == other._hash
+                                 and self._identity == other._identity)
 
     def __hash__(self) -> int:
-        return hash(self._identity)
+        return self._hash
 
     def sort_key(self) -> tuple:
         return (self.kind, self.to_json_key())

@@ -10,7 +10,6 @@ numbers).
 
 from __future__ import annotations
 
-import copy
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,7 +19,7 @@ from reference_impl.errors import PatchError
 from reference_impl.ssa.fieldpath import FieldSet, PathElement, VersionedSet, make_path, path_string
 from reference_impl.ssa.merge import Conflict, Conflicts, ManagedFields, Updater
 from reference_impl.ssa.schema import Schema
-from reference_impl.ssa.typed import TypedValue, ValidationError
+from reference_impl.ssa.typed import TypedValue, ValidationError, json_copy
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 MAX_UPDATE_MANAGERS = 10
@@ -165,7 +164,7 @@ class FieldManager:
     def update(self, live: dict[str, Any], new: dict[str, Any], manager: str) -> dict[str, Any]:
         """FieldManager.Update: ``new`` with the managedFields it gets (the server's UpdateNoErrors)."""
         managed = self._decode_live_or_new(live, new)
-        new = copy.deepcopy(new)
+        new = json_copy(new)
         _set_managed_fields(new, None)
         try:
             obj, managed = self._skip_non_applied_update(live, new, managed, manager)
@@ -214,7 +213,7 @@ class FieldManager:
     def _last_applied_updater_apply(self, live, applied, managed, manager, force):
         obj, managed = self._last_applied_manager_apply(live, applied, managed, manager, force)
         if manager == "kubectl" and _has_last_applied(obj):
-            config = copy.deepcopy(applied)
+            config = json_copy(applied)
             annotations = (config.get("metadata") or {}).get("annotations")
             if isinstance(annotations, dict):
                 annotations.pop(LAST_APPLIED, None)
@@ -329,7 +328,7 @@ class FieldManager:
         if obj is not None:
             managed.times[manager] = self.clock()
         else:
-            obj = copy.deepcopy(live)
+            obj = json_copy(live)
             _set_managed_fields(obj, None)
         return obj, managed
 

@@ -1,0 +1,173 @@
+"""Server-side apply on a large object, reference vs upstream, side by side.
+
+A Deployment with N containers of 20 env vars each, in three requests: a GitOps applier
+creates it by apply; a controller updates the image of every 10th container (an Update
+manager takes those fields); the applier applies again with force, changing one env var of
+every 10th container. One operation = the whole sequence: typed conversion, merge, field
+sets, conflicts and managedFields encoding, three times.
+
+    python benchmarks/server_side_apply.py [--sizes 100,1000] [--no-upstream]
+
+The upstream figure is Kubernetes' own field manager (apimachinery's managedfields chain in
+the `upstream` target) answering the same case over its long-lived JSON-lines process, so
+it includes JSON encoding both ways, as the reference's includes its own. The two run in
+alternating rounds; `same` says whether every step's object and managedFields agree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import statistics
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+if str(REPO_ROOT) not in sys.path:  # runnable from a clean clone without installing
+    sys.path.insert(0, str(REPO_ROOT))
+
+from harness.cases import Case, Outcome  # noqa: E402
+from harness.compare import json_equal  # noqa: E402
+from harness.targets.reference import ReferenceTarget  # noqa: E402
+
+ENV_PER_CONTAINER = 20
+DEFAULT_SIZES = "100,1000"
+
+
+def deployment(containers: int, image_tag: str = "1.0", changed_env: bool = False) -> dict:
+    def env(i: int, j: int) -> str:
+        return "changed" if changed_env and i % 10 == 0 and j == 7 else f"value-{i}-{j}"
+
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "big", "namespace": "default", "labels": {"app": "big"}},
+        "spec": {
+            "replicas": 3,
+            "selector": {"matchLabels": {"app": "big"}},
+            "template": {
+                "metadata": {"labels": {"app": "big"}},
+                "spec": {"containers": [
+                    {"name": f"c{i}", "image": f"registry.example/app{i}:{image_tag}",
+                     "env": [{"name": f"VAR_{j}", "value": env(i, j)} for j in range(ENV_PER_CONTAINER)]}
+                    for i in range(containers)
+                ]},
+            },
+        },
+    }
+
+
+def controller_update(containers: int) -> dict:
+    updated = deployment(containers)
+    for container in updated["spec"]["template"]["spec"]["containers"][::10]:
+        container["image"] = container["image"].replace(":1.0", ":2.0")
+    return updated
+
+
+def steps(containers: int) -> list[dict]:
+    return [
+        {"op": "apply", "manager": "gitops", "object": deployment(containers)},
+        {"op": "update", "manager": "controller", "object": controller_update(containers)},
+        {"op": "apply", "manager": "gitops", "force": True, "object": deployment(containers, changed_env=True)},
+    ]
+
+
+def case(containers: int) -> Case:
+    return Case(file="benchmarks/server_side_apply.py", name=f"deployment-{containers}", description="benchmark",
+                type="server-side-apply", tags=("SSA-OWNERSHIP",), inputs={"steps": steps(containers)},
+                outcome=Outcome(), provenance=())
+
+
+def timed(target, benchmark_case: Case, repeat: int) -> tuple[list[float], object]:
+    """Milliseconds of each of ``repeat`` runs after one untimed warm-up, and the last answer."""
+    answer = target.run(benchmark_case)
+    timings = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        answer = target.run(benchmark_case)
+        timings.append((time.perf_counter() - started) * 1000)
+    return timings, answer
+
+
+@dataclass(frozen=True)
+class Row:
+    containers: int
+    reference_ms: float
+    upstream_ms: float | None
+    same_result: bool | None
+
+    @property
+    def ratio(self) -> float | None:
+        return self.reference_ms / self.upstream_ms if self.upstream_ms else None
+
+
+def measure(containers: int, upstream) -> Row:
+    benchmark_case = case(containers)
+    reference = ReferenceTarget()
+    rounds, per_round = (5, 5) if containers <= 100 else (3, 2)
+    ours: list[float] = []
+    theirs: list[float] = []
+    reference_answer = upstream_answer = None
+    for _ in range(rounds):
+        timings, reference_answer = timed(reference, benchmark_case, per_round)
+        ours += timings
+        if upstream is not None:
+            timings, upstream_answer = timed(upstream, benchmark_case, per_round)
+            theirs += timings
+    same = None
+    if upstream is not None:
+        same = json_equal(reference_answer.to_json(), upstream_answer.to_json())
+    return Row(containers, statistics.median(ours), statistics.median(theirs) if theirs else None, same)
+
+
+def format_table(rows: list[Row]) -> str:
+    lines = [f"{'containers':>10} {'reference ms/op':>16} {'upstream ms/op':>15} {'ratio':>7} {'same':>5}"]
+    for row in rows:
+        upstream = f"{row.upstream_ms:15.1f}" if row.upstream_ms is not None else f"{'n/a':>15}"
+        ratio = f"{row.ratio:7.2f}" if row.ratio is not None else f"{'':>7}"
+        same = {True: "yes", False: "NO", None: ""}[row.same_result]
+        lines.append(f"{row.containers:>10} {row.reference_ms:16.1f} {upstream} {ratio} {same:>5}")
+    return "\n".join(lines)
+
+
+def upstream_target(no_upstream: bool):
+    if no_upstream:
+        return None
+    from harness.targets.base import TargetUnavailable
+    from harness.targets.upstream import UpstreamTarget
+
+    try:
+        return UpstreamTarget(timeout=600)
+    except TargetUnavailable as exc:
+        print(f"upstream figures unavailable: {exc}", file=sys.stderr)
+        return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default=DEFAULT_SIZES, help=f"container counts (default {DEFAULT_SIZES})")
+    parser.add_argument("--no-upstream", action="store_true", help="time the reference implementation only")
+    args = parser.parse_args(argv)
+    upstream = upstream_target(args.no_upstream)
+    try:
+        rows = [measure(int(size), upstream) for size in args.sizes.split(",")]
+    finally:
+        if upstream is not None:
+            upstream.close()
+    load = " / ".join(f"{value:.1f}" for value in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
+    version = upstream.info.version if upstream is not None else None
+    print(f"# {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC, {os.cpu_count()} CPUs, "
+          f"load average {load}, Python {platform.python_version()}, "
+          f"upstream: {'Kubernetes ' + version if version else 'not run'}")
+    print("# ms per three-request server-side apply sequence (apply, update, forced apply), median; "
+          "ratio = reference/upstream")
+    print(format_table(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
