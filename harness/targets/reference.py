@@ -159,19 +159,22 @@ class ReferenceTarget(Target):
         return Actual(document={"steps": results})
 
     def _ssa_schema(self, case: Case, api_version: str, kind: str):
-        """The field manager's types: the named schema, the built-in kind, or none (a schemaless custom kind)."""
+        """The field manager's types: a custom kind's CRD schema (the named schema, or none) with
+        the real ObjectMeta, or the built-in kind's; and strategic patch metadata where there is some."""
         from reference_impl.ssa import schema as ssa_schema
 
+        version = case.schema.version if case.schema is not None and case.schema.version else None
+        version = version or ssa_schema.DEFAULT_VERSION
         if case.schema is not None and case.schema.named:
             path = named_schema_path(case.schema.named)
             if path is None:
                 raise NoStrategicSchema(f"no named schema {case.schema.named!r} in cases/schemas")
-            return ssa_schema.named(path), self._meta(case)
+            definitions, root = ssa_schema.named_definitions(path)
+            return ssa_schema.custom_resource(definitions, root, version), self._meta(case)
         group = api_version.rpartition("/")[0]
         if "." in group and not group.endswith(".k8s.io"):
-            return ssa_schema.deduced(), None
-        version = case.schema.version if case.schema is not None and case.schema.version else None
-        found = ssa_schema.builtin(api_version, kind, version or ssa_schema.DEFAULT_VERSION)
+            return ssa_schema.custom_resource(version=version), None
+        found = ssa_schema.builtin(api_version, kind, version)
         try:
             meta = self._meta(case)
         except NoStrategicSchema:

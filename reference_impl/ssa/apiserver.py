@@ -39,7 +39,19 @@ class Step:
     @staticmethod
     def from_json(data: dict[str, Any]) -> Step:
         return Step(data["op"], data.get("manager"), bool(data.get("force", False)), data.get("subresource") or "",
-                    json_copy(data.get("object")), data.get("patch_type"), json_copy(data.get("patch")))
+                    with_fields_type(json_copy(data.get("object"))), data.get("patch_type"),
+                    json_copy(data.get("patch")))
+
+
+def with_fields_type(obj: Any) -> Any:
+    """Case files leave ``fieldsType: FieldsV1`` out of managedFields entries; the request has it.
+    An empty entry stays empty: ``[{}]`` is the reset marker."""
+    metadata = obj.get("metadata") if isinstance(obj, dict) else None
+    entries = metadata.get("managedFields") if isinstance(metadata, dict) else None
+    if isinstance(entries, list):
+        metadata["managedFields"] = [{**entry, "fieldsType": "FieldsV1"} if isinstance(entry, dict) and entry
+                                     and "fieldsType" not in entry else entry for entry in entries]
+    return obj
 
 
 @dataclass
@@ -86,13 +98,8 @@ class Store:
     def start(self, current: dict[str, Any] | None) -> None:
         if current is None:
             return
-        live = json_copy(current)
-        metadata = live.setdefault("metadata", {})
-        metadata["uid"] = "patchconf-uid"
-        entries = metadata.get("managedFields")
-        if isinstance(entries, list):
-            metadata["managedFields"] = [{**entry, "fieldsType": "FieldsV1"} if isinstance(entry, dict)
-                                         and "fieldsType" not in entry else entry for entry in entries]
+        live = with_fields_type(json_copy(current))
+        live.setdefault("metadata", {})["uid"] = "patchconf-uid"
         self.live = live
 
     def run(self, step: Step) -> StepResult:

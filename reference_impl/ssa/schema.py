@@ -589,3 +589,46 @@ def builtin(api_version: str, kind: str, version: str = DEFAULT_VERSION) -> Sche
         group, _, group_version = api_version.rpartition("/")
         raise UnknownKind(f"no corresponding type for {group}/{group_version}, Kind={kind}")
     return models.schema(definition)
+
+
+# --- custom resources: what the apiextensions server builds ------------------------------------
+
+OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+_CUSTOM_ROOT = "patchconf.custom.Root"
+
+
+def custom_resource(definitions: Mapping[str, Any] | None = None, root: str | None = None,
+                    version: str = DEFAULT_VERSION) -> Schema:
+    """The schema a CRD's objects are applied with: its structural schema (``definitions`` and
+    ``root``, a named schema's) or none (preserve-unknown-fields), with ``metadata`` always the
+    real ObjectMeta and apiVersion/kind strings, as apiextensions' ``BuildOpenAPIV3`` adds them."""
+    return _custom_resource(_freeze(definitions), root, ".".join(version.split(".")[:2]))
+
+
+@functools.cache
+def _custom_resource(frozen: Any, root: str | None, minor: str) -> Schema:
+    definitions = json.loads(frozen) if frozen else {}
+    models = json.loads(_models_file(minor).read_text(encoding="utf-8"))["definitions"]
+    combined = dict(models)
+    if root is None:
+        top: dict[str, Any] = {"type": "object", "x-kubernetes-preserve-unknown-fields": True, "properties": {}}
+    else:
+        combined.update(definitions)
+        top = json.loads(json.dumps(definitions[root]))
+    top.setdefault("properties", {})
+    top["properties"]["apiVersion"] = {"type": "string"}
+    top["properties"]["kind"] = {"type": "string"}
+    top["properties"]["metadata"] = {"$ref": f"#/components/schemas/{OBJECT_META}"}
+    combined[_CUSTOM_ROOT] = top
+    return from_openapi(combined, _CUSTOM_ROOT)
+
+
+def _freeze(definitions: Mapping[str, Any] | None) -> str:
+    return json.dumps(definitions, sort_keys=True) if definitions else ""
+
+
+def named_definitions(path: str | os.PathLike) -> tuple[dict[str, Any], str]:
+    """A named schema file's definitions and root."""
+    with Path(path).open(encoding="utf-8") as file:
+        document = yaml.safe_load(file)
+    return document.get("definitions") or {}, document["root"]
