@@ -819,9 +819,14 @@ def classify_response(patch_type: str, answer: Response) -> str:
 
 
 def _full_message(answer: Response) -> str:
-    """The Status message with its causes' messages (where a patch library's own error travels)."""
+    """The Status message with its causes' messages (where a patch library's own error travels),
+    each cause once and only when the message does not already say it."""
     causes = (answer.body.get("details") or {}).get("causes") or [] if isinstance(answer.body, dict) else []
-    parts = [answer.message(), *(str(c.get("message", "")) for c in causes if isinstance(c, dict))]
+    parts = [answer.message()]
+    for cause in causes:
+        text = str(cause.get("message", "")) if isinstance(cause, dict) else ""
+        if text and not any(text in part for part in parts):
+            parts.append(text)
     return "; ".join(part for part in parts if part)
 
 
