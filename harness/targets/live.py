@@ -16,6 +16,13 @@ object gives it the server's defaults, admission and typed round trip, so what i
 is what the patch did; values a case states stay as stated unless the server itself changes
 them on creation. Errors carry HTTP status and Status reason.
 
+A server-side apply case is a sequence of requests on one object: ``current`` is created and
+given exactly the managedFields it states (or none), each step is sent as the real request
+(apply, PUT, patch; on /status where asked) and the object read back after it, reported with
+its managedFields (times as ``None``: a wall clock cannot tell the steps apart) and whether the
+resourceVersion moved. Its custom kinds with a named schema get a CRD whose structural schema is
+built from it (:func:`crd_schema`), so the server merges by the same list and map types.
+
 Which cases run live (anything else is skipped with the reason):
 - types json-patch, merge-patch, strategic, apply, server-side-apply, update;
 - the document is a Kubernetes object (apiVersion, kind, metadata.name) of a namespaced
@@ -30,6 +37,7 @@ Which cases run live (anything else is skipped with the reason):
 from __future__ import annotations
 
 import atexit
+import contextlib
 import copy
 import itertools
 import json
@@ -41,13 +49,14 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
-from harness.cases import Case, Outcome
-from harness.compare import json_equal
+from harness.cases import Case, Outcome, named_schema_path
+from harness.compare import json_equal, show
 from harness.live_cluster import (
     CRD_GROUP_SUFFIX,
     RUN_LABEL,
@@ -69,16 +78,20 @@ from harness.targets.base import (
     TargetUnavailable,
 )
 from harness.targets.kubectl import classify_error
+from harness.yamlio import load_path
 
 DEFAULT_WORKERS = 8
 UNREACHABLE_LIMIT = 3
 LIVE_TYPES = frozenset({"json-patch", "merge-patch", "strategic", "apply", "server-side-apply", "update"})
+# types whose outcome depends on a schema, other than server-side apply (JSON patch and merge patch need none)
+SCHEMA_TYPES = frozenset({"strategic", "apply", "update"})
 CONTENT_TYPES = {
     "json-patch": "application/json-patch+json",
     "merge-patch": "application/merge-patch+json",
     "strategic": "application/strategic-merge-patch+json",
     "server-side-apply": "application/apply-patch+yaml",
 }
+SETUP_MANAGER = "patchconf-setup"
 SERVER_OWNED_METADATA = ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields",
                          "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds")
 IDENTITY_POINTERS = ("/apiVersion", "/kind", "/metadata/name", "/metadata/namespace", "/metadata")
@@ -138,13 +151,14 @@ class LiveTarget(Target):
             family="live",
             version=version,
             patch_types=LIVE_TYPES,
-            schemas=frozenset({"builtin", "none"}),
+            # named schemas only for server-side apply, whose CRD carries the schema (skip_reason)
+            schemas=frozenset({"builtin", "named", "none"}),
             messages=True,
             description=f"kube-apiserver {version} at {self.cluster.host}, run {self.run_id}",
         )
         self._counter = itertools.count(1)
         self._lock = threading.Lock()
-        self._crds: dict[tuple[str, str, str], Resource | str] = {}
+        self._crds: dict[tuple[str, str, str, str | None], Resource | str] = {}
         self._placements: dict[str, Placement] = {}
         self._stopping = threading.Event()
         self._stopped_because = "the run was interrupted"
@@ -211,11 +225,15 @@ class LiveTarget(Target):
         reason = super().skip_reason(case)
         if reason:
             return reason
+        schema = case.effective_schema()
+        if schema is not None and schema.named and case.type in SCHEMA_TYPES:
+            # only a server-side apply case gets a CRD built from its schema; others would run schemaless
+            return f"{self.name} cannot run cases on {schema.describe()}"
         document = _subject(case)
         if not _is_object(document):
             return "the live target needs a Kubernetes object (apiVersion, kind, metadata.name)"
         try:
-            resource = self._resource(document["apiVersion"], document["kind"])
+            resource = self._resource(document["apiVersion"], document["kind"], _named_schema(case))
         except ClusterUnreachable as exc:
             return f"cannot ask the server about {document['apiVersion']} {document['kind']}: {exc}"
         if isinstance(resource, str):
@@ -224,30 +242,52 @@ class LiveTarget(Target):
             return None
         return _corpus_problem(case)
 
-    def _resource(self, api_version: str, kind: str) -> Resource | str:
-        """Where the kind lives (creating the run's CRD for a custom kind), or why it cannot run."""
+    def _resource(self, api_version: str, kind: str, named: str | None = None) -> Resource | str:
+        """Where the kind lives (creating the run's CRD for a custom kind), or why it cannot run.
+
+        ``named``: the case's named schema, which the CRD then carries (server-side apply).
+        """
         resource = self.cluster.resource_for(api_version, kind)
         if resource is not None:
             if not resource.namespaced:
                 return (f"{kind} is cluster-scoped; the live target creates only namespaced objects "
                         "(and its own CRDs)")
+            if named:
+                return f"the server's own {api_version} {kind} cannot take named schema {named!r}"
             return resource
         group, _, version = api_version.rpartition("/")
         if not _is_custom_group(group):
             return f"{api_version} {kind} is not served by this server"
-        return self._custom_resource(group, version, kind)
+        return self._custom_resource(group, version, kind, named)
 
-    def _custom_resource(self, group: str, version: str, kind: str) -> Resource | str:
-        key = (group, version, kind)
+    def _custom_resource(self, group: str, version: str, kind: str, named: str | None) -> Resource | str:
+        key = (group, version, kind, named)
         with self._lock:
             known = self._crds.get(key)
             if known is None:
-                known = self._crds[key] = self._create_crd(group, version, kind)
+                known = self._crds[key] = self._create_crd(group, version, kind, named)
         return known
 
-    def _create_crd(self, group: str, version: str, kind: str) -> Resource | str:
-        run_group = f"{_dns_label(group.replace('.', '-'))}.{self.run_id}.{CRD_GROUP_SUFFIX}"
+    def _create_crd(self, group: str, version: str, kind: str, named: str | None) -> Resource | str:
+        """A CRD of the run serving the kind: schemaless, or with the structural schema built from
+        ``named`` (and a status subresource when that schema has ``status``)."""
+        label = _dns_label(group.replace(".", "-"))
+        if named:  # one CRD per schema: the same kind may also run schemaless
+            label = f"{label}-{_dns_label(named)}"[:63].rstrip("-")
+        run_group = f"{label}.{self.run_id}.{CRD_GROUP_SUFFIX}"
         plural = kind.lower() + "s"
+        served: dict[str, Any] = {"name": version, "served": True, "storage": True, "schema": {"openAPIV3Schema": {
+            "type": "object", "x-kubernetes-preserve-unknown-fields": True}}}
+        if named:
+            path = named_schema_path(named)
+            if path is None:
+                return f"no named schema {named!r} in cases/schemas"
+            try:
+                served["schema"]["openAPIV3Schema"] = crd_schema(load_path(path))
+            except ValueError as exc:
+                return f"named schema {named!r} has no CRD form: {exc}"
+            if "status" in served["schema"]["openAPIV3Schema"].get("properties", {}):
+                served["subresources"] = {"status": {}}
         crd = {
             "apiVersion": "apiextensions.k8s.io/v1",
             "kind": "CustomResourceDefinition",
@@ -256,14 +296,15 @@ class LiveTarget(Target):
                 "group": run_group,
                 "scope": "Namespaced",
                 "names": {"plural": plural, "singular": kind.lower(), "kind": kind, "listKind": f"{kind}List"},
-                "versions": [{"name": version, "served": True, "storage": True,
-                              "schema": {"openAPIV3Schema": {"type": "object",
-                                                             "x-kubernetes-preserve-unknown-fields": True}}}],
+                "versions": [served],
             },
         }
-        answer = self.cluster.request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)
+        answer = self.cluster.request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd,
+                                      query={"fieldValidation": "Strict"})
         if not answer.ok:
-            return f"cannot create a CRD for {group}/{version} {kind}: {answer.status} {answer.message()}"
+            schema = f" (named schema {named!r})" if named else ""
+            return (f"cannot create a CRD for {group}/{version} {kind}{schema}: {answer.status} "
+                    f"{_full_message(answer)[:500]}")
         for _ in range(100):
             resource = self.cluster.resources(f"{run_group}/{version}", refresh=True).get(kind)
             if resource is not None:
@@ -323,7 +364,7 @@ class LiveTarget(Target):
 
     def _placement(self, case: Case) -> Placement:
         document = _subject(case)
-        resource = self._resource(document["apiVersion"], document["kind"])
+        resource = self._resource(document["apiVersion"], document["kind"], _named_schema(case))
         if isinstance(resource, str):
             raise TargetDeclined(resource)
         slug = re.sub(r"[^a-z0-9-]+", "-", case.name.lower()).strip("-")[:40].rstrip("-")
@@ -420,18 +461,217 @@ class LiveTarget(Target):
         answer = self.cluster.request("PUT", placement.path, body, query={"fieldManager": "patchconf"})
         return self._outcome(case, placement, before, answer)
 
+    # --- server-side apply: a sequence of requests on one object -----------------------------
+
     def _run_server_side_apply(self, case: Case, placement: Placement) -> Actual:
-        before = None
-        if case.inputs.get("current") is not None:
-            before = self._create(case.input("current"), placement, case)
-        options = {"fieldManager": str(case.options.get("fieldManager", "patchconf"))}
-        if case.options.get("force"):
-            options["force"] = "true"
-        configuration = self._to_live(case.input("modified"), placement)
-        body = go_json(configuration, sort_keys=False, as_written=True).encode("utf-8")
-        answer = self.cluster.request("PATCH", placement.path, raw_body=body,
-                                      content_type=CONTENT_TYPES["server-side-apply"], query=options)
-        return self._outcome(case, placement, before, answer)
+        """Each step is sent as the real request; after it the object is read back.
+
+        The object carries no run label: a label the case does not state would be owned by
+        someone and show in managedFields (the run's namespace is what cleanup deletes).
+        """
+        self._placements[case.id] = placement
+        clock = LogicalClock()
+        live = self._set_up_current(case, placement, clock) if case.inputs.get("current") is not None else None
+        self._check_expected_steps(case, placement)
+        keep_status = _about_status(case)
+        stated = [step.get("expected") for step in self._step_expectations(case)]
+        results: list[dict[str, Any]] = []
+        for number, step in enumerate(case.input("steps")):
+            before = _resource_version(live)
+            answer = self._send_step(step, placement, clock)
+            read = self.cluster.request("GET", placement.path)
+            live = read.body if read.ok and isinstance(read.body, dict) else None
+            if not answer.ok:
+                results.append({"error": self._step_error(step, answer, placement),
+                                "unchanged": _resource_version(live) == before})
+            elif live is None:
+                raise TargetCrash(f"step {number + 1} succeeded, but the object could not be read back: "
+                                  f"{read.status} {read.message()}")
+            else:
+                document = self._step_document(placement, live, stated[number], keep_status)
+                results.append({"document": document, "managed_fields": self._entries_back(live, placement),
+                                "changed": _resource_version(live) != before})
+        return Actual(document={"steps": results},
+                      notes=(*self._notes, "managedFields times are the server's clock: compared without them"))
+
+    def _set_up_current(self, case: Case, placement: Placement, clock: LogicalClock) -> dict:
+        """``current`` on the server with exactly the managedFields the case states (none: none)."""
+        current = case.input("current")
+        stated = (current.get("metadata") or {}).get("managedFields") or []
+        body = self._ssa_to_live(current, placement, clock)
+        for key in SERVER_OWNED_METADATA:
+            body.get("metadata", {}).pop(key, None)
+        answer = self.cluster.request("POST", placement.collection, body, query=CREATE_QUERY)
+        if not answer.ok:
+            raise TargetDeclined(f"current rejected by the server: {answer.status} {answer.reason()}: "
+                                 f"{self._message_back(answer.message(), placement)}")
+        live = answer.body
+        if "status" in body and live.get("status") != body["status"]:
+            # a status subresource: creating ignores status, /status sets it
+            status = self.cluster.request("PUT", placement.path + "/status", {**live, "status": body["status"]},
+                                          query={"fieldManager": SETUP_MANAGER})
+            if not status.ok:
+                raise TargetDeclined(f"current's status rejected by the server: {status.status} {status.reason()}: "
+                                     f"{self._message_back(status.message(), placement)}")
+            live = status.body
+        if stated:
+            # An update carrying managedFields replaces them (how managers are renamed or migrated);
+            # the object itself is unchanged, so the request adds no entry of its own.
+            live["metadata"]["managedFields"] = [self._entry_to_live(entry, placement, clock) for entry in stated]
+            answer = self.cluster.request("PUT", placement.path, live, query={"fieldManager": SETUP_MANAGER})
+        else:
+            answer = self.cluster.request("PATCH", placement.path, {"metadata": {"managedFields": [{}]}},
+                                          "application/merge-patch+json", query={"fieldManager": SETUP_MANAGER})
+        if not answer.ok:
+            raise TargetDeclined(f"the server refused current's managedFields: {answer.status} {answer.reason()}: "
+                                 f"{self._message_back(answer.message(), placement)}")
+        read = self.cluster.request("GET", placement.path)
+        held = self._entries_back(read.body, placement) if read.ok else None
+        if held is None or _untimed(held) != _untimed(stated):
+            raise TargetDeclined(f"the server did not keep current's managedFields as stated: it holds {show(held)}")
+        return read.body
+
+    def _check_expected_steps(self, case: Case, placement: Placement) -> None:
+        """A corpus case with a step's expected object a server cannot store is skipped."""
+        if "live" in case.targets:
+            return
+        for number, step in enumerate(self._step_expectations(case), start=1):
+            stated = step.get("expected")
+            if not _is_object(stated):
+                continue
+            probe = self._dry_run(stated, placement)
+            if not probe.ok:
+                raise TargetDeclined(f"the object step {number} expects cannot be stored by a server: "
+                                     f"{probe.status} {probe.reason()}: {_full_message(probe)[:300]}")
+
+    def _step_expectations(self, case: Case) -> list[dict[str, Any]]:
+        """Each step's expectations (a divergence for live wins), one per step."""
+        steps = case.inputs.get("steps") or []
+        document = self._live_outcome(case).document
+        if isinstance(document, dict) and isinstance(document.get("steps"), list) \
+                and len(document["steps"]) == len(steps):
+            return document["steps"]
+        return [{} for _ in steps]
+
+    def _send_step(self, step: Mapping[str, Any], placement: Placement, clock: LogicalClock) -> Response:
+        op = step["op"]
+        path = placement.path + ("/status" if step.get("subresource") == "status" else "")
+        query: dict[str, str] = {}
+        if "manager" in step:
+            query["fieldManager"] = step["manager"]
+        if "force" in step and op != "update":  # a PUT has no force; on a patch the server refuses it
+            query["force"] = "true" if step["force"] else "false"
+        if op == "apply":
+            body = go_json(self._ssa_to_live(step["object"], placement, clock), sort_keys=False, as_written=True)
+            return self.cluster.request("PATCH", path, raw_body=body.encode("utf-8"),
+                                        content_type=CONTENT_TYPES["server-side-apply"], query=query)
+        if op == "patch":
+            patch = copy.deepcopy(step["patch"])
+            if step["patch_type"] != "json-patch":
+                patch = self._patch_to_live(patch, placement)
+            body = go_json(patch, sort_keys=False, as_written=True)
+            return self.cluster.request("PATCH", path, raw_body=body.encode("utf-8"),
+                                        content_type=CONTENT_TYPES[step["patch_type"]], query=query)
+        # An update is a client writing the whole object it means, over what it last read: the live
+        # resourceVersion, unless the case states one (a stale write is then what it is about).
+        document = self._ssa_to_live(step["object"], placement, clock)
+        metadata = document.setdefault("metadata", {}) if isinstance(document, dict) else None
+        if isinstance(metadata, dict) and "resourceVersion" not in metadata:
+            read = self.cluster.request("GET", placement.path)
+            if read.ok and isinstance(read.body, dict):
+                metadata["resourceVersion"] = read.body["metadata"]["resourceVersion"]
+        return self.cluster.request("PUT", path, document, query=query)
+
+    def _ssa_to_live(self, document: Any, placement: Placement, clock: LogicalClock) -> Any:
+        """A step's object (or ``current``) naming the run's object: apiVersion, name and namespace
+        mapped where they are the case's own, managedFields entries in the server's form; nothing
+        else is added or taken away (a stated uid or resourceVersion is what a case is about)."""
+        if not isinstance(document, dict):
+            return document
+        live = copy.deepcopy(document)
+        if live.get("apiVersion") == placement.case_api_version:
+            live["apiVersion"] = placement.api_version
+        metadata = live.get("metadata")
+        if isinstance(metadata, dict):
+            if metadata.get("name") == placement.case_name:
+                metadata["name"] = placement.name
+            if "namespace" in metadata and metadata["namespace"] == placement.case_namespace:
+                metadata["namespace"] = placement.namespace
+            entries = metadata.get("managedFields")
+            if isinstance(entries, list):
+                metadata["managedFields"] = [self._entry_to_live(entry, placement, clock) for entry in entries]
+        return live
+
+    @staticmethod
+    def _entry_to_live(entry: Any, placement: Placement, clock: LogicalClock) -> Any:
+        """A case's managedFields entry as the server takes it: a timestamp for its logical time,
+        ``fieldsType: FieldsV1`` (which cases leave out), the run's apiVersion for a custom kind."""
+        if not isinstance(entry, dict):
+            return entry
+        live = dict(entry)
+        if live.get("apiVersion") == placement.case_api_version:
+            live["apiVersion"] = placement.api_version
+        if isinstance(live.get("time"), int) and not isinstance(live["time"], bool):
+            live["time"] = clock.timestamp(live["time"])
+        if "fieldsV1" in live and "fieldsType" not in live:
+            live["fieldsType"] = "FieldsV1"
+        return live
+
+    @staticmethod
+    def _entries_back(document: Any, placement: Placement) -> list[dict[str, Any]]:
+        """managedFields in the case's terms: no fieldsType, the case's apiVersion, ``time: None``
+        (a wall clock at second resolution cannot tell the case's steps apart)."""
+        metadata = document.get("metadata") if isinstance(document, dict) else None
+        entries = metadata.get("managedFields") if isinstance(metadata, dict) else None
+        back = []
+        for entry in entries or []:
+            shown = {key: value for key, value in entry.items() if key not in ("fieldsType", "time")}
+            if shown.get("apiVersion") == placement.api_version:
+                shown["apiVersion"] = placement.case_api_version
+            shown["time"] = None
+            back.append(shown)
+        return back
+
+    def _step_document(self, placement: Placement, live: dict, stated: Any, keep_status: bool) -> Any:
+        """The object after a step as a case states it: identity mapped back, without what the server
+        owns (uid, resourceVersion, creationTimestamp, generation, managedFields), without ``status``
+        unless the case is about status, without values allocated per object unless stated."""
+        document = self._from_live(live, placement)
+        metadata = document.get("metadata")
+        if isinstance(metadata, dict):
+            for key in SERVER_OWNED_METADATA:
+                metadata.pop(key, None)
+        if not keep_status:
+            document.pop("status", None)
+        stated = stated if isinstance(stated, dict) else {}
+        for path in ALLOCATED.get(document.get("kind"), ()):
+            _drop_unstated(document, stated, path)
+        _drop_unstated_node_ports(document, stated)
+        _drop_generated_labels(document, stated)
+        return document
+
+    def _step_error(self, step: Mapping[str, Any], answer: Response, placement: Placement) -> dict[str, Any]:
+        if step["op"] == "apply":
+            error_class = _ssa_error_class(answer)
+        else:
+            error_class = classify_response(step.get("patch_type", "update"), answer)
+        error: dict[str, Any] = {"class": error_class,
+                                 "message": self._message_back(_full_message(answer), placement),
+                                 "status": answer.status, "reason": answer.reason() or None}
+        conflicts = _field_conflicts(answer)
+        if conflicts is not None:
+            error["conflicts"] = conflicts
+        return error
+
+    @staticmethod
+    def _message_back(message: str, placement: Placement) -> str:
+        """The server's words about the run's object, in the case's names (object name, API group)."""
+        message = message.replace(placement.name, placement.case_name)
+        run_group = placement.api_version.rpartition("/")[0]
+        case_group = placement.case_api_version.rpartition("/")[0]
+        if run_group != case_group and run_group:
+            message = message.replace(run_group, case_group)
+        return message
 
     def _run_apply(self, case: Case, placement: Placement) -> Actual:
         """kubectl apply's three-way flow against the server (real kubectl, when present)."""
@@ -589,6 +829,8 @@ class LiveTarget(Target):
         expectation, so only what the patch itself did is compared. Fields the expectation
         states keep their stated values unless the server itself changes them on creation.
         """
+        if case.type == "server-side-apply":
+            return self._rendered_steps(case, outcome)
         placement = self._placements.get(case.id)
         stated = outcome.document
         if placement is None or not isinstance(stated, dict) or not _is_object(stated):
@@ -604,6 +846,36 @@ class LiveTarget(Target):
         for path in _allocated_paths(stated):
             _copy_path(stated, document, path)
         return Outcome(document=document, patch=outcome.patch, error=outcome.error)
+
+    def _rendered_steps(self, case: Case, outcome: Outcome) -> Outcome:
+        """Each step's expected object rendered as above (defaults, typed round trip); managedFields
+        are never rendered: what the server owns, defaults included, is what a case asserts.
+
+        ``status`` is not rendered: a create ignores it where a status subresource exists, so a case
+        about status is judged by the status it states.
+        """
+        placement = self._placements.get(case.id)
+        if placement is None or not isinstance(outcome.document, dict):
+            return outcome
+        keep_status = _about_status(case)
+        steps, rendered = [], False
+        for want in outcome.document.get("steps", []):
+            stated = want.get("expected")
+            if _is_object(stated):
+                try:
+                    answer = self._dry_run(stated, placement)
+                except ClusterUnreachable:
+                    answer = None
+                if answer is not None and answer.ok and isinstance(answer.body, dict):
+                    document = self._step_document(_shadow(placement), answer.body, stated, keep_status)
+                    document.pop("status", None)
+                    if keep_status and "status" in stated:
+                        document["status"] = copy.deepcopy(stated["status"])
+                    for path in _allocated_paths(stated):
+                        _copy_path(stated, document, path)
+                    want, rendered = {**want, "expected": document}, True
+            steps.append(want)
+        return Outcome(document={"steps": steps}) if rendered else outcome
 
     def _observable(self, case: Case, document: Any, stated: Any) -> Any:
         if not isinstance(document, dict) or not isinstance(stated, dict):
@@ -752,13 +1024,185 @@ def _drop_generated_labels(actual: dict, expected: dict) -> None:
 
 
 def _subject(case: Case) -> Any:
-    """The object the case creates on the server."""
+    """The object the case creates on the server (server-side apply: ``current``, else the first
+    step's object, which an apply creates)."""
     if case.type == "apply":
         return case.inputs.get("modified")
     if case.type == "server-side-apply":
         current = case.inputs.get("current")
-        return current if current is not None else case.inputs.get("modified")
+        if current is not None:
+            return current
+        for step in case.inputs.get("steps") or ():
+            if isinstance(step, dict) and _is_object(step.get("object")):
+                return step["object"]
+        return None
     return case.inputs.get("original")
+
+
+def _named_schema(case: Case) -> str | None:
+    """The named schema a server-side apply case's CRD carries."""
+    if case.type != "server-side-apply" or case.schema is None:
+        return None
+    return case.schema.named
+
+
+def _about_status(case: Case) -> bool:
+    """Whether a server-side apply case is about status: a step on /status, or status stated anywhere."""
+    current = case.inputs.get("current")
+    if isinstance(current, dict) and "status" in current:
+        return True
+    for step in case.inputs.get("steps") or ():
+        if not isinstance(step, dict):
+            continue
+        if step.get("subresource") == "status" or any(
+                isinstance(step.get(key), dict) and "status" in step[key] for key in ("object", "expected", "patch")):
+            return True
+    return False
+
+
+def _resource_version(document: Any) -> str | None:
+    if not isinstance(document, dict):
+        return None
+    return (document.get("metadata") or {}).get("resourceVersion")
+
+
+def _untimed(entries: list[dict[str, Any]]) -> list[str]:
+    """managedFields entries compared without time and order."""
+    return sorted(json.dumps({k: v for k, v in entry.items() if k not in ("time", "fieldsType")}, sort_keys=True)
+                  for entry in entries)
+
+
+class LogicalClock:
+    """Timestamps for a case's logical times: time *t* is *t* seconds after a moment an hour ago,
+    so entries the case dates before step 1 (t <= 0) keep their order on the server."""
+
+    def __init__(self) -> None:
+        self.origin = datetime.now(UTC).replace(microsecond=0) - timedelta(hours=1)
+
+    def timestamp(self, time: int) -> str:
+        return (self.origin + timedelta(seconds=time)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+_CONFLICT_WITH = re.compile(r'^conflict with "((?:[^"\\]|\\.)*)"')
+
+
+def _field_conflicts(answer: Response) -> list[dict[str, str]] | None:
+    """A 409's field conflicts (Status causes ``FieldManagerConflict``, message ``conflict with "mgr"…``);
+    ``[]`` for a 409 without them (a stale resourceVersion), None for other answers."""
+    if answer.status != 409:
+        return None
+    causes = (answer.body.get("details") or {}).get("causes") or [] if isinstance(answer.body, dict) else []
+    conflicts = []
+    for cause in causes:
+        if not isinstance(cause, dict) or cause.get("reason") != "FieldManagerConflict":
+            continue
+        match = _CONFLICT_WITH.match(str(cause.get("message", "")))
+        manager = match.group(1) if match else ""
+        with contextlib.suppress(json.JSONDecodeError):  # Go's %q quoting, as JSON reads it
+            manager = json.loads(f'"{manager}"')
+        conflicts.append({"manager": manager, "field": str(cause.get("field", ""))})
+    return conflicts
+
+
+def _ssa_error_class(answer: Response) -> str:
+    """An apply request's failure: 409 conflict, 422 a request the server refuses (PatchOptions,
+    validation), 400/500 an apply body it cannot take (another apiVersion, managedFields, a
+    configuration the schema cannot type)."""
+    if answer.status == 409:
+        return "conflict"
+    if answer.status == 422:
+        return "invalid"
+    if answer.status == 415:
+        return "unsupported-media-type"
+    if answer.status in (400, 500):
+        return "invalid-patch"
+    return classify_error(_full_message(answer))
+
+
+# --- a CRD schema from a named schema -----------------------------------------------------------
+
+# OpenAPI v2 keywords a CRD's structural schema takes as they are
+CRD_KEYWORDS = ("type", "format", "enum", "default", "nullable", "required", "minimum", "maximum",
+                "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "pattern", "minItems",
+                "maxItems", "minProperties", "maxProperties", "x-kubernetes-list-type",
+                "x-kubernetes-list-map-keys", "x-kubernetes-map-type", "x-kubernetes-preserve-unknown-fields",
+                "x-kubernetes-int-or-string", "x-kubernetes-embedded-resource")
+
+
+def crd_schema(named: Mapping[str, Any]) -> dict[str, Any]:
+    """A CRD's structural openAPIV3Schema for a named schema (OpenAPI v2 ``definitions`` + ``root``),
+    typed for the server's field manager as Kubernetes types its own OpenAPI:
+
+    - ``$ref``s are inlined (a recursive definition has no CRD form: ValueError);
+    - ``x-kubernetes-list-type``/``-list-map-keys``/``-map-type`` are kept; a list with neither but
+      ``x-kubernetes-patch-strategy: merge`` becomes ``map`` keyed by its merge key, or ``set``
+      without one (kube-openapi's schemaconv reads patch strategies so); patch strategies go;
+    - a list-map key neither required nor defaulted is made required (a CRD demands it);
+    - a value of no type is any JSON value, an object without properties any object
+      (``x-kubernetes-preserve-unknown-fields``);
+    - ``metadata`` is the server's own ObjectMeta (a CRD may not describe it).
+    """
+    definitions = named.get("definitions") or {}
+    root = definitions.get(named.get("root")) if isinstance(named.get("root"), str) else None
+    if not isinstance(root, dict):
+        raise ValueError(f"no root definition {named.get('root')!r}")
+    schema = _structural(root, definitions, ())
+    schema["type"] = "object"
+    properties = schema.setdefault("properties", {})
+    properties["metadata"] = {"type": "object"}
+    return schema
+
+
+def _structural(node: Mapping[str, Any], definitions: Mapping[str, Any], seen: tuple[str, ...]) -> dict[str, Any]:
+    if "$ref" in node:
+        name = str(node["$ref"]).rsplit("/", 1)[-1]
+        if name in seen:
+            raise ValueError(f"definition {name!r} contains itself; a CRD schema cannot recurse")
+        target = definitions.get(name)
+        if not isinstance(target, dict):
+            raise ValueError(f"$ref to an unknown definition {name!r}")
+        # extensions beside a $ref (a patch strategy) apply to the referenced schema
+        merged = {**target, **{key: value for key, value in node.items() if key != "$ref"}}
+        return _structural(merged, definitions, (*seen, name))
+    schema: dict[str, Any] = {key: copy.deepcopy(node[key]) for key in CRD_KEYWORDS if key in node}
+    if isinstance(node.get("properties"), dict):
+        schema["properties"] = {key: _structural(value, definitions, seen) for key, value in node["properties"].items()}
+    if isinstance(node.get("additionalProperties"), dict):
+        schema["additionalProperties"] = _structural(node["additionalProperties"], definitions, seen)
+    elif node.get("additionalProperties") is True:
+        schema["x-kubernetes-preserve-unknown-fields"] = True
+    if isinstance(node.get("items"), dict):
+        schema["items"] = _structural(node["items"], definitions, seen)
+    if "type" not in schema:
+        if "properties" in schema or "additionalProperties" in schema:
+            schema["type"] = "object"
+        elif "items" in schema:
+            schema["type"] = "array"
+        elif not schema.get("x-kubernetes-int-or-string"):
+            schema["x-kubernetes-preserve-unknown-fields"] = True
+    if schema.get("type") == "object" and "properties" not in schema and "additionalProperties" not in schema:
+        schema["x-kubernetes-preserve-unknown-fields"] = True
+    if schema.get("type") == "array":
+        _list_type_from_patch_strategy(node, schema)
+    return schema
+
+
+def _list_type_from_patch_strategy(node: Mapping[str, Any], schema: dict[str, Any]) -> None:
+    if "x-kubernetes-list-type" not in schema:
+        strategy = str(node.get("x-kubernetes-patch-strategy", "")).split(",")
+        key = node.get("x-kubernetes-patch-merge-key")
+        if "merge" in strategy:
+            schema["x-kubernetes-list-type"] = "map" if key else "set"
+            if key:
+                schema["x-kubernetes-list-map-keys"] = [key]
+    if schema.get("x-kubernetes-list-type") != "map" or not isinstance(schema.get("items"), dict):
+        return
+    items = schema["items"]
+    required = items.setdefault("required", [])
+    for key in schema.get("x-kubernetes-list-map-keys") or ():
+        declared = (items.get("properties") or {}).get(key) or {}
+        if key not in required and "default" not in declared:
+            required.append(key)
 
 
 def _is_object(document: Any) -> bool:
@@ -819,9 +1263,14 @@ def classify_response(patch_type: str, answer: Response) -> str:
 
 
 def _full_message(answer: Response) -> str:
-    """The Status message with its causes' messages (where a patch library's own error travels)."""
+    """The Status message with its causes' messages (where a patch library's own error travels),
+    each cause once and only when the message does not already say it."""
     causes = (answer.body.get("details") or {}).get("causes") or [] if isinstance(answer.body, dict) else []
-    parts = [answer.message(), *(str(c.get("message", "")) for c in causes if isinstance(c, dict))]
+    parts = [answer.message()]
+    for cause in causes:
+        text = str(cause.get("message", "")) if isinstance(cause, dict) else ""
+        if text and not any(text in part for part in parts):
+            parts.append(text)
     return "; ".join(part for part in parts if part)
 
 

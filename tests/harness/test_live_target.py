@@ -24,7 +24,16 @@ from harness.live_cluster import RUN_LABEL, Cluster, Response, cleanup
 from harness.runner import PASS, SKIP, run_case
 from harness.targets import TargetUnavailable, make_target
 from harness.targets.base import Actual, ActualError
-from harness.targets.live import _corpus_problem, _sent_patch, _update_rule, classify_response, go_json
+from harness.targets.live import (
+    _corpus_problem,
+    _field_conflicts,
+    _sent_patch,
+    _ssa_error_class,
+    _update_rule,
+    classify_response,
+    crd_schema,
+    go_json,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -273,6 +282,208 @@ def test_live_runnable_corpus_passes(kubeconfig):
                               for r in live_cases)
 
 
+# --- server-side apply step sequences -------------------------------------------------------
+
+SSA_PROVENANCE = [{"implementation": "apiserver", "version": "1.33.13"}]
+
+
+def _configmap(data: dict, **metadata) -> dict:
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm", **metadata}, "data": data}
+
+
+def _entry(manager: str, operation: str, fields: dict, time: int | None, api_version: str = "v1",
+           subresource: str | None = None) -> dict:
+    entry = {"manager": manager, "operation": operation, "apiVersion": api_version, "time": time, "fieldsV1": fields}
+    if subresource:
+        entry["subresource"] = subresource
+    return entry
+
+
+def _run_ssa(target, write_case_file, steps: list[dict], current: dict | None = None, **extra):
+    """One server-side apply case written for live, run; its result."""
+    case = {"name": "ssa", "description": "d", "type": "server-side-apply", "tags": ["SSA-OWNERSHIP"],
+            "targets": ["live"], "provenance": SSA_PROVENANCE, "steps": steps, **extra}
+    if current is not None:
+        case["current"] = current
+    [loaded], errors = load_file(write_case_file("live/ssa.json", json.dumps({"cases": [case]})))
+    assert errors == []
+    return run_case(loaded, target)
+
+
+DATA_A = {"f:data": {"f:a": {}}}
+
+
+def test_ssa_update_takes_over_then_apply_conflicts_then_force_wins(live, write_case_file):
+    current = _configmap({"a": "1"}, managedFields=[_entry("gitops", "Apply", DATA_A, 0)])
+    steps = [
+        {"op": "update", "manager": "hpa", "object": _configmap({"a": "2"})},
+        {"op": "apply", "manager": "gitops", "object": _configmap({"a": "1"}),
+         "expected_error": {"class": "conflict", "conflicts": [{"manager": "hpa", "field": ".data.a"}]}},
+        {"op": "apply", "manager": "gitops", "force": True, "object": _configmap({"a": "1"})},
+    ]
+    result = _run_ssa(live, write_case_file, steps, current)
+    assert result.status == PASS, result.reason
+    assert result.actual["document"]["steps"] == [
+        {"document": _configmap({"a": "2"}), "changed": True,
+         "managed_fields": [_entry("hpa", "Update", DATA_A, None)]},
+        {"error": {"class": "conflict", "status": 409, "reason": "Conflict",
+                   "message": 'Apply failed with 1 conflict: conflict with "hpa" using v1: .data.a',
+                   "conflicts": [{"manager": "hpa", "field": ".data.a"}]},
+         "unchanged": True},
+        {"document": _configmap({"a": "1"}), "changed": True,
+         "managed_fields": [_entry("gitops", "Apply", DATA_A, None)]},
+    ]
+
+
+def test_ssa_merge_patch_manager_and_conflict_on_several_fields(live, write_case_file):
+    current = _configmap({"a": "1", "b": "1"},
+                         managedFields=[_entry("gitops", "Apply", {"f:data": {"f:a": {}, "f:b": {}}}, 0)])
+    steps = [
+        {"op": "patch", "manager": "ops", "patch_type": "merge-patch", "patch": {"data": {"a": "2", "b": "2"}}},
+        {"op": "apply", "manager": "gitops", "object": _configmap({"a": "3", "b": "3"}),
+         "expected_error": {"class": "conflict", "status": 409, "reason": "Conflict", "unchanged": True,
+                            "message": "Apply failed with 2 conflicts",
+                            "conflicts": [{"manager": "ops", "field": ".data.b"},
+                                          {"manager": "ops", "field": ".data.a"}]}},
+    ]
+    result = _run_ssa(live, write_case_file, steps, current)
+    assert result.status == PASS, result.reason
+    first, second = result.actual["document"]["steps"]
+    assert first["managed_fields"] == [_entry("ops", "Update", {"f:data": {"f:a": {}, "f:b": {}}}, None)]
+    assert sorted(c["field"] for c in second["error"]["conflicts"]) == [".data.a", ".data.b"]
+
+
+def test_ssa_create_on_apply(live, write_case_file):
+    configuration = _configmap({"a": "1"}, labels={"team": "x"})
+    owned = {"f:data": {"f:a": {}}, "f:metadata": {"f:labels": {"f:team": {}}}}
+    steps = [{"op": "apply", "manager": "gitops", "object": configuration, "expected": configuration,
+              "expected_managed_fields": [_entry("gitops", "Apply", owned, 1)], "expected_changed": True}]
+    result = _run_ssa(live, write_case_file, steps)
+    assert result.status == PASS, result.reason
+    assert result.actual["document"]["steps"] == [
+        {"document": configuration, "changed": True, "managed_fields": [_entry("gitops", "Apply", owned, None)]}]
+
+
+def test_ssa_current_keeps_the_managed_fields_it_states(live, write_case_file):
+    stated = [_entry("gitops", "Apply", DATA_A, 0),
+              _entry("hpa", "Update", {"f:data": {"f:b": {}}}, -1)]
+    current = _configmap({"a": "1", "b": "2"}, managedFields=stated)
+    steps = [{"op": "apply", "manager": "gitops", "object": _configmap({"a": "1"}),
+              "expected_managed_fields": stated, "expected_changed": False}]
+    result = _run_ssa(live, write_case_file, steps, current)
+    assert result.status == PASS, result.reason
+    [step] = result.actual["document"]["steps"]
+    assert step == {"document": _configmap({"a": "1", "b": "2"}), "changed": False,
+                    "managed_fields": [{**entry, "time": None} for entry in stated]}
+
+
+def test_ssa_current_without_managed_fields_has_none(live, write_case_file):
+    """The setup's own entry is reset: the first apply meets before-first-apply, which owns everything."""
+    steps = [
+        {"op": "apply", "manager": "gitops", "object": _configmap({"a": "2"}),
+         "expected_error": {"class": "conflict", "conflicts": [{"manager": "before-first-apply", "field": ".data.a"}]}},
+        {"op": "apply", "manager": "gitops", "object": _configmap({"c": "3"})},
+    ]
+    result = _run_ssa(live, write_case_file, steps, _configmap({"a": "1", "b": "1"}))
+    assert result.status == PASS, result.reason
+    conflict, applied = result.actual["document"]["steps"]
+    assert conflict["error"]["conflicts"] == [{"manager": "before-first-apply", "field": ".data.a"}]
+    assert conflict["unchanged"] is True
+    assert applied == {
+        "document": _configmap({"a": "1", "b": "1", "c": "3"}), "changed": True,
+        "managed_fields": [_entry("gitops", "Apply", {"f:data": {"f:c": {}}}, None),
+                           _entry("before-first-apply", "Update", {"f:data": {".": {}, "f:a": {}, "f:b": {}}}, None)]}
+
+
+def test_ssa_status_subresource_on_named_schema_crd(live, write_case_file):
+    write_case_file("schemas/meter.yaml", (REPO / "cases" / "schemas" / "meter.yaml").read_text(encoding="utf-8"))
+    api = "example.com/v1"
+
+    def meter(spec: dict, status: dict | None = None, **metadata) -> dict:
+        document = {"apiVersion": api, "kind": "Meter", "metadata": {"name": "m", **metadata}, "spec": spec}
+        if status is not None:
+            document["status"] = status
+        return document
+
+    spec_size = {"f:spec": {"f:size": {}}}
+    status_fields = {"f:status": {"f:reading": {}, "f:conditions": {'k:{"type":"Ready"}': {
+        ".": {}, "f:type": {}, "f:status": {}}}}}
+    ready = [{"type": "Ready", "status": "True"}]
+    current = meter({"size": 1}, {"reading": 0}, managedFields=[_entry("user", "Apply", spec_size, 0, api)])
+    steps = [
+        {"op": "apply", "manager": "ctrl", "subresource": "status",
+         "object": meter({"size": 9, "ranges": [{"name": "r", "low": 1}]}, {"reading": 5, "conditions": ready})},
+        {"op": "apply", "manager": "ctrl", "object": meter({"ranges": [{"name": "r", "low": 2}]}, {"reading": 7})},
+    ]
+    result = _run_ssa(live, write_case_file, steps, current, schema={"named": "meter"})
+    assert result.status == PASS, result.reason
+    assert result.actual["document"]["steps"] == [
+        {"document": meter({"size": 1}, {"reading": 5, "conditions": ready}), "changed": True,
+         "managed_fields": [_entry("user", "Apply", spec_size, None, api),
+                            _entry("ctrl", "Apply", status_fields, None, api, "status")]},
+        {"document": meter({"size": 1, "ranges": [{"name": "r", "low": 2}]}, {"reading": 5, "conditions": ready}),
+         "changed": True,
+         "managed_fields": [_entry("user", "Apply", spec_size, None, api),
+                            _entry("ctrl", "Apply", {"f:spec": {"f:ranges": {'k:{"name":"r"}': {
+                                ".": {}, "f:name": {}, "f:low": {}}}}}, None, api),
+                            _entry("ctrl", "Apply", status_fields, None, api, "status")]},
+    ]
+    # the run's CRD carries the named schema's list type and a status subresource
+    crds = live.cluster.request("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+                                query={"labelSelector": f"{RUN_LABEL}={live.run_id}"}).body["items"]
+    [version] = next(crd for crd in crds if crd["spec"]["names"]["kind"] == "Meter")["spec"]["versions"]
+    assert version["subresources"] == {"status": {}}
+    ranges = version["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["ranges"]
+    assert (ranges["x-kubernetes-list-type"], ranges["x-kubernetes-list-map-keys"]) == ("map", ["name"])
+
+
+def test_ssa_wrong_expectations_fail(live, write_case_file):
+    current = _configmap({"a": "1"}, managedFields=[_entry("gitops", "Apply", DATA_A, 0)])
+    steps = [
+        {"op": "update", "manager": "hpa", "object": _configmap({"a": "2"}),
+         "expected_managed_fields": [_entry("gitops", "Apply", DATA_A, 0)], "expected_changed": False},
+        {"op": "apply", "manager": "gitops", "object": _configmap({"a": "1"}),
+         "expected_error": {"class": "conflict", "conflicts": [{"manager": "gitops", "field": ".data.a"}]}},
+        {"op": "apply", "manager": "gitops", "force": True, "object": _configmap({"a": "1"}),
+         "expected": _configmap({"a": "2"})},
+    ]
+    result = _run_ssa(live, write_case_file, steps, current)
+    assert result.status == "fail"
+    reasons = "\n".join(result.diff)
+    assert "step 1: managedFields" in reasons
+    assert "step 1: expected changed=False, got changed=True" in reasons
+    assert "step 2: expected conflicts [('.data.a', 'gitops')], got [('.data.a', 'hpa')]" in reasons
+    assert "step 3: object /data/a" in reasons
+
+
+def test_ssa_case_whose_current_the_server_rejects_is_skipped(live, write_case_file):
+    current = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}, "data": {"a": "1"}, "extra": 1}
+    result = _run_ssa(live, write_case_file, [{"op": "apply", "manager": "m", "object": _configmap({"a": "1"})}],
+                      current)
+    assert result.status == SKIP
+    assert "current rejected by the server: 400 BadRequest" in result.reason
+    assert 'unknown field "extra"' in result.reason
+
+
+def test_named_schemas_stay_skipped_outside_server_side_apply(live, write_case_file):
+    write_case_file("schemas/meter.yaml", (REPO / "cases" / "schemas" / "meter.yaml").read_text(encoding="utf-8"))
+    path = write_case_file("live/named.yaml", """
+        cases:
+          - name: strategic-on-named
+            description: d
+            type: strategic
+            tags: [SMP-MERGE-LIST]
+            provenance: [{implementation: kubectl, version: "1.32.4"}]
+            schema: {named: meter}
+            original: {apiVersion: example.com/v1, kind: Meter, metadata: {name: m}, spec: {size: 1}}
+            patch: {spec: {size: 2}}
+            expected: {apiVersion: example.com/v1, kind: Meter, metadata: {name: m}, spec: {size: 2}}
+    """)
+    [case], _ = load_file(path)
+    result = run_case(case, live)
+    assert result.status == SKIP and "cannot run cases on named schema 'meter'" in result.reason
+
+
 # --- offline ----------------------------------------------------------------------------------
 
 
@@ -441,3 +652,77 @@ def test_undistinguished_error_classes_and_divergence_alternatives(write_case_fi
     bare = ActualError("unclassified", "the server rejected our request", 422, "Invalid", ("test-failed",))
     target = scripted({"bare-422": Actual(error=bare), "varies": Actual(document={"a": 3})})
     assert [run_case(case, target).status for case in cases] == [PASS, PASS]
+
+
+def test_crd_schema_from_a_named_schema():
+    named = {"root": "Thing", "definitions": {
+        "Thing": {"type": "object", "properties": {
+            "apiVersion": {"type": "string"}, "kind": {"type": "string"},
+            "metadata": {"$ref": "#/definitions/Meta"},
+            "spec": {"$ref": "#/definitions/Spec"}}},
+        "Meta": {"type": "object", "properties": {"name": {"type": "string"}}},
+        "Spec": {"type": "object", "properties": {
+            "parts": {"type": "array", "items": {"$ref": "#/definitions/Part"},
+                      "x-kubernetes-patch-strategy": "merge", "x-kubernetes-patch-merge-key": "id"},
+            "tags": {"type": "array", "items": {"type": "string"}, "x-kubernetes-patch-strategy": "merge"},
+            "grid": {"type": "array", "items": {"type": "integer"}},
+            "keyed": {"type": "array", "items": {"$ref": "#/definitions/Part"},
+                      "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["id"]},
+            "mode": {"$ref": "#/definitions/Part", "x-kubernetes-patch-strategy": "retainKeys",
+                     "x-kubernetes-map-type": "atomic"},
+            "blob": {"description": "any JSON value"},
+            "free": {"type": "object"}}},
+        "Part": {"type": "object", "properties": {"id": {"type": "integer"}, "label": {"type": "string"}}},
+    }}
+    schema = crd_schema(named)
+    assert schema["properties"]["metadata"] == {"type": "object"}  # the server's ObjectMeta
+    spec = schema["properties"]["spec"]["properties"]
+    part = {"type": "object", "required": ["id"],
+            "properties": {"id": {"type": "integer"}, "label": {"type": "string"}}}
+    assert spec["parts"] == {"type": "array", "items": part, "x-kubernetes-list-type": "map",
+                             "x-kubernetes-list-map-keys": ["id"]}
+    assert spec["tags"] == {"type": "array", "items": {"type": "string"}, "x-kubernetes-list-type": "set"}
+    assert spec["grid"] == {"type": "array", "items": {"type": "integer"}}  # atomic, the default
+    assert spec["keyed"]["items"]["required"] == ["id"]
+    assert spec["mode"] == {"type": "object", "x-kubernetes-map-type": "atomic", "properties": part["properties"]}
+    assert spec["blob"] == {"x-kubernetes-preserve-unknown-fields": True}
+    assert spec["free"] == {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+    assert named["definitions"]["Part"] == {"type": "object", "properties": {  # the input is not changed
+        "id": {"type": "integer"}, "label": {"type": "string"}}}
+
+
+def test_crd_schema_refuses_recursion():
+    named = {"root": "Node", "definitions": {"Node": {"type": "object", "properties": {
+        "children": {"type": "array", "items": {"$ref": "#/definitions/Node"}}}}}}
+    with pytest.raises(ValueError, match="'Node' contains itself"):
+        crd_schema(named)
+
+
+def test_bundled_named_schemas_have_a_crd_form():
+    from harness.yamlio import load_path
+
+    for path in sorted((REPO / "cases" / "schemas").glob("*.yaml")):
+        schema = crd_schema(load_path(path))
+        assert schema["type"] == "object" and schema["properties"]["metadata"] == {"type": "object"}, path.name
+
+
+def test_field_conflicts_are_read_from_status_causes():
+    conflict = _status(409, "Conflict", "Apply failed with 2 conflicts: …", [
+        {"reason": "FieldManagerConflict", "message": 'conflict with "hpa" using v1', "field": ".data.a"},
+        {"reason": "FieldManagerConflict", "message": 'conflict with "say \\"hi\\"" with subresource "status"',
+         "field": ".status.x"}])
+    assert _field_conflicts(conflict) == [{"manager": "hpa", "field": ".data.a"},
+                                          {"manager": 'say "hi"', "field": ".status.x"}]
+    assert _field_conflicts(_status(409, "Conflict", "the object has been modified")) == []
+    assert _field_conflicts(_status(422, "Invalid", "x")) is None
+
+
+@pytest.mark.parametrize(("answer", "error_class"), [
+    (_status(409, "Conflict", "Apply failed with 1 conflict"), "conflict"),
+    (_status(422, "Invalid", "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value"), "invalid"),
+    (_status(400, "BadRequest", "metadata.managedFields must be nil"), "invalid-patch"),
+    (Response(500, {"kind": "Status", "code": 500, "message": "failed to create typed patch object (…)"}),
+     "invalid-patch"),
+])
+def test_apply_errors_are_classed_by_status(answer, error_class):
+    assert _ssa_error_class(answer) == error_class
