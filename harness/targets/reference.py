@@ -154,8 +154,10 @@ class ReferenceTarget(Target):
         schema, patch_meta = self._ssa_schema(case, api_version, kind)
         root = schema.resolve(schema.root)
         has_status = root.map is not None and root.map.field("status") is not None
+        group = api_version.rpartition("/")[0]
         results = apiserver.run_case(schema, api_version, kind, current, steps,
-                                     status_subresource=has_status, patch_meta=patch_meta)
+                                     status_subresource=has_status, patch_meta=patch_meta,
+                                     custom_resource="." in group and not group.endswith(".k8s.io"))
         return Actual(document={"steps": results})
 
     def _ssa_schema(self, case: Case, api_version: str, kind: str):

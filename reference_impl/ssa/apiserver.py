@@ -17,7 +17,7 @@ from reference_impl import json_patch, merge_patch
 from reference_impl.errors import PatchError
 from reference_impl.ssa.fieldpath import FieldSet, make_path
 from reference_impl.ssa.managedfields import FieldManager, RequestError
-from reference_impl.ssa.schema import Schema
+from reference_impl.ssa.schema import ABSENT_DEFAULT, Schema
 from reference_impl.ssa.typed import json_copy, values_equal
 
 SERVER_OWNED = ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields")
@@ -79,6 +79,7 @@ class Store:
     api_version: str
     kind: str
     status_subresource: bool = False
+    custom_resource: bool = False
     live: dict[str, Any] | None = None
     clock: int = 0
     patch_meta: Any = None  # strategic merge patch metadata, for patch steps of that type
@@ -127,18 +128,37 @@ class Store:
                 return self._create(manager.apply(_empty(self.api_version, self.kind), step.object,
                                                   step.manager, step.force))
             if step.op == "update" and not step.subresource:
-                created = manager.update(_empty(self.api_version, self.kind), step.object, step.manager or "")
+                created = manager.update(_empty(self.api_version, self.kind), self._decoded(step.object),
+                                         step.manager or "")
                 return self._create(created)
             raise RequestError("path-not-found", f"{self.kind.lower()} not found", 404, "NotFound")
         if step.op == "apply":
             result = manager.apply(self.live, step.object, step.manager, step.force)
         elif step.op == "update":
-            result = manager.update(self.live, step.object, step.manager or "")
+            result = manager.update(self.live, self._decoded(step.object), step.manager or "")
         else:
-            result = manager.update(self.live, self._patched(step), step.manager or "")
-        return self._keep_what_the_endpoint_resets(result, step.subresource)
+            result = manager.update(self.live, self._decoded(self._patched(step)), step.manager or "")
+        return self._decoded(self._keep_what_the_endpoint_resets(result, step.subresource))
+
+    def _decoded(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """An object as the server decodes and stores it.
+
+        A custom resource's metadata goes through the typed ObjectMeta (objectmeta.Coerce):
+        empty and null members, all ``omitempty``, are dropped — ``managedFields: []`` with them;
+        then its structural schema's defaults fill absent fields. A built-in object goes through
+        its Go type: a null string in a map of strings becomes ``""``, a null field is dropped.
+        """
+        if not isinstance(obj, dict):
+            return obj
+        if self.custom_resource:
+            if isinstance(obj.get("metadata"), dict):
+                metadata = {key: value for key, value in obj["metadata"].items() if value not in (None, [], {})}
+                obj = {**obj, "metadata": metadata}
+            return _with_defaults(self.schema, self.schema.root, obj)
+        return _through_go_types(self.schema, self.schema.root, obj)
 
     def _create(self, obj: dict[str, Any]) -> dict[str, Any]:
+        obj = self._decoded(obj)
         obj.setdefault("metadata", {})["uid"] = "patchconf-uid"
         if self.status_subresource:
             obj.pop("status", None)
@@ -175,6 +195,60 @@ class Store:
         if "status" in self.live:
             obj["status"] = json_copy(self.live["status"])
         return obj
+
+
+def _with_defaults(schema: Schema, type_ref: Any, value: Any) -> Any:
+    """Structural defaulting: a declared field with a default, absent from an object, gets it."""
+    atom = _atom(schema, type_ref)
+    if atom is None:
+        return value
+    if atom.map is not None and isinstance(value, dict):
+        out = {}
+        for key, child in value.items():
+            declared = atom.map.field(key)
+            child_type = declared.type if declared is not None else atom.map.element_type
+            out[key] = _with_defaults(schema, child_type, child) if child_type is not None else child
+        for declared in atom.map.fields:
+            if declared.name not in out and declared.default is not ABSENT_DEFAULT:
+                out[declared.name] = json_copy(declared.default)
+        return out
+    if atom.list is not None and isinstance(value, list):
+        return [_with_defaults(schema, atom.list.element_type, item) for item in value]
+    return value
+
+
+def _through_go_types(schema: Schema, type_ref: Any, value: Any) -> Any:
+    """What a round trip through the kind's Go struct leaves of nulls."""
+    atom = _atom(schema, type_ref)
+    if atom is None:
+        return value
+    if atom.map is not None and isinstance(value, dict):
+        out = {}
+        for key, child in value.items():
+            declared = atom.map.field(key)
+            if declared is not None:
+                if child is None:
+                    continue  # a nil pointer, slice or map: omitted
+                out[key] = _through_go_types(schema, declared.type, child)
+                continue
+            element = _atom(schema, atom.map.element_type) if atom.map.element_type is not None else None
+            if child is None and element is not None and element.scalar == "string":
+                out[key] = ""  # map[string]string holds no nil
+            else:
+                out[key] = _through_go_types(schema, atom.map.element_type, child) if element is not None else child
+        return out
+    if atom.list is not None and isinstance(value, list):
+        return [_through_go_types(schema, atom.list.element_type, item) for item in value]
+    return value
+
+
+def _atom(schema: Schema, type_ref: Any):
+    if type_ref is None:
+        return None
+    try:
+        return schema.resolve(type_ref)
+    except KeyError:
+        return None
 
 
 def _keep_identity(obj: dict[str, Any], live: dict[str, Any]) -> dict[str, Any]:
@@ -228,8 +302,9 @@ def _ignore_timestamp_only_changes(before: dict[str, Any] | None, after: dict[st
 
 
 def run_case(schema: Schema, api_version: str, kind: str, current: dict[str, Any] | None,
-             steps: list[dict[str, Any]], status_subresource: bool = False, patch_meta: Any = None) -> list[dict]:
+             steps: list[dict[str, Any]], status_subresource: bool = False, patch_meta: Any = None,
+             custom_resource: bool = False) -> list[dict]:
     """Every step's result as the protocol carries it."""
-    store = Store(schema, api_version, kind, status_subresource, patch_meta=patch_meta)
+    store = Store(schema, api_version, kind, status_subresource, custom_resource, patch_meta=patch_meta)
     store.start(current)
     return [store.run(Step.from_json(step)).to_json() for step in steps]
