@@ -41,6 +41,7 @@ type patchCase struct {
 	original, patch, modified, current input
 	schema                             *schemaRef
 	options                            caseOptions
+	steps                              json.RawMessage // server-side-apply
 }
 
 // caseOptions are the request's `options`; absent members take kubectl apply's defaults.
@@ -104,6 +105,7 @@ func parseCase(raw json.RawMessage) (*patchCase, error) {
 		return nil, fmt.Errorf("case member \"options\": %v", err)
 	}
 	c.options = options
+	c.steps = members["steps"]
 	if v, ok := members["schema"]; ok && string(v) != "null" {
 		c.schema = &schemaRef{}
 		if err := json.Unmarshal(v, c.schema); err != nil {
@@ -124,6 +126,9 @@ func (c *patchCase) run() (*result, string, *caseError) {
 		"merge-patch-3way": {"original", "modified", "current"},
 		"strategic-3way":   {"original", "modified", "current"},
 		"apply":            {"modified"},
+	}
+	if c.typ == "server-side-apply" {
+		return c.serverSideApply()
 	}
 	members, known := need[c.typ]
 	if !known {

@@ -23,7 +23,7 @@ const protocolVersion = 1
 // patchTypes are the case types this program answers with upstream code.
 var patchTypes = []string{
 	"json-patch", "merge-patch", "merge-patch-2way", "merge-patch-3way",
-	"strategic", "strategic-2way", "strategic-3way", "apply",
+	"strategic", "strategic-2way", "strategic-3way", "apply", "server-side-apply",
 }
 
 // request is one protocol line from the harness.
@@ -45,6 +45,7 @@ type response struct {
 type result struct {
 	Patch    json.RawMessage `json:"patch,omitempty"`
 	Document json.RawMessage `json:"document,omitempty"`
+	Steps    []interface{}   `json:"steps,omitempty"` // server-side-apply: one result per step
 }
 
 type caseError struct {

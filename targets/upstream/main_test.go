@@ -214,9 +214,15 @@ var exchanges = []struct {
 	},
 	{
 		name: "a case type upstream has no function for is skipped",
-		request: `{"cmd":"run","seq":15,"case":{"id":"t::ssa","type":"server-side-apply",` +
+		request: `{"cmd":"run","seq":15,"case":{"id":"t::put","type":"update",` +
 			`"original":{},"modified":{}}}`,
-		answer: `{"seq":15,"skipped":"patch type \"server-side-apply\" is not served by the upstream target"}`,
+		answer: `{"seq":15,"skipped":"patch type \"update\" is not served by the upstream target"}`,
+	},
+	{
+		name: "a server-side-apply case without steps is skipped",
+		request: `{"cmd":"run","seq":16,"case":{"id":"t::ssa","type":"server-side-apply",` +
+			`"original":{},"modified":{}}}`,
+		answer: `{"seq":16,"skipped":"a server-side-apply case needs \"steps\""}`,
 	},
 }
 
@@ -246,7 +252,7 @@ func TestHandshake(t *testing.T) {
 	}
 	want := `{"ready":true,"protocol":1,"implementation":{"name":"upstream","version":"` + version +
 		`","language":"go"},"capabilities":{"patch_types":["json-patch","merge-patch","merge-patch-2way",` +
-		`"merge-patch-3way","strategic","strategic-2way","strategic-3way","apply"],"schemas":["builtin","named","none"],` +
+		`"merge-patch-3way","strategic","strategic-2way","strategic-3way","apply","server-side-apply"],"schemas":["builtin","named","none"],` +
 		`"profile":"kubernetes","messages":true}}` + "\n"
 	if string(answer) != want {
 		t.Errorf("handshake\n got: %s\nwant: %s", answer, want)

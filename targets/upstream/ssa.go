@@ -1,0 +1,751 @@
+package main
+
+// server-side-apply cases: a sequence of requests on one object, answered by Kubernetes'
+// own field manager (k8s.io/apimachinery/pkg/util/managedfields.NewDefaultFieldManager, the
+// chain the apiserver installs: version check, last-applied handling for "kubectl",
+// before-first-apply, the cap of ten Update managers, timestamps, stripped metadata,
+// structured-merge-diff) driven step by step on an unstructured live object. What the
+// apiserver does around its field manager (create on apply, uid, resourceVersion checks, the
+// strategies' status resets, the no-op rule) is emulated here, each time after the server
+// code named in the comments; README.md lists what is not.
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"k8s.io/apimachinery/pkg/util/managedfields"
+	"k8s.io/apimachinery/pkg/util/mergepatch"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// The logical clock: step n happens at ssaEpoch + n seconds, and an entry `time` t (an
+// integer, 0 or less in a case's `current`) is ssaEpoch + t. The field manager stamps
+// what a step sets with the real time.Now(), which lies far beyond every logical time; an
+// entry time from ssaNowFrom on is therefore "set by the step being run".
+var ssaEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+const ssaNowFrom = 1 << 28 // seconds after ssaEpoch (8.5 years; the real clock is far beyond)
+
+// ssaDefaultManager is the manager of an update or patch that names none: the apiserver
+// takes the User-Agent up to its first "/" (handlers/create.go, managerOrUserAgent), and
+// patchconf's live target sends "patchconf".
+const ssaDefaultManager = "patchconf"
+
+const ssaOptimisticLock = "the object has been modified; please apply your changes to the latest version and try again"
+
+type ssaStep struct {
+	Op          string          `json:"op"`
+	Manager     *string         `json:"manager"`
+	Force       *bool           `json:"force"`
+	Subresource string          `json:"subresource"`
+	Object      json.RawMessage `json:"object"`
+	PatchType   string          `json:"patch_type"`
+	Patch       json.RawMessage `json:"patch"`
+}
+
+// ssaEntry is a managedFields entry as a case states it: no fieldsType, time = step number.
+type ssaEntry struct {
+	Manager     string          `json:"manager"`
+	Operation   string          `json:"operation"`
+	APIVersion  string          `json:"apiVersion"`
+	Subresource string          `json:"subresource,omitempty"`
+	Time        *int64          `json:"time"`
+	FieldsV1    json.RawMessage `json:"fieldsV1,omitempty"`
+}
+
+type ssaConflict struct {
+	Manager string `json:"manager"`
+	Field   string `json:"field"`
+}
+
+type ssaError struct {
+	Class     string        `json:"class"`
+	Message   string        `json:"message"`
+	Status    int32         `json:"status,omitempty"`
+	Reason    string        `json:"reason,omitempty"`
+	Conflicts []ssaConflict `json:"conflicts,omitempty"`
+}
+
+type ssaDone struct {
+	Document      map[string]interface{} `json:"document"`
+	ManagedFields []ssaEntry             `json:"managed_fields"`
+	Changed       bool                   `json:"changed"`
+}
+
+type ssaFailed struct {
+	Error *ssaError `json:"error"`
+}
+
+// ssaRun is one case being run: the kind's field managers and the live object.
+type ssaRun struct {
+	kind      *ssaKind
+	main      *managedfields.FieldManager
+	status    *managedfields.FieldManager
+	live      *unstructured.Unstructured // nil: no object yet
+	name      string                     // the object's name (the request URL's)
+	versions  int                        // resourceVersions handed out
+	namespace string                     // the object's namespace, if the case states one
+}
+
+// serverSideApply answers a server-side-apply case: one result per step.
+func (c *patchCase) serverSideApply() (*result, string, *caseError) {
+	var steps []ssaStep
+	if err := json.Unmarshal(c.steps, &steps); err != nil || len(c.steps) == 0 {
+		return nil, "a server-side-apply case needs \"steps\"", nil
+	}
+	var current map[string]interface{}
+	if c.current.present && !c.current.isNull() {
+		object, err := decodeJSONObject(c.current.bytes)
+		if err != nil {
+			return nil, "", &caseError{Class: "invalid-document", Message: fmt.Sprintf("current: %v", err)}
+		}
+		current = object
+	}
+	gvk, name, namespace := ssaIdentity(c.schema, current, steps)
+	kind, skip, err := ssaKindFor(gvk, c.schema, steps)
+	if skip != "" {
+		return nil, skip, nil
+	}
+	if err != nil {
+		return nil, "", &caseError{Class: "unclassified", Message: err.Error()}
+	}
+	run := &ssaRun{kind: kind, name: name, namespace: namespace}
+	if run.main, err = kind.fieldManager(""); err == nil && kind.strategy.status {
+		run.status, err = kind.fieldManager("status")
+	}
+	if err != nil {
+		return nil, "", &caseError{Class: "unclassified", Message: err.Error()}
+	}
+	if current != nil {
+		logicalTimesToClock(current)
+		run.live = &unstructured.Unstructured{Object: current}
+		if run.live.GetUID() == "" {
+			run.live.SetUID(ssaUID)
+		}
+		run.live.SetResourceVersion(run.nextResourceVersion())
+	}
+	out := &result{Steps: []interface{}{}}
+	for i, step := range steps {
+		out.Steps = append(out.Steps, run.step(i+1, step))
+	}
+	return out, "", nil
+}
+
+// ssaUID is the uid of the case's object: a server gives every object one, and the field
+// manager's skip-non-applied rule depends on it (an update of an object that has a uid and
+// no managedFields is not tracked).
+const ssaUID = "00000000-0000-0000-0000-00000000a001"
+
+// nextResourceVersion: the server's own resourceVersions, which a case cannot know: one a
+// case states (in `current` or a request) is never the stored one.
+func (r *ssaRun) nextResourceVersion() string {
+	r.versions++
+	return strconv.Itoa(ssaFirstResourceVersion + r.versions)
+}
+
+const ssaFirstResourceVersion = 880000000
+
+// ssaIdentity is the endpoint's kind (the schema's built-in kind, else the object's) and the
+// object's name and namespace: from `current`, else from the first step that states them.
+func ssaIdentity(ref *schemaRef, current map[string]interface{}, steps []ssaStep) (schema.GroupVersionKind, string, string) {
+	apiVersion, kind, name, namespace := "", "", "", ""
+	take := func(object map[string]interface{}) {
+		if object == nil {
+			return
+		}
+		if v, ok := object["apiVersion"].(string); ok && apiVersion == "" {
+			apiVersion = v
+		}
+		if v, ok := object["kind"].(string); ok && kind == "" {
+			kind = v
+		}
+		if metadata, ok := object["metadata"].(map[string]interface{}); ok && name == "" {
+			name, _ = metadata["name"].(string)
+			namespace, _ = metadata["namespace"].(string)
+		}
+	}
+	if ref != nil && ref.Named == "" {
+		apiVersion, kind = ref.APIVersion, ref.Kind
+	}
+	take(current)
+	for _, step := range steps {
+		if object, err := decodeJSONObject(step.Object); err == nil {
+			take(object)
+		}
+	}
+	return schema.FromAPIVersionAndKind(apiVersion, kind), name, namespace
+}
+
+// step runs one request and answers its result (ssaDone) or its error (ssaFailed). A failed
+// step leaves the live object as it was.
+func (r *ssaRun) step(n int, s ssaStep) interface{} {
+	manager := ""
+	if s.Manager != nil {
+		manager = *s.Manager
+	}
+	if s.Subresource != "" && (s.Subresource != "status" || r.status == nil) {
+		// No such subresource: the server has no route for it.
+		return ssaFail(&ssaError{Class: "unclassified", Status: http.StatusNotFound, Reason: string(metav1.StatusReasonNotFound),
+			Message: "the server could not find the requested resource"})
+	}
+	fm := r.main
+	if s.Subresource == "status" {
+		fm = r.status
+	}
+	var next *unstructured.Unstructured
+	var failure *ssaError
+	created := false
+	switch s.Op {
+	case "apply":
+		next, created, failure = r.apply(fm, s, manager)
+	case "update":
+		next, created, failure = r.update(fm, s, manager)
+	case "patch":
+		next, failure = r.patch(fm, s, manager)
+	default:
+		failure = &ssaError{Class: "unclassified", Message: fmt.Sprintf("unknown step op %q", s.Op)}
+	}
+	if failure != nil {
+		return ssaFail(failure)
+	}
+	stampStep(next, n)
+	changed := true
+	if created {
+		// store.Create: rest.BeforeCreate -> PrepareForCreate clears status (a built-in kind's
+		// to its empty Go value, e.g. `status: {}`; a custom resource's is removed); the
+		// server assigns uid and resourceVersion.
+		next.SetUID(ssaUID)
+		next.SetResourceVersion(r.nextResourceVersion())
+		if r.kind.strategy.status {
+			delete(next.Object, "status")
+			if status, ok := r.kind.newEmpty().Object["status"]; ok && r.kind.builtin {
+				next.Object["status"] = status
+			}
+		}
+	} else {
+		r.beforeUpdate(next, s.Subresource)
+		ignoreTimestampOnlyChanges(next, r.live)
+		changed = !sameJSON(next.Object, r.live.Object)
+		if changed {
+			next.SetResourceVersion(r.nextResourceVersion())
+		} else {
+			next = r.live // nothing is written
+		}
+	}
+	r.live = next
+	return r.done(n, changed)
+}
+
+func ssaFail(e *ssaError) ssaFailed { return ssaFailed{Error: e} }
+
+// apply: PATCH with application/apply-patch+yaml (handlers/patch.go applyPatcher). A missing
+// object is created from the creater's empty object (forceAllowCreate), except on a
+// subresource (StatusREST.Update never creates).
+func (r *ssaRun) apply(fm *managedfields.FieldManager, s ssaStep, manager string) (*unstructured.Unstructured, bool, *ssaError) {
+	if failure := validatePatchOptions(s, manager, types.PatchType("application/apply-patch+yaml")); failure != nil {
+		return nil, false, failure
+	}
+	body, err := decodeJSONObject(s.Object)
+	if err != nil {
+		return nil, false, statusFailure(apierrors.NewBadRequest(fmt.Sprintf("error decoding YAML: %v", err)))
+	}
+	logicalTimesToClock(body)
+	live, create := r.live, false
+	if live == nil {
+		if s.Subresource != "" {
+			return nil, false, statusFailure(r.notFound())
+		}
+		live, create = r.kind.newEmpty(), true
+	}
+	applied, err := fm.Apply(live.DeepCopy(), &unstructured.Unstructured{Object: body}, manager, s.Force != nil && *s.Force)
+	if err != nil {
+		return nil, false, applyFailure(err)
+	}
+	next := applied.(*unstructured.Unstructured)
+	if failure := r.checkName(next); failure != nil {
+		return nil, false, failure
+	}
+	if !create {
+		if failure := r.checkResourceVersion(next, true); failure != nil {
+			return nil, false, failure
+		}
+	}
+	return next, create, nil
+}
+
+// update: PUT of the whole object (handlers/update.go, then registry/generic/registry
+// store.Update): the field manager's UpdateNoErrors, then the store's checks.
+func (r *ssaRun) update(fm *managedfields.FieldManager, s ssaStep, manager string) (*unstructured.Unstructured, bool, *ssaError) {
+	if errs := metavalidation.ValidateUpdateOptions(&metav1.UpdateOptions{FieldManager: manager}); len(errs) > 0 {
+		return nil, false, statusFailure(apierrors.NewInvalid(
+			schema.GroupKind{Group: metav1.GroupName, Kind: "UpdateOptions"}, "", errs))
+	}
+	if manager == "" {
+		manager = ssaDefaultManager
+	}
+	body, err := decodeJSONObject(s.Object)
+	if err != nil {
+		return nil, false, statusFailure(apierrors.NewBadRequest(err.Error()))
+	}
+	logicalTimesToClock(body)
+	next := &unstructured.Unstructured{Object: body}
+	if failure := r.checkName(next); failure != nil {
+		return nil, false, failure
+	}
+	if r.live == nil {
+		if s.Subresource != "" || !r.kind.strategy.createOnUpdate {
+			return nil, false, statusFailure(r.notFound())
+		}
+		// A create through PUT: the live object is the store's empty one (no uid: tracked).
+		return fm.UpdateNoErrors(r.kind.newEmpty(), next, manager).(*unstructured.Unstructured), true, nil
+	}
+	// rest.DefaultUpdatedObjectInfo: a uid in the body is a storage precondition.
+	if uid := next.GetUID(); uid != "" && uid != r.live.GetUID() {
+		return nil, false, statusFailure(apierrors.NewConflict(r.kind.resource, r.name, fmt.Errorf(
+			"StorageError: invalid object, Code: 4, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: "+
+				"Precondition failed: UID in precondition: %v, UID in object meta: %v", r.storageKey(), uid, r.live.GetUID())))
+	}
+	if failure := r.checkResourceVersion(next, r.kind.strategy.unconditionalUpdate); failure != nil {
+		return nil, false, failure
+	}
+	updated := fm.UpdateNoErrors(r.live.DeepCopy(), next, manager).(*unstructured.Unstructured)
+	return updated, false, nil
+}
+
+// patch: PATCH with a JSON patch, merge patch or strategic merge patch (handlers/patch.go):
+// the patch applied to the live object's JSON by the same libraries, then the field
+// manager's UpdateNoErrors, then the store's checks as for an update.
+func (r *ssaRun) patch(fm *managedfields.FieldManager, s ssaStep, manager string) (*unstructured.Unstructured, *ssaError) {
+	patchType := map[string]types.PatchType{
+		"json-patch": types.JSONPatchType, "merge-patch": types.MergePatchType, "strategic": types.StrategicMergePatchType,
+	}[s.PatchType]
+	if patchType == "" {
+		return nil, &ssaError{Class: "unclassified", Message: fmt.Sprintf("unknown patch_type %q", s.PatchType)}
+	}
+	if r.kind.custom && patchType == types.StrategicMergePatchType {
+		// Custom resources are not served with strategic merge patch.
+		return nil, &ssaError{Class: "no-strategic-schema", Status: http.StatusUnsupportedMediaType,
+			Reason: string(metav1.StatusReasonUnsupportedMediaType),
+			Message: "the body of the request was in an unknown format - accepted media types include: " +
+				"application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"}
+	}
+	if failure := validatePatchOptions(s, manager, patchType); failure != nil {
+		return nil, failure
+	}
+	if manager == "" {
+		manager = ssaDefaultManager
+	}
+	if r.live == nil {
+		return nil, statusFailure(r.notFound())
+	}
+	original, err := json.Marshal(r.live.Object)
+	if err != nil {
+		return nil, &ssaError{Class: "unclassified", Message: err.Error()}
+	}
+	patched, failure := r.patchedJSON(patchType, original, []byte(s.Patch))
+	if failure != nil {
+		return nil, failure
+	}
+	object, err := decodeJSONObject(patched)
+	if err != nil {
+		return nil, &ssaError{Class: "invalid-document", Message: err.Error()}
+	}
+	logicalTimesToClock(object)
+	next := &unstructured.Unstructured{Object: object}
+	if failure := r.checkName(next); failure != nil {
+		return nil, failure
+	}
+	if failure := r.checkResourceVersion(next, true); failure != nil {
+		return nil, failure
+	}
+	return fm.UpdateNoErrors(r.live.DeepCopy(), next, manager).(*unstructured.Unstructured), nil
+}
+
+// patchedJSON applies the patch as handlers/patch.go does, with its error answers: a JSON
+// patch that does not decode is a 400, one that does not apply a bare 422 (the library's
+// reason is dropped); a merge patch that is not JSON a 400; strategic merge patch errors as
+// interpretStrategicMergePatchError sorts them; any other error a 500 with its text.
+func (r *ssaRun) patchedJSON(patchType types.PatchType, original, patch []byte) ([]byte, *ssaError) {
+	switch patchType {
+	case types.JSONPatchType:
+		operations, err := jsonpatch.DecodePatch(patch)
+		if err != nil {
+			return nil, statusFailure(apierrors.NewBadRequest(err.Error()), "invalid-patch")
+		}
+		patched, err := operations.Apply(original)
+		if err != nil {
+			return nil, statusFailure(apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "",
+				schema.GroupResource{}, "", err.Error(), 0, false), classifyJSONPatch(err))
+		}
+		return patched, nil
+	case types.MergePatchType:
+		patched, err := jsonpatch.MergePatch(original, patch)
+		if err == jsonpatch.ErrBadJSONPatch {
+			return nil, statusFailure(apierrors.NewBadRequest(err.Error()), "invalid-patch")
+		} else if err != nil {
+			return nil, &ssaError{Class: classify(err), Status: http.StatusInternalServerError, Message: err.Error()}
+		}
+		return patched, nil
+	}
+	typed, err := builtinObject(r.kind.gvk)
+	if err != nil {
+		return nil, &ssaError{Class: "no-strategic-schema", Message: err.Error()}
+	}
+	patched, err := strategicpatch.StrategicMergePatch(original, patch, typed)
+	if err == nil {
+		return patched, nil
+	}
+	var doc, other input
+	_ = json.Unmarshal(original, &doc.value)
+	_ = json.Unmarshal(patch, &other.value)
+	doc.present, other.present = true, true
+	class := classifyStrategic(err, doc, other, "patch")
+	switch err {
+	case mergepatch.ErrBadJSONDoc, mergepatch.ErrBadPatchFormatForPrimitiveList, mergepatch.ErrBadPatchFormatForRetainKeys,
+		mergepatch.ErrBadPatchFormatForSetElementOrderList, mergepatch.ErrUnsupportedStrategicMergePatchFormat:
+		return nil, statusFailure(apierrors.NewBadRequest(err.Error()), class)
+	case mergepatch.ErrNoListOfLists, mergepatch.ErrPatchContentNotMatchRetainKeys:
+		return nil, statusFailure(apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "",
+			schema.GroupResource{}, "", err.Error(), 0, false), class)
+	}
+	return nil, &ssaError{Class: class, Status: http.StatusInternalServerError, Message: err.Error()}
+}
+
+// validatePatchOptions: the PatchOptions checks of handlers/patch.go (422, kind PatchOptions).
+func validatePatchOptions(s ssaStep, manager string, patchType types.PatchType) *ssaError {
+	options := &metav1.PatchOptions{FieldManager: manager, Force: s.Force}
+	if errs := metavalidation.ValidatePatchOptions(options, patchType); len(errs) > 0 {
+		return statusFailure(apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "PatchOptions"}, "", errs))
+	}
+	return nil
+}
+
+// storageKey: where etcd holds the object (registry/generic: /registry/<resource>, custom
+// resources /registry/<group>/<resource>; a few built-in resources use other prefixes).
+func (r *ssaRun) storageKey() string {
+	parts := []string{"", "registry"}
+	if r.kind.custom {
+		parts = append(parts, r.kind.resource.Group)
+	}
+	parts = append(parts, r.kind.resource.Resource)
+	if r.namespace != "" {
+		parts = append(parts, r.namespace)
+	}
+	return strings.Join(append(parts, r.name), "/")
+}
+
+func (r *ssaRun) notFound() *apierrors.StatusError {
+	return apierrors.NewNotFound(r.kind.resource, r.name)
+}
+
+// checkName: the object a request produces must keep the name of the request URL.
+func (r *ssaRun) checkName(object *unstructured.Unstructured) *ssaError {
+	if name := object.GetName(); name != r.name {
+		return statusFailure(apierrors.NewBadRequest(fmt.Sprintf(
+			"the name of the object (%s) does not match the name on the URL (%s)", name, r.name)))
+	}
+	return nil
+}
+
+// checkResourceVersion: store.Update's optimistic concurrency. An object without a
+// resourceVersion is an unconditional update where the strategy allows one (it gets the
+// stored one), a 422 otherwise; another resourceVersion than the stored one is a conflict.
+func (r *ssaRun) checkResourceVersion(object *unstructured.Unstructured, unconditional bool) *ssaError {
+	switch version := object.GetResourceVersion(); {
+	case version == "" && unconditional:
+		object.SetResourceVersion(r.live.GetResourceVersion())
+	case version == "":
+		return statusFailure(apierrors.NewInvalid(
+			schema.GroupKind{Group: r.kind.resource.Group, Kind: r.kind.resource.Resource}, r.name,
+			field.ErrorList{field.Invalid(field.NewPath("metadata", "resourceVersion"), uint64(0), "must be specified for an update")}))
+	case version != r.live.GetResourceVersion():
+		return statusFailure(apierrors.NewConflict(r.kind.resource, r.name, fmt.Errorf(ssaOptimisticLock)))
+	}
+	return nil
+}
+
+// beforeUpdate: rest.BeforeUpdate and the strategies' PrepareForUpdate. Requests cannot
+// change uid, creationTimestamp or generation; the main resource keeps the stored status
+// and a status request keeps what its strategy keeps (built-in kinds: spec and what
+// ssaStrategy.statusKeeps lists; custom resources: everything but status).
+func (r *ssaRun) beforeUpdate(next *unstructured.Unstructured, subresource string) {
+	old := r.live
+	next.SetUID(old.GetUID())
+	next.SetCreationTimestamp(old.GetCreationTimestamp())
+	next.SetGeneration(old.GetGeneration())
+	if next.GetGeneration() == 0 {
+		unstructured.RemoveNestedField(next.Object, "metadata", "generation")
+	}
+	if _, found, _ := unstructured.NestedFieldNoCopy(old.Object, "metadata", "creationTimestamp"); !found {
+		unstructured.RemoveNestedField(next.Object, "metadata", "creationTimestamp")
+	}
+	strategy := r.kind.strategy
+	if !strategy.status {
+		return
+	}
+	if subresource == "" {
+		keepPath(next.Object, old.Object, "status")
+		return
+	}
+	if r.kind.custom {
+		// apiextensions-apiserver statusStrategy.PrepareForUpdate: the old object with the
+		// new status and the new managedFields.
+		status, hasStatus := next.Object["status"]
+		managed, hasManaged, _ := unstructured.NestedFieldCopy(next.Object, "metadata", "managedFields")
+		next.Object = runtime.DeepCopyJSON(old.Object)
+		unstructured.RemoveNestedField(next.Object, "metadata", "managedFields")
+		if hasManaged {
+			_ = unstructured.SetNestedField(next.Object, managed, "metadata", "managedFields")
+		}
+		delete(next.Object, "status")
+		if hasStatus {
+			next.Object["status"] = status
+		}
+		return
+	}
+	for _, path := range strategy.statusKeeps {
+		keepPath(next.Object, old.Object, path...)
+	}
+}
+
+// keepPath sets path in next to its value in old (removing it where old has none).
+func keepPath(next, old map[string]interface{}, path ...string) {
+	value, found, err := unstructured.NestedFieldCopy(old, path...)
+	if err != nil || !found {
+		unstructured.RemoveNestedField(next, path...)
+		return
+	}
+	_ = unstructured.SetNestedField(next, value, path...)
+}
+
+// ignoreTimestampOnlyChanges is what fieldmanager.IgnoreManagedFieldsTimestampsTransformer
+// (k8s.io/apiserver, called from store.Update) does: when the new object differs from the
+// stored one only in managedFields times - same entries in the same order, same fields -
+// the stored times are put back, so that nothing is written.
+func ignoreTimestampOnlyChanges(next, old *unstructured.Unstructured) {
+	oldEntries, newEntries := old.GetManagedFields(), next.GetManagedFields()
+	if len(oldEntries) != len(newEntries) || len(newEntries) == 0 {
+		return
+	}
+	timesChanged := false
+	for i := range newEntries {
+		if !newEntries[i].Time.Equal(oldEntries[i].Time) {
+			timesChanged = true
+		}
+		a, b := newEntries[i], oldEntries[i]
+		a.Time, b.Time = nil, nil
+		if !reflect.DeepEqual(a, b) {
+			return
+		}
+	}
+	if !timesChanged || !equalOutsideManagedFields(next.Object, old.Object) {
+		return
+	}
+	for i := range newEntries {
+		newEntries[i].Time = oldEntries[i].Time
+	}
+	next.SetManagedFields(newEntries)
+}
+
+func equalOutsideManagedFields(a, b map[string]interface{}) bool {
+	strip := func(object map[string]interface{}) map[string]interface{} {
+		copied := runtime.DeepCopyJSON(object)
+		unstructured.RemoveNestedField(copied, "metadata", "managedFields")
+		return copied
+	}
+	return reflect.DeepEqual(strip(a), strip(b))
+}
+
+// sameJSON: what etcd3's GuaranteedUpdate compares (the encoded objects).
+func sameJSON(a, b map[string]interface{}) bool {
+	x, errA := json.Marshal(a)
+	y, errB := json.Marshal(b)
+	return errA == nil && errB == nil && string(x) == string(y)
+}
+
+// stampStep gives the entries the step set ("now") the step's logical time, in the order
+// the field manager sorts entries (operation, time in seconds, manager, apiVersion,
+// subresource; internal/managedfields.go), as if the whole step ran within one second.
+func stampStep(object *unstructured.Unstructured, n int) {
+	entries := object.GetManagedFields()
+	if len(entries) == 0 {
+		return
+	}
+	for i := range entries {
+		if t := entries[i].Time; t != nil && t.Unix()-ssaEpoch.Unix() >= ssaNowFrom {
+			entries[i].Time = &metav1.Time{Time: ssaEpoch.Add(time.Duration(n) * time.Second)}
+		}
+	}
+	seconds := func(t *metav1.Time) int64 {
+		if t == nil {
+			return 0
+		}
+		return t.Unix()
+	}
+	sort.SliceStable(entries, func(i, j int) bool {
+		p, q := entries[i], entries[j]
+		switch {
+		case p.Operation != q.Operation:
+			return p.Operation < q.Operation
+		case seconds(p.Time) != seconds(q.Time):
+			return seconds(p.Time) < seconds(q.Time)
+		case p.Manager != q.Manager:
+			return p.Manager < q.Manager
+		case p.APIVersion != q.APIVersion:
+			return p.APIVersion < q.APIVersion
+		}
+		return p.Subresource < q.Subresource
+	})
+	object.SetManagedFields(entries)
+}
+
+// logicalTimesToClock turns a case's managedFields entries (integer times, no fieldsType)
+// into what a server holds: RFC 3339 times on the logical clock, fieldsType FieldsV1.
+func logicalTimesToClock(object map[string]interface{}) {
+	metadata, _ := object["metadata"].(map[string]interface{})
+	entries, _ := metadata["managedFields"].([]interface{})
+	for _, item := range entries {
+		entry, ok := item.(map[string]interface{})
+		if !ok {
+			continue
+		}
+		switch t := entry["time"].(type) {
+		case int64:
+			entry["time"] = ssaEpoch.Add(time.Duration(t) * time.Second).Format(time.RFC3339)
+		case float64:
+			entry["time"] = ssaEpoch.Add(time.Duration(int64(t)) * time.Second).Format(time.RFC3339)
+		}
+		if _, hasFields := entry["fieldsV1"]; hasFields && entry["fieldsType"] == nil {
+			entry["fieldsType"] = "FieldsV1"
+		}
+	}
+}
+
+// done is a step's answer: the object without server-owned metadata, its entries with
+// logical times.
+func (r *ssaRun) done(n int, changed bool) ssaDone {
+	document := runtime.DeepCopyJSON(r.live.Object)
+	if metadata, ok := document["metadata"].(map[string]interface{}); ok {
+		for _, key := range []string{"uid", "resourceVersion", "creationTimestamp", "generation", "managedFields"} {
+			delete(metadata, key)
+		}
+	}
+	entries := []ssaEntry{}
+	for _, entry := range r.live.GetManagedFields() {
+		out := ssaEntry{Manager: entry.Manager, Operation: string(entry.Operation), APIVersion: entry.APIVersion,
+			Subresource: entry.Subresource}
+		if entry.Time != nil {
+			t := entry.Time.Unix() - ssaEpoch.Unix()
+			out.Time = &t
+		}
+		if entry.FieldsV1 != nil {
+			out.FieldsV1 = json.RawMessage(entry.FieldsV1.Raw)
+		}
+		entries = append(entries, out)
+	}
+	return ssaDone{Document: document, ManagedFields: entries, Changed: changed}
+}
+
+// statusFailure: an API error as the server answers it, with patchconf's class (by status
+// code, unless given).
+func statusFailure(err *apierrors.StatusError, class ...string) *ssaError {
+	status := err.Status()
+	out := &ssaError{Message: status.Message, Status: status.Code, Reason: string(status.Reason)}
+	switch status.Code {
+	case http.StatusConflict:
+		out.Class = "conflict"
+	case http.StatusBadRequest:
+		out.Class = "invalid-patch"
+	case http.StatusUnprocessableEntity:
+		out.Class = "invalid"
+	default:
+		out.Class = "unclassified"
+	}
+	if len(class) > 0 {
+		out.Class = class[0]
+	}
+	if status.Details != nil {
+		for _, cause := range status.Details.Causes {
+			if cause.Type == metav1.CauseTypeFieldManagerConflict {
+				out.Conflicts = append(out.Conflicts, ssaConflict{Manager: conflictManager(cause.Message), Field: cause.Field})
+			}
+		}
+		sort.Slice(out.Conflicts, func(i, j int) bool {
+			a, b := out.Conflicts[i], out.Conflicts[j]
+			if a.Field != b.Field {
+				return a.Field < b.Field
+			}
+			return a.Manager < b.Manager
+		})
+	}
+	return out
+}
+
+// conflictManager is the manager's name in a conflict cause's message
+// (`conflict with "hpa" using v1`, internal/conflict.go printManager).
+func conflictManager(message string) string {
+	rest := strings.TrimPrefix(message, "conflict with ")
+	if quoted, err := strconv.QuotedPrefix(rest); err == nil {
+		if name, err := strconv.Unquote(quoted); err == nil {
+			return name
+		}
+	}
+	return rest
+}
+
+// applyFailure: an error of FieldManager.Apply. API errors travel as they are (409
+// conflicts, 400 for managedFields in the body or another kind); the rest are plain errors,
+// which the server answers with 500 and the error's text (responsewriters/status.go).
+func applyFailure(err error) *ssaError {
+	if status, ok := err.(*apierrors.StatusError); ok {
+		return statusFailure(status)
+	}
+	if status, ok := err.(apierrors.APIStatus); ok {
+		return statusFailure(&apierrors.StatusError{ErrStatus: status.Status()})
+	}
+	class := "unclassified"
+	if strings.HasPrefix(err.Error(), "failed to create typed patch object") {
+		class = "invalid-patch" // the apply configuration does not type against the schema
+	}
+	return &ssaError{Class: class, Status: http.StatusInternalServerError, Message: err.Error()}
+}
+
+// decodeJSONObject reads a JSON object as the apiserver's unstructured objects hold it
+// (integers as int64, other numbers as float64).
+func decodeJSONObject(data []byte) (map[string]interface{}, error) {
+	if len(data) == 0 {
+		return nil, fmt.Errorf("no object")
+	}
+	var value interface{}
+	if err := utiljson.Unmarshal(data, &value); err != nil {
+		return nil, err
+	}
+	object, ok := value.(map[string]interface{})
+	if !ok {
+		return nil, fmt.Errorf("expected an object, got %s", strings.TrimSpace(string(data)))
+	}
+	return object, nil
+}
+
+// resourceFor names the kind's resource as the server's messages do (deployments.apps).
+func resourceFor(gvk schema.GroupVersionKind) schema.GroupResource {
+	plural, _ := meta.UnsafeGuessKindToResource(gvk)
+	return plural.GroupResource()
+}
