@@ -83,7 +83,10 @@ def build(release: str | None = None) -> Path:
         requires = [f"-require={module}@{version}" for module in K8S_MODULES]
         _run([go, "mod", "edit", *requires, f"-require={JSON_PATCH_MODULE}"], work)
         _run([go, "mod", "tidy"], work)
-    _run([go, "build", "-trimpath", "-o", str(binary) + ".tmp", "."], work)
+    # Before 1.31 client-go has no public schema of the built-in kinds for server-side apply
+    # (targets/upstream/ssa_builtin_pre131.go).
+    tags = ["-tags", "patchconf_pre131"] if release and int(release.split(".")[1]) < 31 else []
+    _run([go, "build", "-trimpath", *tags, "-o", str(binary) + ".tmp", "."], work)
     os.replace(str(binary) + ".tmp", binary)
     return binary
 
