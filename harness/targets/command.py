@@ -16,7 +16,7 @@ import subprocess
 import threading
 from typing import Any
 
-from harness.cases import ABSENT, Case, named_schema_path
+from harness.cases import ABSENT, STEP_EXPECTATIONS, Case, named_schema_path
 from harness.targets.base import (
     Actual,
     ActualError,
@@ -156,6 +156,9 @@ def request_case(case: Case) -> dict[str, Any]:
     for key in ("original", "patch", "modified", "current"):
         if case.has_input(key):
             data[key] = case.input(key)
+    if case.has_input("steps"):  # server-side apply: the requests, without what each must produce
+        data["steps"] = [{key: value for key, value in step.items() if key not in STEP_EXPECTATIONS}
+                         for step in case.input("steps")]
     if case.options:
         data["options"] = dict(case.options)
     schema = case.effective_schema()
@@ -180,6 +183,8 @@ def _actual_from_answer(answer: dict[str, Any], seq: int) -> Actual:
         error = answer["error"]
         return Actual(error=ActualError(str(error.get("class", "unclassified")), str(error.get("message", ""))))
     result = answer.get("result")
+    if isinstance(result, dict) and isinstance(result.get("steps"), list):
+        return Actual(document={"steps": result["steps"]})
     if isinstance(result, dict) and ("document" in result or "patch" in result):
         return Actual(document=result.get("document", ABSENT), patch=result.get("patch", ABSENT))
     raise TargetCrash(f"answer has neither result, error nor skipped: {json.dumps(answer)[:200]}")

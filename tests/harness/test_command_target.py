@@ -121,3 +121,20 @@ def test_program_that_fails_the_handshake_is_unavailable(tmp_path):
         make_target(f"cmd:{sys.executable} {adapter}")
     with pytest.raises(TargetUnavailable, match="cannot start"):
         make_target("cmd:/nonexistent/program")
+
+
+def test_server_side_apply_steps_travel_without_their_expectations():
+    from harness.cases import Case, Outcome
+    from harness.targets.command import _actual_from_answer, request_case
+
+    step = {"op": "apply", "manager": "a", "object": {"apiVersion": "v1", "kind": "ConfigMap"},
+            "expected": {"x": 1}, "expected_managed_fields": [], "expected_changed": True}
+    case = Case(file="t.yaml", name="c", description="", type="server-side-apply", tags=(),
+                inputs={"steps": [step, {"op": "apply", "manager": "b", "object": {}, "expected_error": {}}]},
+                outcome=Outcome(document={"steps": [{}, {}]}), provenance=())
+    sent = request_case(case)
+    assert sent["steps"] == [{"op": "apply", "manager": "a", "object": {"apiVersion": "v1", "kind": "ConfigMap"}},
+                             {"op": "apply", "manager": "b", "object": {}}]
+    answer = {"seq": 3, "result": {"steps": [{"document": {}, "managed_fields": [], "changed": True},
+                                             {"error": {"class": "conflict", "message": "m"}}]}}
+    assert _actual_from_answer(answer, 3).document == {"steps": answer["result"]["steps"]}
