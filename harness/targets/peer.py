@@ -1,7 +1,10 @@
 """``peer:NAME``: another Go patch library, from ``targets/peers/NAME``, as a target.
 
 Each peer is a small self-contained Go program speaking harness/PROTOCOL.md around one
-library (``evanphx-json-patch-v5``, ``kustomize-kyaml``). It is built on first use into
+library: ``evanphx-json-patch-v5``, ``kustomize-kyaml`` (patch libraries), and the two
+fakes controller authors test server-side apply against, ``client-go-fake``
+(``k8s.io/client-go/kubernetes/fake.NewClientset``) and ``controller-runtime-fake``
+(``sigs.k8s.io/controller-runtime/pkg/client/fake``). It is built on first use into
 ``$PATCHCONF_CACHE/peers/<name>-<source digest>/`` (default ``~/.cache/patchconf``) with
 the upstream target's build helpers, and reused while its sources are unchanged. Peers
 are compared, not trusted: their answers are judged against the corpus like any target's.
@@ -21,6 +24,13 @@ from harness.targets.command import CommandTarget
 from harness.targets.upstream import _go, _run, _source_digest, cache_root
 
 PEERS_DIR = REPO_ROOT / "targets" / "peers"
+
+# The server-side apply fakes run each step of a case in a wall-clock second of its own
+# (their field manager stamps time.Now() and orders entries by whole seconds), so a case
+# takes about a second a step: a longer deadline, and more instances, which mostly sleep.
+SSA_FAKES = ("client-go-fake", "controller-runtime-fake")
+SSA_FAKE_TIMEOUT = 60.0
+SSA_FAKE_WORKERS = 8
 
 
 def available_peers() -> list[str]:
@@ -54,6 +64,8 @@ def build(name: str) -> Path:
 class PeerTarget(CommandTarget):
     def __init__(self, name: str, timeout: float | None = None) -> None:
         binary = build(name)
-        super().__init__(shlex.quote(str(binary)), timeout=timeout or 10.0,
-                         workers=os.cpu_count() or 1, family=name)
+        fake = name in SSA_FAKES
+        super().__init__(shlex.quote(str(binary)), timeout=timeout or (SSA_FAKE_TIMEOUT if fake else 10.0),
+                         workers=max(SSA_FAKE_WORKERS, os.cpu_count() or 1) if fake else os.cpu_count() or 1,
+                         family=name)
         self.name = f"peer:{name}"

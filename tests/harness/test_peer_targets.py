@@ -1,8 +1,10 @@
 """The Go peer targets (peer:NAME, targets/peers/): built on first use, run through the protocol.
 
-Each peer is built once (kyaml takes about a minute cold) and a few corpus cases are run
-with the exact status each gets - the library's real answers, including answers the corpus
-judges wrong, which must come back as failures. Those tests skip where Go is not installed.
+Each peer is built once (kyaml takes about a minute cold, controller-runtime several) and a
+few cases are run with the exact status each gets - the library's real answers, including
+answers the corpus judges wrong, which must come back as failures. The server-side apply
+fakes run tests/harness/data/ssa_fake_cases.yaml, whose expectations a real kube-apiserver
+gave. Those tests skip where Go is not installed.
 """
 
 from __future__ import annotations
@@ -31,6 +33,10 @@ SMP_LIST_PATCHED_WITH_MAPS = "cases/strategic/type-changes.yaml::primitive-merge
 
 
 REPO = Path(__file__).resolve().parents[2]
+SSA_FAKE_CASES = Path(__file__).parent / "data" / "ssa_fake_cases.yaml"
+SSA_FORCE = "apply-creates-conflict-then-force"
+SSA_UPDATE_TAKES = "update-takes-ownership-then-apply-conflicts"
+SSA_NOOP = "reapplying-the-same-configuration-writes-nothing"
 USED = (JP_A1, JP_REMOVE_MISSING, JP_NEGATIVE_INDEX, JP_NON_NUMERIC_INDEX, MP_BIG_INT, MP_CREATE_MISMATCH,
         SMP_UPDATE_IMAGE, SMP_ADD_CONTAINER, SMP_FLOAT_ZERO_FRACTION, SMP_LIST_PATCHED_WITH_MAPS)
 
@@ -112,8 +118,114 @@ def test_kyaml_answers(kyaml, corpus_cases, case_id, status):
         assert result.diff == ("document /spec/terminationGracePeriodSeconds: expected 30, got 30.0 (int vs float)",)
 
 
+@pytest.fixture(scope="module")
+def ssa_cases():
+    corpus = load_corpus([SSA_FAKE_CASES])
+    assert not corpus.errors, corpus.errors
+    return {case.name: case for case in corpus.cases}
+
+
+@pytest.fixture(scope="module")
+def client_go_fake():
+    target = make_target("peer:client-go-fake")
+    yield target
+    target.close()
+
+
+@pytest.fixture(scope="module")
+def controller_runtime_fake():
+    target = make_target("peer:controller-runtime-fake")
+    yield target
+    target.close()
+
+
+@needs_go
+def test_client_go_fake_declares_server_side_apply_on_builtin_kinds(client_go_fake):
+    info = client_go_fake.info
+    assert client_go_fake.name == "peer:client-go-fake"
+    assert info.family == "client-go-fake"
+    assert info.patch_types == {"server-side-apply"}
+    # "none": a case that starts with no object names its kind only in its steps
+    assert info.schemas == {"builtin", "none"}
+    assert info.messages is True
+    assert info.version == "v0.33.13"
+    assert client_go_fake.timeout == 60.0
+
+
+@needs_go
+@pytest.mark.parametrize(("name", "status"), [
+    (SSA_FORCE, PASS),
+    (SSA_UPDATE_TAKES, PASS),
+    # The fake's tracker stores every successful request and its watch delivers an event
+    # for it; a server does not write a no-op apply.
+    (SSA_NOOP, FAIL),
+])
+def test_client_go_fake_answers(client_go_fake, ssa_cases, name, status):
+    result = run_case(ssa_cases[name], client_go_fake)
+    assert result.status == status, result.reason
+    if name == SSA_NOOP:
+        assert result.diff == ("step 2: expected changed=False, got changed=True",)
+
+
+@needs_go
+def test_client_go_fake_reports_steps_times_and_conflicts(client_go_fake, ssa_cases):
+    steps = client_go_fake.run(ssa_cases[SSA_FORCE]).document["steps"]
+    assert steps[0] == {
+        "document": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}, "data": {"a": "1", "b": "x"}},
+        "managed_fields": [{"manager": "alice", "operation": "Apply", "apiVersion": "v1", "time": 1,
+                            "fieldsV1": {"f:data": {"f:a": {}, "f:b": {}}}}],
+        "changed": True,
+    }
+    assert steps[1] == {"error": {
+        "class": "conflict", "message": 'Apply failed with 1 conflict: conflict with "alice": .data.a',
+        "status": 409, "reason": "Conflict", "conflicts": [{"manager": "alice", "field": ".data.a"}]}}
+    assert [entry["time"] for entry in steps[2]["managed_fields"]] == [1, 3]
+
+
+@needs_go
+def test_client_go_fake_skips_kinds_outside_its_scheme(client_go_fake):
+    from harness.cases import Case, Outcome
+
+    widget = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}}
+    case = Case(file="t.yaml", name="widget", description="", type="server-side-apply", tags=(),
+                inputs={"steps": [{"op": "apply", "manager": "a", "object": widget}]},
+                outcome=Outcome(document={"steps": [{}]}), provenance=())
+    result = run_case(case, client_go_fake)
+    assert result.status == SKIP
+    assert result.reason == ("declined by the target: example.com/v1, Kind=Widget is not a kind of client-go's "
+                             "scheme: the fake clientset serves built-in kinds only")
+
+
+@needs_go
+def test_controller_runtime_fake_declares_server_side_apply(controller_runtime_fake):
+    info = controller_runtime_fake.info
+    assert info.family == "controller-runtime-fake"
+    assert info.patch_types == {"server-side-apply"}
+    assert info.schemas == {"builtin", "named", "none"}
+    assert info.version.startswith("v0.")
+
+
+@needs_go
+@pytest.mark.parametrize(("name", "status"), [
+    (SSA_FORCE, PASS),
+    (SSA_UPDATE_TAKES, PASS),
+    # Its tracker gives every write a new resourceVersion, the apply's too, so the field
+    # manager sees a changed object and stamps a new time where a server writes nothing.
+    (SSA_NOOP, FAIL),
+])
+def test_controller_runtime_fake_answers(controller_runtime_fake, ssa_cases, name, status):
+    result = run_case(ssa_cases[name], controller_runtime_fake)
+    assert result.status == status, result.reason
+    if name == SSA_NOOP:
+        assert result.diff == (
+            "step 2: managedFields /0/time: expected 1, got 2",
+            "step 2: expected changed=False, got changed=True",
+        )
+
+
 def test_an_unknown_peer_names_the_known_ones():
-    with pytest.raises(TargetUnavailable, match=r"no peer 'nope'.*evanphx-json-patch-v5, kustomize-kyaml"):
+    with pytest.raises(TargetUnavailable, match=r"no peer 'nope'.*client-go-fake, controller-runtime-fake, "
+                                                r"evanphx-json-patch-v5, kustomize-kyaml"):
         make_target("peer:nope")
 
 

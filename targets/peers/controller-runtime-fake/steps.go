@@ -1,0 +1,479 @@
+package main
+
+// The library-independent half of a server-side apply case: reading the request, the
+// logical clock, and the step results. (The same file serves the controller-runtime-fake
+// peer; each peer's fake.go sends the steps through its own fake.)
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// ssaCase is a server-side-apply request: `current` (nil: absent; the text null: no object)
+// and the steps, without their expectations.
+type ssaCase struct {
+	ID      string          `json:"id"`
+	Type    string          `json:"type"`
+	Current json.RawMessage `json:"current"`
+	Steps   []step          `json:"steps"`
+	Schema  *schemaRef      `json:"schema"`
+}
+
+// schemaRef is the request's `schema`: a built-in kind, or a named schema given whole
+// (OpenAPI v2 definitions).
+type schemaRef struct {
+	APIVersion  string                     `json:"apiVersion"`
+	Kind        string                     `json:"kind"`
+	Named       string                     `json:"named"`
+	Root        string                     `json:"root"`
+	Definitions map[string]json.RawMessage `json:"definitions"`
+}
+
+type step struct {
+	Op          string          `json:"op"`
+	Manager     *string         `json:"manager"`
+	Force       bool            `json:"force"`
+	Subresource string          `json:"subresource"`
+	Object      json.RawMessage `json:"object"`
+	PatchType   string          `json:"patch_type"`
+	Patch       json.RawMessage `json:"patch"`
+}
+
+// fieldManager is the request's fieldManager ("" when the step names none).
+func (s step) fieldManager() string {
+	if s.Manager == nil {
+		return ""
+	}
+	return *s.Manager
+}
+
+func (s step) subresources() []string {
+	if s.Subresource == "" {
+		return nil
+	}
+	return []string{s.Subresource}
+}
+
+var patchTypes = map[string]types.PatchType{
+	"json-patch":  types.JSONPatchType,
+	"merge-patch": types.MergePatchType,
+	"strategic":   types.StrategicMergePatchType,
+}
+
+type stepResult struct {
+	Document      json.RawMessage `json:"document,omitempty"`
+	ManagedFields *[]managedEntry `json:"managed_fields,omitempty"`
+	Changed       *bool           `json:"changed,omitempty"`
+	Error         *stepError      `json:"error,omitempty"`
+}
+
+type managedEntry struct {
+	Manager     string          `json:"manager"`
+	Operation   string          `json:"operation"`
+	APIVersion  string          `json:"apiVersion"`
+	Time        *int64          `json:"time,omitempty"` // absent: the entry has no time
+	FieldsV1    json.RawMessage `json:"fieldsV1,omitempty"`
+	Subresource string          `json:"subresource,omitempty"`
+}
+
+type stepError struct {
+	Class     string     `json:"class"`
+	Message   string     `json:"message"`
+	Status    int32      `json:"status,omitempty"`
+	Reason    string     `json:"reason,omitempty"`
+	Conflicts []conflict `json:"conflicts,omitempty"`
+}
+
+type conflict struct {
+	Manager string `json:"manager"`
+	Field   string `json:"field"`
+}
+
+// fakeStore is one object in a fake, reached through the fake's own API.
+type fakeStore interface {
+	apply(s step, name string) error
+	update(s step) error
+	patch(s step, name string, patchType types.PatchType) error
+	// get reads the object back (nil: there is none).
+	get() (runtime.Object, error)
+	// wrote tells whether the last request wrote the object, as the fake lets a client see it.
+	wrote(before, after runtime.Object) bool
+}
+
+// identity is what a case's objects say about the one object: kind, name, namespace.
+type identity struct {
+	gvk             schema.GroupVersionKind
+	name, namespace string
+}
+
+func (c *ssaCase) identity() (identity, error) {
+	var documents []json.RawMessage
+	if isObject(c.Current) {
+		documents = append(documents, c.Current)
+	}
+	for _, s := range c.Steps {
+		if isObject(s.Object) {
+			documents = append(documents, s.Object)
+		}
+	}
+	var id identity
+	for _, raw := range documents {
+		var head struct {
+			APIVersion string `json:"apiVersion"`
+			Kind       string `json:"kind"`
+			Metadata   struct {
+				Name      string `json:"name"`
+				Namespace string `json:"namespace"`
+			} `json:"metadata"`
+		}
+		if json.Unmarshal(raw, &head) != nil {
+			continue
+		}
+		if id.gvk.Kind == "" && head.APIVersion != "" && head.Kind != "" {
+			id.gvk = schema.FromAPIVersionAndKind(head.APIVersion, head.Kind)
+		}
+		if id.name == "" {
+			id.name = head.Metadata.Name
+		}
+		if id.namespace == "" {
+			id.namespace = head.Metadata.Namespace
+		}
+	}
+	if id.gvk.Kind == "" && c.Schema != nil && c.Schema.Kind != "" {
+		id.gvk = schema.FromAPIVersionAndKind(c.Schema.APIVersion, c.Schema.Kind)
+	}
+	if id.gvk.Kind == "" {
+		return id, errors.New("no object in the case names its apiVersion and kind")
+	}
+	return id, nil
+}
+
+func isObject(raw json.RawMessage) bool {
+	trimmed := bytes.TrimSpace(raw)
+	return len(trimmed) > 0 && trimmed[0] == '{'
+}
+
+// clock maps the fake's wall-clock managedFields times to the case's logical clock: step n
+// happens at time n. `current`'s integer times become timestamps epoch+t seconds, before
+// the case starts; each step runs in a wall-clock second of its own (the field manager
+// stamps time.Now() and orders entries by whole seconds), so each new time seen after
+// step n belongs to step n.
+type clock struct {
+	epoch   time.Time
+	logical map[int64]int64 // Unix second -> logical time
+	latest  int64           // the newest Unix second a step stamped
+}
+
+func newClock() *clock {
+	now := time.Now().UTC().Truncate(time.Second)
+	return &clock{epoch: now.Add(-time.Second), logical: map[int64]int64{}, latest: now.Unix() - 1}
+}
+
+// seedTime is the timestamp of `current`'s logical time t.
+func (c *clock) seedTime(t int64) string {
+	stamp := c.epoch.Add(time.Duration(t) * time.Second)
+	c.logical[stamp.Unix()] = t
+	return stamp.Format(time.RFC3339)
+}
+
+// waitForNewSecond sleeps until the wall clock is past every second a step stamped.
+func (c *clock) waitForNewSecond() {
+	for {
+		now := time.Now()
+		if now.Unix() > c.latest {
+			return
+		}
+		time.Sleep(time.Unix(c.latest+1, 0).Sub(now) + time.Millisecond)
+	}
+}
+
+// stepTimes gives entries the logical times of their timestamps; a timestamp never seen
+// before was stamped by step n.
+func (c *clock) entries(fields []metav1.ManagedFieldsEntry, n int64) []managedEntry {
+	entries := make([]managedEntry, 0, len(fields))
+	for _, field := range fields {
+		entry := managedEntry{Manager: field.Manager, Operation: string(field.Operation),
+			APIVersion: field.APIVersion, Subresource: field.Subresource}
+		if field.FieldsV1 != nil {
+			entry.FieldsV1 = json.RawMessage(field.FieldsV1.Raw)
+		}
+		if field.Time != nil {
+			second := field.Time.Unix()
+			logical, seen := c.logical[second]
+			if !seen {
+				logical = n
+				c.logical[second] = n
+				if second > c.latest {
+					c.latest = second
+				}
+			}
+			entry.Time = &logical
+		}
+		entries = append(entries, entry)
+	}
+	return entries
+}
+
+// seedCurrent is `current` as the fake gets it: managedFields with timestamps and
+// fieldsType FieldsV1, as a client builds such an object.
+func (c *clock) seedCurrent(raw json.RawMessage) ([]byte, error) {
+	var object map[string]interface{}
+	decoder := json.NewDecoder(bytes.NewReader(raw))
+	decoder.UseNumber()
+	if err := decoder.Decode(&object); err != nil {
+		return nil, fmt.Errorf("unreadable current: %v", err)
+	}
+	metadata, _ := object["metadata"].(map[string]interface{})
+	fields, _ := metadata["managedFields"].([]interface{})
+	for _, item := range fields {
+		entry, ok := item.(map[string]interface{})
+		if !ok {
+			continue
+		}
+		if number, ok := entry["time"].(json.Number); ok {
+			t, err := number.Int64()
+			if err != nil {
+				return nil, fmt.Errorf("managedFields time %v is not an integer", number)
+			}
+			entry["time"] = c.seedTime(t)
+		}
+		if _, ok := entry["fieldsType"]; !ok {
+			entry["fieldsType"] = "FieldsV1"
+		}
+	}
+	return json.Marshal(object)
+}
+
+// serverOwned are the metadata members a document is reported without.
+var serverOwned = []string{"uid", "resourceVersion", "creationTimestamp", "generation", "managedFields"}
+
+// report is one successful step's result: the object read back from the fake.
+func report(typed runtime.Object, object map[string]interface{}, fields []metav1.ManagedFieldsEntry, changed bool, c *clock, n int64) (stepResult, error) {
+	if !rawDocuments {
+		pruneZeroStructs(reflect.ValueOf(typed), object)
+	}
+	if metadata, ok := object["metadata"].(map[string]interface{}); ok {
+		for _, key := range serverOwned {
+			delete(metadata, key)
+		}
+	}
+	document, err := json.Marshal(object)
+	if err != nil {
+		return stepResult{}, err
+	}
+	entries := c.entries(fields, n)
+	return stepResult{Document: document, ManagedFields: &entries, Changed: &changed}, nil
+}
+
+// rawDocuments (PATCHCONF_PEER_RAW_DOCUMENTS=1) reports documents exactly as encoded,
+// zero-valued structs included.
+var rawDocuments = os.Getenv("PATCHCONF_PEER_RAW_DOCUMENTS") == "1"
+
+// pruneZeroStructs removes from the encoded object what Go's JSON encoder writes for a
+// zero-valued struct field that is not a pointer (`status: {}`, `strategy: {}`,
+// `resources: {}`, `creationTimestamp: null`): a typed object cannot tell such a field from
+// an absent one (a real API server writes them too; the live target renders them into the
+// expectation instead). Pointers that are set, maps, lists and scalars are kept as they are.
+func pruneZeroStructs(value reflect.Value, encoded interface{}) {
+	for value.Kind() == reflect.Pointer || value.Kind() == reflect.Interface {
+		if value.IsNil() {
+			return
+		}
+		value = value.Elem()
+	}
+	switch value.Kind() {
+	case reflect.Struct:
+		object, ok := encoded.(map[string]interface{})
+		if !ok {
+			return
+		}
+		for i := 0; i < value.NumField(); i++ {
+			field := value.Type().Field(i)
+			if !field.IsExported() {
+				continue
+			}
+			tag := field.Tag.Get("json")
+			name, options, _ := strings.Cut(tag, ",")
+			if name == "-" {
+				continue
+			}
+			if (field.Anonymous && name == "") || strings.Contains(","+options+",", ",inline,") {
+				pruneZeroStructs(value.Field(i), object)
+				continue
+			}
+			if name == "" {
+				name = field.Name
+			}
+			member, present := object[name]
+			if !present {
+				continue
+			}
+			if field.Type.Kind() == reflect.Struct && value.Field(i).IsZero() && emptyEncoding(member) {
+				delete(object, name)
+				continue
+			}
+			pruneZeroStructs(value.Field(i), member)
+		}
+	case reflect.Slice, reflect.Array:
+		items, ok := encoded.([]interface{})
+		if !ok || len(items) != value.Len() {
+			return
+		}
+		for i := range items {
+			pruneZeroStructs(value.Index(i), items[i])
+		}
+	case reflect.Map:
+		object, ok := encoded.(map[string]interface{})
+		if !ok || value.Type().Key().Kind() != reflect.String {
+			return
+		}
+		for _, key := range value.MapKeys() {
+			if member, present := object[key.String()]; present {
+				pruneZeroStructs(value.MapIndex(key), member)
+			}
+		}
+	}
+}
+
+func emptyEncoding(member interface{}) bool {
+	if member == nil {
+		return true
+	}
+	object, ok := member.(map[string]interface{})
+	return ok && len(object) == 0
+}
+
+var conflictOwner = regexp.MustCompile(`^conflict with ("(?:[^"\\]|\\.)*")`)
+
+// classify maps the fake's error onto patchconf's classes: the Status the fake returns
+// (409 with FieldManagerConflict causes, 422, 400) or, for a plain error, its text.
+func classify(err error) *stepError {
+	answer := &stepError{Class: "unclassified", Message: err.Error()}
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		s := status.Status()
+		answer.Status, answer.Reason = s.Code, string(s.Reason)
+		switch {
+		case s.Code == 409:
+			answer.Class = "conflict"
+			if s.Details != nil {
+				for _, cause := range s.Details.Causes {
+					if cause.Type != metav1.CauseTypeFieldManagerConflict {
+						continue
+					}
+					manager := cause.Message
+					if match := conflictOwner.FindStringSubmatch(cause.Message); match != nil {
+						if unquoted, err := strconv.Unquote(match[1]); err == nil {
+							manager = unquoted
+						}
+					}
+					answer.Conflicts = append(answer.Conflicts, conflict{Manager: manager, Field: cause.Field})
+				}
+			}
+		case s.Code == 422:
+			answer.Class = "invalid"
+		case s.Code == 415:
+			answer.Class = "unsupported-media-type"
+		case s.Code == 400:
+			// The field manager's refusals of an apply body: "metadata.managedFields must be
+			// nil", "invalid object type: <gvk>".
+			answer.Class = "invalid-patch"
+		}
+		return answer
+	}
+	message := err.Error()
+	switch {
+	case strings.Contains(message, "failed to create typed patch object"),
+		strings.Contains(message, "error converting YAML to JSON"),
+		strings.Contains(message, "cannot unmarshal"):
+		answer.Class = "invalid-patch"
+	}
+	return answer
+}
+
+// run sends the case's steps through the fake, one result per step.
+func run(c *ssaCase, id identity, open func(identity, []byte) (fakeStore, string, error)) ([]stepResult, string, error) {
+	clk := newClock()
+	var seed []byte
+	if isObject(c.Current) {
+		var err error
+		if seed, err = clk.seedCurrent(c.Current); err != nil {
+			return nil, "", err
+		}
+	}
+	store, skip, err := open(id, seed)
+	if skip != "" || err != nil {
+		return nil, skip, err
+	}
+	results := make([]stepResult, 0, len(c.Steps))
+	for index, s := range c.Steps {
+		n := int64(index + 1)
+		clk.waitForNewSecond()
+		before, err := store.get()
+		if err != nil {
+			return nil, "", fmt.Errorf("step %d: reading the object before the request: %v", n, err)
+		}
+		name := id.name
+		if isObject(s.Object) {
+			var head struct {
+				Metadata struct {
+					Name string `json:"name"`
+				} `json:"metadata"`
+			}
+			if json.Unmarshal(s.Object, &head) == nil && head.Metadata.Name != "" {
+				name = head.Metadata.Name
+			}
+		}
+		switch s.Op {
+		case "apply":
+			err = store.apply(s, name)
+		case "update":
+			err = store.update(s)
+		case "patch":
+			patchType, known := patchTypes[s.PatchType]
+			if !known {
+				return nil, fmt.Sprintf("step %d: patch type %q is not one the fake's clients send", n, s.PatchType), nil
+			}
+			err = store.patch(s, name, patchType)
+		default:
+			return nil, "", fmt.Errorf("step %d: unknown op %q", n, s.Op)
+		}
+		if err != nil {
+			results = append(results, stepResult{Error: classify(err)})
+			continue
+		}
+		after, err := store.get()
+		if err != nil || after == nil {
+			return nil, "", fmt.Errorf("step %d: reading the object back: %v", n, err)
+		}
+		object, err := runtime.DefaultUnstructuredConverter.ToUnstructured(after)
+		if err != nil {
+			return nil, "", fmt.Errorf("step %d: the object read back: %v", n, err)
+		}
+		accessor, err := meta.Accessor(after)
+		if err != nil {
+			return nil, "", err
+		}
+		result, err := report(after, object, accessor.GetManagedFields(), store.wrote(before, after), clk, n)
+		if err != nil {
+			return nil, "", fmt.Errorf("step %d: %v", n, err)
+		}
+		results = append(results, result)
+	}
+	return results, "", nil
+}
