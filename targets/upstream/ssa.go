@@ -139,6 +139,9 @@ func (c *patchCase) serverSideApply() (*result, string, *caseError) {
 		if run.live.GetUID() == "" {
 			run.live.SetUID(ssaUID)
 		}
+		if created := run.live.GetCreationTimestamp(); created.IsZero() {
+			run.live.SetCreationTimestamp(metav1.NewTime(ssaEpoch))
+		}
 		run.live.SetResourceVersion(run.nextResourceVersion())
 	}
 	out := &result{Steps: []interface{}{}}
@@ -150,7 +153,8 @@ func (c *patchCase) serverSideApply() (*result, string, *caseError) {
 
 // ssaUID is the uid of the case's object: a server gives every object one, and the field
 // manager's skip-non-applied rule depends on it (an update of an object that has a uid and
-// no managedFields is not tracked).
+// no managedFields is not tracked). Objects also get a creationTimestamp (the step's time; a
+// `current` without one the epoch), which requests cannot change.
 const ssaUID = "00000000-0000-0000-0000-00000000a001"
 
 // nextResourceVersion: the server's own resourceVersions, which a case cannot know: one a
@@ -233,6 +237,7 @@ func (r *ssaRun) step(n int, s ssaStep) interface{} {
 		// server assigns uid and resourceVersion.
 		next.SetUID(ssaUID)
 		next.SetResourceVersion(r.nextResourceVersion())
+		next.SetCreationTimestamp(metav1.NewTime(ssaEpoch.Add(time.Duration(n) * time.Second)))
 		if r.kind.strategy.status {
 			delete(next.Object, "status")
 			if status, ok := r.kind.newEmpty().Object["status"]; ok && r.kind.builtin {
@@ -492,9 +497,6 @@ func (r *ssaRun) beforeUpdate(next *unstructured.Unstructured, subresource strin
 	next.SetGeneration(old.GetGeneration())
 	if next.GetGeneration() == 0 {
 		unstructured.RemoveNestedField(next.Object, "metadata", "generation")
-	}
-	if _, found, _ := unstructured.NestedFieldNoCopy(old.Object, "metadata", "creationTimestamp"); !found {
-		unstructured.RemoveNestedField(next.Object, "metadata", "creationTimestamp")
 	}
 	strategy := r.kind.strategy
 	if !strategy.status {
