@@ -33,11 +33,14 @@ def _add_selection(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--path", action="append", default=[], dest="paths", metavar="GLOB",
                         help="only case files under this path or matching this glob")
     parser.add_argument("-k", "--name", action="append", default=[], dest="names", metavar="TEXT",
-                        help="only cases whose name contains TEXT")
+                        help="only cases whose name (or a former name, in aliases) contains TEXT")
+    parser.add_argument("--id", action="append", default=[], dest="ids", metavar="FILE::NAME",
+                        help="only the case with this id, e.g. cases/json-patch/add.yaml::add-member "
+                             "(a renamed case answers to its former ids)")
 
 
 def _filters(args: argparse.Namespace) -> Filters:
-    return Filters(tuple(args.types), tuple(args.tags), tuple(args.paths), tuple(args.names))
+    return Filters(tuple(args.types), tuple(args.tags), tuple(args.paths), tuple(args.names), tuple(args.ids))
 
 
 def build_parser() -> argparse.ArgumentParser:
