@@ -17,6 +17,8 @@ from harness.runner import Filters, run_cases, terminal_progress
 from harness.targets import TARGET_HELP, TargetUnavailable, make_target
 from harness.yamlio import yaml11_differences
 
+DEFAULT_JUDGES = "upstream,kubectl,kubectl-apply"
+
 
 def _default_cases() -> Path:
     local = Path.cwd() / "cases"
@@ -78,11 +80,16 @@ def build_parser() -> argparse.ArgumentParser:
     matrix.add_argument("--kubeconfig", metavar="PATH", help="kubeconfig for live targets (default: $KUBECONFIG)")
 
     verify = commands.add_parser("verify", help="confirm cases against upstream (and kubectl) and record provenance")
-    verify.add_argument("--judges", default="upstream,kubectl,kubectl-apply",
-                        help="comma-separated targets that confirm cases (default: upstream,kubectl,kubectl-apply)")
+    verify.add_argument("--judges", default=DEFAULT_JUDGES,
+                        help=f"comma-separated targets that confirm cases (default: {DEFAULT_JUDGES}; "
+                             "and live when --kubeconfig is given)")
     _add_selection(verify)
     verify.add_argument("--write", action="store_true", help="record missing confirmations in the case files")
-    verify.add_argument("--kubeconfig", metavar="PATH", help="kubeconfig for a live judge (default: $KUBECONFIG)")
+    verify.add_argument("--require-confirmation", action="store_true",
+                        help="fail when a selected case is confirmed by no judge (as the pull-request check does)")
+    verify.add_argument("--kubeconfig", metavar="PATH",
+                        help="kubeconfig of an API server: adds live to the judges "
+                             "(live named in --judges without it uses $KUBECONFIG)")
 
     commands.add_parser("targets", help="list the known targets")
 
@@ -218,17 +225,34 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_verify(args: argparse.Namespace) -> int:
-    from harness.verify import missing_provenance, record, verify
-
-    corpus = load_corpus(args.cases or [_default_cases()])
-    selected = [case for case in corpus.cases if _filters(args).accepts(case)]
+def _judges(args: argparse.Namespace) -> list:
+    """The available judges of ``--judges`` (each unavailable one said), live with ``--kubeconfig``."""
+    specs = [s.strip() for s in args.judges.split(",") if s.strip()]
+    if args.kubeconfig and not any(spec.split(":")[0] == "live" for spec in specs):
+        specs.append("live")
     judges = []
-    for spec in [s.strip() for s in args.judges.split(",") if s.strip()]:
+    for spec in specs:
         try:
             judges.append(make_target(spec, kubeconfig=args.kubeconfig))
         except TargetUnavailable as exc:
             print(f"patchconf: judge {spec!r} unavailable, not used: {exc}", file=sys.stderr)
+    return judges
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from harness.cases import Purpose
+    from harness.verify import missing_provenance, record, verify
+
+    # Cases under verification may lack provenance: --write is what records it.
+    corpus = load_corpus(args.cases or [_default_cases()], Purpose.VERIFY)
+    for error in corpus.errors:
+        print(f"LOAD ERROR {error}")
+    selected = [case for case in corpus.cases if _filters(args).accepts(case)]
+    if not selected:
+        print("patchconf: no case to verify" + (" (see the load errors above)" if corpus.errors else
+                                                 " matched the selection"), file=sys.stderr)
+        return 1
+    judges = _judges(args)
     if not judges:
         print("patchconf: no judge available; nothing can be verified", file=sys.stderr)
         return 2
@@ -237,19 +261,18 @@ def cmd_verify(args: argparse.Namespace) -> int:
     finally:
         for judge in judges:
             judge.close()
-    for result in verification.contradictions:
-        print(f"CONTRADICTED {result.case.id}: {result.reason}")
+    for line in verification.report_lines(selected):
+        print(line)
     missing = missing_provenance(verification)
-    confirmed = {c.case.id for c in verification.confirmations}
-    unconfirmed = [c.id for c in selected if c.id not in confirmed]
-    for case_id in unconfirmed:
-        print(f"UNCONFIRMED {case_id}: no judge reproduced its expectation")
-    print(f"judges: {', '.join(verification.judges)}; {len(confirmed)} of {len(selected)} cases confirmed, "
-          f"{len(verification.contradictions)} contradictions, {len(missing)} confirmations not yet recorded")
+    unconfirmed = verification.unconfirmed(selected)
+    print(f"judges: {', '.join(verification.judges)}; {len(selected) - len(unconfirmed)} of {len(selected)} cases "
+          f"confirmed, {len(verification.contradictions)} contradictions, {len(missing)} confirmations not yet "
+          f"recorded" + (f", {len(corpus.errors)} load errors" if corpus.errors else ""))
     if args.write and missing:
         changed = record(missing, REPO_ROOT)
         print(f"recorded {len(missing)} confirmations in {len(changed)} files")
-    return 0 if verification.ok and not corpus.errors else 1
+    failed = corpus.errors or not verification.ok or (args.require_confirmation and unconfirmed)
+    return 1 if failed else 0
 
 
 def cmd_live(args: argparse.Namespace) -> int:
