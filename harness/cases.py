@@ -203,6 +203,10 @@ class Case:
     def answers_to(self, case_id: str) -> bool:
         return case_id == self.id or case_id in self.former_ids
 
+    def with_members(self, members: Mapping[str, Any]) -> Case:
+        """The case as it would load with ``members`` added or replaced (an expectation, say)."""
+        return _build_case(self.file, {**self.raw, **members}, self.path)
+
     @property
     def needs_expectation(self) -> bool:
         """It states inputs but nothing they must produce (``patchconf record`` asks Kubernetes)."""

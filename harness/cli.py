@@ -91,6 +91,16 @@ def build_parser() -> argparse.ArgumentParser:
                         help="kubeconfig of an API server: adds live to the judges "
                              "(live named in --judges without it uses $KUBECONFIG)")
 
+    rec = commands.add_parser(
+        "record", help="ask Kubernetes what cases that state only inputs produce, and write it into them")
+    rec.add_argument("--judges", default=DEFAULT_JUDGES,
+                     help=f"comma-separated targets, the first that can run a case answers, all cross-check "
+                          f"(default: {DEFAULT_JUDGES}; and live when --kubeconfig is given)")
+    _add_selection(rec)
+    rec.add_argument("--kubeconfig", metavar="PATH",
+                     help="kubeconfig of an API server: adds live to the judges")
+    rec.add_argument("--dry-run", action="store_true", help="show what would be written, write nothing")
+
     commands.add_parser("targets", help="list the known targets")
 
     apiserver = commands.add_parser("apiserver", help="a local etcd + kube-apiserver built from Kubernetes' Go modules")
@@ -124,7 +134,8 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(["run", *(argv or [])])
     args.argv = list(sys.argv[1:] if argv is None else argv)
     handler = {"run": cmd_run, "validate": cmd_validate, "coverage": cmd_coverage, "targets": cmd_targets,
-               "matrix": cmd_matrix, "verify": cmd_verify, "apiserver": cmd_apiserver, "live": cmd_live}
+               "matrix": cmd_matrix, "verify": cmd_verify, "record": cmd_record, "apiserver": cmd_apiserver,
+               "live": cmd_live}
     return handler[args.command](args)
 
 
@@ -273,6 +284,50 @@ def cmd_verify(args: argparse.Namespace) -> int:
         print(f"recorded {len(missing)} confirmations in {len(changed)} files")
     failed = corpus.errors or not verification.ok or (args.require_confirmation and unconfirmed)
     return 1 if failed else 0
+
+
+def cmd_record(args: argparse.Namespace) -> int:
+    from harness.cases import Purpose
+    from harness.record import RECORDED, record_cases, write_recordings
+
+    if not args.cases:
+        print("patchconf record: name the case file: --cases FILE", file=sys.stderr)
+        return 2
+    corpus = load_corpus(args.cases, Purpose.RECORD)
+    for error in corpus.errors:
+        print(f"LOAD ERROR {error}")
+    selected = [case for case in corpus.cases if _filters(args).accepts(case)]
+    todo = [case for case in selected if case.needs_expectation]
+    for case in selected:
+        if not case.needs_expectation:
+            print(f"LEFT {case.id}: it states its expectation already (`patchconf verify` checks it)")
+    if not todo:
+        print("patchconf record: no case without an expectation" + (" matched the selection" if not selected else ""),
+              file=sys.stderr)
+        return 1 if corpus.errors or not selected else 0
+    judges = _judges(args)
+    if not judges:
+        print("patchconf: no judge available; nothing can be recorded", file=sys.stderr)
+        return 2
+    try:
+        recordings = record_cases(todo, judges)
+    finally:
+        for judge in judges:
+            judge.close()
+    changes = write_recordings(recordings, dry_run=args.dry_run)
+    failed = {change.path: change.error for change in changes if change.error}
+    for change in changes:
+        print(change.diff(), end="")
+    for recording in recordings:
+        print("\n".join(recording.lines()))
+        if recording.case.path in failed and recording.status == RECORDED:
+            print(f"  NOT WRITTEN: {recording.case.file}: {failed[recording.case.path]}")
+    recorded = sum(r.status == RECORDED and r.case.path not in failed for r in recordings)
+    files = sum(not change.error for change in changes)
+    verb = "would record" if args.dry_run else "recorded"
+    print(f"judges: {', '.join(f'{j.name} {j.info.version}' for j in judges)}; {verb} {recorded} of {len(todo)} "
+          f"cases in {files} files" + (f"; {len(corpus.errors)} load errors" if corpus.errors else ""))
+    return 0 if recorded == len(todo) and not corpus.errors else 1
 
 
 def cmd_live(args: argparse.Namespace) -> int:
