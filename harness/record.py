@@ -50,6 +50,7 @@ class Recording:
     answer: dict[str, Any] = field(default_factory=dict)
     dissent: tuple[Judgement, ...] = ()
     reasons: tuple[str, ...] = ()
+    confirmed_by: tuple[str, ...] = ()  # judges and versions, e.g. "kubectl-apply 1.32.4"
 
     def addition(self) -> CaseAddition:
         provenance = [{key: value if key == "implementation" else Quoted(value) for key, value in entry.items()}
@@ -60,8 +61,7 @@ class Recording:
         """What to tell the contributor about this case (the diff is shown separately)."""
         case_id = self.case.id
         if self.status == RECORDED:
-            return [f"RECORDED {case_id}: answered by {self.answered_by}, confirmed by "
-                    + ", ".join(f"{p['implementation']} {p['version']}" for p in self.provenance)]
+            return [f"RECORDED {case_id}: answered by {self.answered_by}, confirmed by {', '.join(self.confirmed_by)}"]
         if self.status == DISAGREED:
             lines = [f"DISAGREED {case_id}: the judges disagree; nothing written for it",
                      f"  {self.answered_by} answered: {show(self.answer)}"]
@@ -123,11 +123,12 @@ def record_cases(cases: Sequence[Case], judges: Sequence[Target]) -> list[Record
             recordings[case.id] = Recording(case, UNANSWERED, answered_by=by, answer=answer.to_json(),
                                             reasons=("no judge confirmed the answer when asked again",))
         else:
+            # versions as the corpus writes them: "1.33.13", not a server's "v1.33.13"
             provenance = tuple({(c.implementation, c.version, c.via): {
-                "implementation": c.implementation, "version": c.version, "via": c.via}
+                "implementation": c.implementation, "version": c.version.removeprefix("v"), "via": c.via}
                 for c in confirmations}.values())
             recordings[case.id] = Recording(case, RECORDED, members, step_members, provenance, by,
-                                            answer.to_json())
+                                            answer.to_json(), confirmed_by=tuple(c.by for c in confirmations))
     return [recordings[case.id] for case in cases]
 
 
