@@ -249,6 +249,9 @@ def _replacement(node: yaml.Node, value: dict[str, Any]) -> _Edit:
 
 def _last_line(node: yaml.Node, key: yaml.Node | None, lines: list[str]) -> int:
     """The last line holding part of ``node`` (0-based), not the blank lines or comments after it."""
+    if key is not None and node.start_mark.line < key.start_mark.line:
+        # an alias (`object: *config`): PyYAML hands back the anchored node, marks and all
+        return key.end_mark.line
     if isinstance(node, yaml.ScalarNode):
         if node.value == "" and node.style is None and key is not None:  # `key:` alone, an implicit null
             return key.end_mark.line

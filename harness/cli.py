@@ -241,12 +241,21 @@ def _judges(args: argparse.Namespace) -> list:
     specs = [s.strip() for s in args.judges.split(",") if s.strip()]
     if args.kubeconfig and not any(spec.split(":")[0] == "live" for spec in specs):
         specs.append("live")
+    from harness.verify import KUBERNETES_IMPLEMENTATIONS, implementation_of
+
     judges = []
     for spec in specs:
         try:
-            judges.append(make_target(spec, kubeconfig=args.kubeconfig))
+            judge = make_target(spec, kubeconfig=args.kubeconfig)
         except TargetUnavailable as exc:
             print(f"patchconf: judge {spec!r} unavailable, not used: {exc}", file=sys.stderr)
+            continue
+        if implementation_of(judge) not in KUBERNETES_IMPLEMENTATIONS:
+            # provenance names real Kubernetes code only, never the reference implementation or a peer
+            print(f"patchconf: {spec!r} is not Kubernetes' own code; not a judge", file=sys.stderr)
+            judge.close()
+            continue
+        judges.append(judge)
     return judges
 
 

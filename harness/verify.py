@@ -32,6 +32,12 @@ VIA = {
 }
 # provenance names the implementation; a target names its family
 IMPLEMENTATION_OF_FAMILY = {"live": "apiserver"}
+# the implementations provenance may name (case.schema.json): Kubernetes' own code
+KUBERNETES_IMPLEMENTATIONS = ("kubectl", "upstream", "apiserver")
+
+
+def implementation_of(judge: Target) -> str:
+    return IMPLEMENTATION_OF_FAMILY.get(judge.info.family, judge.info.family)
 
 
 def via_of(judge: Target) -> str:
@@ -139,7 +145,7 @@ def verify(cases: Sequence[Case], judges: Iterable[Target]) -> Verification:
         verification.judges.append(f"{judge_name(judge)} {judge.info.version}")
         for result in run_cases(cases, judge):
             if _confirms(result):
-                implementation = IMPLEMENTATION_OF_FAMILY.get(judge.info.family, judge.info.family)
+                implementation = implementation_of(judge)
                 verification.confirmations.append(
                     Confirmation(result.case, implementation, judge.info.version, via_of(judge), judge_name(judge)))
             elif result.status in (FAIL, ERROR):

@@ -102,3 +102,10 @@ def test_a_json_case_file_is_rewritten_with_the_members_after_the_inputs():
     text = json.dumps({"cases": [{"name": "a", "description": "d", "original": {}, "patch": {}, "notes": "n"}]})
     edited = add_to_cases(text, [CaseAddition("a", {"expected": {}})], ".json")
     assert list(json.loads(edited)["cases"][0]) == ["name", "description", "original", "patch", "expected", "notes"]
+
+
+def test_a_value_given_by_an_alias_ends_on_its_own_line():
+    text = ("cases:\n  - name: a\n    description: d\n    original: &doc {a: 1}\n    patch: {}\n"
+            "  - name: b\n    description: d\n    patch: {}\n    original: *doc\n    notes: n\n")
+    edited = add_to_cases(text, [CaseAddition("b", {"expected": {"a": 1}})])
+    assert edited.endswith("    original: *doc\n    expected: {a: 1}\n    notes: n\n")

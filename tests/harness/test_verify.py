@@ -148,3 +148,14 @@ def test_require_confirmation_fails_a_case_no_judge_could_run(write_case_file, s
     assert main(["verify", "--cases", str(path), "--judges", "upstream", "--require-confirmation"]) == 1
     assert ("UNCONFIRMED cases/json-patch/new.yaml::right: no judge reproduced its expectation "
             "(upstream 1.32.4: skipped: upstream does not run 'json-patch' cases)") in capsys.readouterr().out
+
+
+def test_only_kubernetes_own_code_judges(write_case_file, scripted, capsys, monkeypatch):
+    path = write_case_file("json-patch/new.yaml", NEW_FILE)
+    judge = scripted({}, family="reference", version="0.1.0")
+    monkeypatch.setattr("harness.cli.make_target", lambda spec, **options: judge)
+    assert main(["verify", "--cases", str(path), "--judges", "reference"]) == 2
+    assert "'reference' is not Kubernetes' own code; not a judge" in capsys.readouterr().err
+    path.write_text(NEW_FILE.replace("    expected: {a: 1, b: 3}\n", ""))
+    assert main(["record", "--cases", str(path), "--judges", "reference"]) == 2
+    assert "'reference' is not Kubernetes' own code; not a judge" in capsys.readouterr().err
