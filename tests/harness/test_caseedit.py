@@ -109,3 +109,19 @@ def test_a_value_given_by_an_alias_ends_on_its_own_line():
             "  - name: b\n    description: d\n    patch: {}\n    original: *doc\n    notes: n\n")
     edited = add_to_cases(text, [CaseAddition("b", {"expected": {"a": 1}})])
     assert edited.endswith("    original: *doc\n    expected: {a: 1}\n    notes: n\n")
+
+
+def test_every_case_of_the_corpus_takes_new_members_without_a_changed_line():
+    from pathlib import Path
+
+    from harness.cases import iter_case_files
+
+    cases = Path(__file__).resolve().parents[2] / "cases"
+    for path in iter_case_files([cases]):
+        text = path.read_text(encoding="utf-8")
+        additions = [CaseAddition(case["name"], {"expected_x": {"a": [1, "on", {"b": None}]}},
+                                  tuple({"expected_y": True} for _ in case.get("steps", ())))
+                     for case in load_text(text, path.suffix)["cases"]]
+        edited = add_to_cases(text, additions, path.suffix)  # checks that it loads back as meant
+        matcher = difflib.SequenceMatcher(None, text.splitlines(), edited.splitlines(), autojunk=False)
+        assert {tag for tag, *_ in matcher.get_opcodes()} == {"equal", "insert"}, path
