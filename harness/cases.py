@@ -1,13 +1,16 @@
 """The case model and the corpus loader.
 
 A case file is validated against ``cases/case.schema.json``; each case, after the file's
-``defaults`` are filled in, against ``#/$defs/effectiveCase``. A broken file or case
-becomes a :class:`LoadError` naming file, case and JSON pointer; everything else loads.
+``defaults`` are filled in, against the definition its :class:`Purpose` names: a corpus
+case (``#/$defs/effectiveCase``) states its expectation and provenance, a case under
+verification may lack provenance, a case to be recorded may lack both. A broken file or
+case becomes a :class:`LoadError` naming file, case and JSON pointer; everything else loads.
 """
 
 from __future__ import annotations
 
 import copy
+import enum
 import json
 import math
 import re
@@ -28,11 +31,23 @@ SCHEMA_FILE = "case.schema.json"
 BEHAVIOURS_FILE = "BEHAVIOURS.md"
 SCHEMAS_DIR = "schemas"
 INPUT_KEYS = ("original", "current", "modified", "patch", "steps")
+EXPECTATION_KEYS = ("expected", "expected_patch", "expected_error")
 STEP_EXPECTATIONS = ("expected", "expected_managed_fields", "expected_changed", "expected_error")
 PATCH_TYPES = (
     "json-patch", "merge-patch", "merge-patch-2way", "merge-patch-3way",
     "strategic", "strategic-2way", "strategic-3way", "apply", "server-side-apply", "update",
 )
+
+
+class Purpose(enum.Enum):
+    """What cases are loaded for, and so what each must already state.
+
+    The value is the case schema's definition a case is validated against.
+    """
+
+    CORPUS = "effectiveCase"  # a committed case: its expectation and who confirmed it
+    VERIFY = "unconfirmedCase"  # under verification: its expectation; provenance may be missing
+    RECORD = "draftCase"  # to be recorded: its inputs; expectation and provenance may be missing
 
 
 class _Absent:
@@ -173,10 +188,31 @@ class Case:
     options: Mapping[str, Any] = field(default_factory=dict)
     targets: tuple[str, ...] = ()
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    aliases: tuple[str, ...] = ()
+    path: Path | None = field(default=None, compare=False)  # the file it was loaded from
 
     @property
     def id(self) -> str:
         return f"{self.file}::{self.name}"
+
+    @property
+    def former_ids(self) -> tuple[str, ...]:
+        """The ids it had before a rename or move (``aliases``), which still select it."""
+        return tuple(alias if "::" in alias else f"{self.file}::{alias}" for alias in self.aliases)
+
+    def answers_to(self, case_id: str) -> bool:
+        return case_id == self.id or case_id in self.former_ids
+
+    def with_members(self, members: Mapping[str, Any]) -> Case:
+        """The case as it would load with ``members`` added or replaced (an expectation, say)."""
+        return _build_case(self.file, {**self.raw, **members}, self.path)
+
+    @property
+    def needs_expectation(self) -> bool:
+        """It states inputs but nothing they must produce (``patchconf record`` asks Kubernetes)."""
+        if self.type == "server-side-apply":
+            return not any(key in step for step in self.inputs.get("steps", ()) for key in STEP_EXPECTATIONS)
+        return not any(key in self.raw for key in EXPECTATION_KEYS)
 
     def input(self, key: str) -> Any:
         """A deep copy of one input, so no target can change the corpus."""
@@ -268,12 +304,14 @@ def cases_root_for(path: Path) -> Path:
 
 
 @cache
-def _validators(schema_path: Path) -> tuple[jsonschema.Validator, jsonschema.Validator]:
+def _validators(schema_path: Path, purpose: Purpose) -> tuple[jsonschema.Validator, jsonschema.Validator]:
     schema = json.loads(schema_path.read_text(encoding="utf-8"))
     cls = jsonschema.validators.validator_for(schema)
     cls.check_schema(schema)
     file_validator = cls(schema)
-    case_schema = {"$ref": "#/$defs/effectiveCase", "$defs": schema["$defs"]}
+    # A corpus with an older schema knows only effectiveCase: its cases need everything.
+    definition = purpose.value if purpose.value in schema["$defs"] else Purpose.CORPUS.value
+    case_schema = {"$ref": f"#/$defs/{definition}", "$defs": schema["$defs"]}
     return file_validator, cls(case_schema)
 
 
@@ -312,16 +350,21 @@ def display_path(path: Path) -> str:
         return path.as_posix()
 
 
-def load_corpus(paths: Iterable[Path | str]) -> Corpus:
+def load_corpus(paths: Iterable[Path | str], purpose: Purpose = Purpose.CORPUS) -> Corpus:
     corpus = Corpus()
     for file in iter_case_files(Path(p) for p in paths):
-        cases, errors = load_file(file)
+        cases, errors = load_file(file, purpose)
         corpus.cases.extend(cases)
         corpus.errors.extend(errors)
     return corpus
 
 
-def load_file(path: Path) -> tuple[list[Case], list[LoadError]]:
+def load_file(path: Path, purpose: Purpose = Purpose.CORPUS) -> tuple[list[Case], list[LoadError]]:
+    """The file's valid cases, and a LoadError for every problem of the file and its cases.
+
+    ``purpose`` says what a case must already state (see :class:`Purpose`); everything
+    else is checked the same whatever the purpose.
+    """
     shown = display_path(path)
     root = cases_root_for(path.resolve().parent)
     try:
@@ -330,7 +373,7 @@ def load_file(path: Path) -> tuple[list[Case], list[LoadError]]:
         return [], [LoadError(shown, f"not valid YAML/JSON: {exc}")]
     except OSError as exc:
         return [], [LoadError(shown, f"cannot read: {exc}")]
-    file_validator, case_validator = _validators(root / SCHEMA_FILE)
+    file_validator, case_validator = _validators(root / SCHEMA_FILE, purpose)
 
     file_errors: list[LoadError] = []
     bad_cases: dict[int, list[jsonschema.ValidationError]] = {}
@@ -340,47 +383,71 @@ def load_file(path: Path) -> tuple[list[Case], list[LoadError]]:
             bad_cases.setdefault(path_parts[1], []).append(error)
         else:
             file_errors.append(LoadError(shown, _schema_message(error), pointer=_pointer(path_parts)))
-    if file_errors:
+    # Broken defaults would be reported again in every case; otherwise each case is still
+    # checked, so that one run names every problem of the file.
+    if file_errors and (not _has_case_list(data) or any(e.pointer.startswith("/defaults") for e in file_errors)):
         return [], file_errors
 
-    defaults = data.get("defaults", {})
+    defaults = data.get("defaults", {}) if isinstance(data.get("defaults"), dict) else {}
     cases: list[Case] = []
-    errors: list[LoadError] = []
+    errors: list[LoadError] = list(file_errors)
     seen: set[str] = set()
     known_tags = behaviour_ids(root)
+    names = {c.get("name") for c in data["cases"] if isinstance(c, dict)}
+    aliases_seen: dict[str, str] = {}
     for index, raw_case in enumerate(data["cases"]):
         name = raw_case.get("name") if isinstance(raw_case, dict) else None
         label = name if isinstance(name, str) else f"#{index}"
         prefix = ["cases", index]
-        if index in bad_cases:
-            errors.extend(
-                LoadError(shown, _schema_message(e), label, _pointer(list(e.absolute_path)))
-                for e in _most_specific(bad_cases[index])
-            )
+        problems = [
+            LoadError(shown, _schema_message(e), label, _pointer(list(e.absolute_path)))
+            for e in _most_specific(bad_cases.get(index, []))
+        ]
+        if not isinstance(raw_case, dict):
+            errors.extend(problems)
             continue
         effective = {**defaults, **raw_case}
-        problems = [
+        problems += [
             LoadError(shown, _schema_message(e), label, _pointer(prefix + list(e.absolute_path)))
             for e in _most_specific(list(case_validator.iter_errors(effective)))
         ]
-        def problem(message: str, *where: str, label=label, prefix=prefix) -> LoadError:
+
+        def problem(message: str, *where: str | int, label=label, prefix=prefix) -> LoadError:
             return LoadError(shown, message, label, _pointer([*prefix, *where]))
 
         if name in seen:
             problems.append(problem(f"duplicate case name {name!r}", "name"))
-        unknown = [tag for tag in effective.get("tags", []) if tag not in known_tags]
+        unknown = [tag for tag in effective.get("tags", []) if isinstance(tag, str) and tag not in known_tags]
         if unknown:
             problems.append(problem(f"unknown behaviour ids {unknown} (see {BEHAVIOURS_FILE})", "tags"))
         problems.extend(_non_json_values(effective, shown, label, prefix))
-        named = (effective.get("schema") or {}).get("named")
-        if named and not _named_schema_path(root, named):
+        schema_ref = effective.get("schema")
+        named = schema_ref.get("named") if isinstance(schema_ref, dict) else None
+        if isinstance(named, str) and not _named_schema_path(root, named):
             problems.append(problem(f"named schema {named!r} not found in {SCHEMAS_DIR}/", "schema", "named"))
+        aliases = raw_case.get("aliases")
+        for position, alias in enumerate(aliases if isinstance(aliases, list) else []):
+            if not isinstance(alias, str):
+                continue
+            local = alias.removeprefix(f"{shown}::")
+            if local in names:
+                problems.append(problem(f"alias {alias!r} is the name of a case of this file", "aliases", position))
+            elif alias in aliases_seen:
+                problems.append(problem(f"alias {alias!r} is also an alias of {aliases_seen[alias]!r}",
+                                        "aliases", position))
+            aliases_seen.setdefault(alias, label)
         seen.add(name)
+        problems = list(dict.fromkeys(problems))  # the file's and the case's schema may say the same
         if problems:
             errors.extend(problems)
             continue
-        cases.append(_build_case(shown, effective))
+        if not file_errors:
+            cases.append(_build_case(shown, effective, path))
     return cases, errors
+
+
+def _has_case_list(data: Any) -> bool:
+    return isinstance(data, dict) and isinstance(data.get("cases"), list)
 
 
 def _named_schema_path(root: Path, name: str) -> Path | None:
@@ -395,7 +462,7 @@ def named_schema_path(name: str, root: Path = DEFAULT_CASES_DIR) -> Path | None:
     return _named_schema_path(root, name)
 
 
-def _build_case(file: str, data: Mapping[str, Any]) -> Case:
+def _build_case(file: str, data: Mapping[str, Any], path: Path | None = None) -> Case:
     return Case(
         file=file,
         name=data["name"],
@@ -404,7 +471,7 @@ def _build_case(file: str, data: Mapping[str, Any]) -> Case:
         tags=tuple(data["tags"]),
         inputs={key: data[key] for key in INPUT_KEYS if key in data},
         outcome=_steps_outcome(data["steps"]) if "steps" in data else Outcome.from_json(data),
-        provenance=tuple(data["provenance"]),
+        provenance=tuple(data.get("provenance", ())),
         schema=SchemaRef.from_json(data.get("schema")),
         alternatives=tuple(Outcome.from_json(alt) for alt in data.get("alternatives", ())),
         nondeterministic=bool(data.get("nondeterministic", False)),
@@ -426,6 +493,8 @@ def _build_case(file: str, data: Mapping[str, Any]) -> Case:
         options=dict(data.get("options", {})),
         targets=tuple(data.get("targets", ())),
         raw=dict(data),
+        aliases=tuple(data.get("aliases", ())),
+        path=path,
     )
 
 
@@ -441,20 +510,30 @@ def _pointer(parts: list[Any]) -> str:
 
 
 def _most_specific(errors: list[jsonschema.ValidationError]) -> list[jsonschema.ValidationError]:
-    """One readable error per failing location instead of every branch of a oneOf."""
+    """One readable error per failing location instead of every branch of a oneOf; but
+    every missing member, each of which is a problem of its own."""
     chosen: dict[tuple, jsonschema.ValidationError] = {}
     for error in errors:
         best = jsonschema.exceptions.best_match([error])
         key = tuple(best.absolute_path)
+        if best.validator == "required":
+            key += (best.message,)
         chosen.setdefault(key, best)
     return list(chosen.values())
 
 
 def _schema_message(error: jsonschema.ValidationError) -> str:
     if error.validator == "anyOf" and "expected" in json.dumps(error.schema):
-        return "needs one expectation: 'expected', 'expected_patch' or 'expected_error'"
+        return ("needs one expectation: 'expected', 'expected_patch' or 'expected_error' "
+                "(`patchconf record` asks Kubernetes for it)")
+    if error.validator == "contains" and "expected" in json.dumps(error.schema):
+        return ("needs an expectation in at least one step: 'expected', 'expected_managed_fields', "
+                "'expected_changed' or 'expected_error' (`patchconf record` asks Kubernetes for them)")
     if error.validator == "not" and "expected_error" in json.dumps(error.schema):
         return "'expected_error' cannot be combined with 'expected' or 'expected_patch'"
+    if error.validator == "required" and error.message.startswith("'provenance'"):
+        return (f"{error.message}: which real Kubernetes code confirmed the expectation "
+                "(`patchconf record` or `patchconf verify --write` records it)")
     return error.message
 
 

@@ -17,6 +17,8 @@ from harness.runner import Filters, run_cases, terminal_progress
 from harness.targets import TARGET_HELP, TargetUnavailable, make_target
 from harness.yamlio import yaml11_differences
 
+DEFAULT_JUDGES = "upstream,kubectl,kubectl-apply"
+
 
 def _default_cases() -> Path:
     local = Path.cwd() / "cases"
@@ -33,11 +35,14 @@ def _add_selection(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--path", action="append", default=[], dest="paths", metavar="GLOB",
                         help="only case files under this path or matching this glob")
     parser.add_argument("-k", "--name", action="append", default=[], dest="names", metavar="TEXT",
-                        help="only cases whose name contains TEXT")
+                        help="only cases whose name (or a former name, in aliases) contains TEXT")
+    parser.add_argument("--id", action="append", default=[], dest="ids", metavar="FILE::NAME",
+                        help="only the case with this id, e.g. cases/json-patch/add.yaml::add-member "
+                             "(a renamed case answers to its former ids)")
 
 
 def _filters(args: argparse.Namespace) -> Filters:
-    return Filters(tuple(args.types), tuple(args.tags), tuple(args.paths), tuple(args.names))
+    return Filters(tuple(args.types), tuple(args.tags), tuple(args.paths), tuple(args.names), tuple(args.ids))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -75,11 +80,26 @@ def build_parser() -> argparse.ArgumentParser:
     matrix.add_argument("--kubeconfig", metavar="PATH", help="kubeconfig for live targets (default: $KUBECONFIG)")
 
     verify = commands.add_parser("verify", help="confirm cases against upstream (and kubectl) and record provenance")
-    verify.add_argument("--judges", default="upstream,kubectl,kubectl-apply",
-                        help="comma-separated targets that confirm cases (default: upstream,kubectl,kubectl-apply)")
+    verify.add_argument("--judges", default=DEFAULT_JUDGES,
+                        help=f"comma-separated targets that confirm cases (default: {DEFAULT_JUDGES}; "
+                             "and live when --kubeconfig is given)")
     _add_selection(verify)
     verify.add_argument("--write", action="store_true", help="record missing confirmations in the case files")
-    verify.add_argument("--kubeconfig", metavar="PATH", help="kubeconfig for a live judge (default: $KUBECONFIG)")
+    verify.add_argument("--require-confirmation", action="store_true",
+                        help="fail when a selected case is confirmed by no judge (as the pull-request check does)")
+    verify.add_argument("--kubeconfig", metavar="PATH",
+                        help="kubeconfig of an API server: adds live to the judges "
+                             "(live named in --judges without it uses $KUBECONFIG)")
+
+    rec = commands.add_parser(
+        "record", help="ask Kubernetes what cases that state only inputs produce, and write it into them")
+    rec.add_argument("--judges", default=DEFAULT_JUDGES,
+                     help=f"comma-separated targets, the first that can run a case answers, all cross-check "
+                          f"(default: {DEFAULT_JUDGES}; and live when --kubeconfig is given)")
+    _add_selection(rec)
+    rec.add_argument("--kubeconfig", metavar="PATH",
+                     help="kubeconfig of an API server: adds live to the judges")
+    rec.add_argument("--dry-run", action="store_true", help="show what would be written, write nothing")
 
     commands.add_parser("targets", help="list the known targets")
 
@@ -114,7 +134,8 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(["run", *(argv or [])])
     args.argv = list(sys.argv[1:] if argv is None else argv)
     handler = {"run": cmd_run, "validate": cmd_validate, "coverage": cmd_coverage, "targets": cmd_targets,
-               "matrix": cmd_matrix, "verify": cmd_verify, "apiserver": cmd_apiserver, "live": cmd_live}
+               "matrix": cmd_matrix, "verify": cmd_verify, "record": cmd_record, "apiserver": cmd_apiserver,
+               "live": cmd_live}
     return handler[args.command](args)
 
 
@@ -215,17 +236,43 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_verify(args: argparse.Namespace) -> int:
-    from harness.verify import missing_provenance, record, verify
+def _judges(args: argparse.Namespace) -> list:
+    """The available judges of ``--judges`` (each unavailable one said), live with ``--kubeconfig``."""
+    specs = [s.strip() for s in args.judges.split(",") if s.strip()]
+    if args.kubeconfig and not any(spec.split(":")[0] == "live" for spec in specs):
+        specs.append("live")
+    from harness.verify import KUBERNETES_IMPLEMENTATIONS, implementation_of
 
-    corpus = load_corpus(args.cases or [_default_cases()])
-    selected = [case for case in corpus.cases if _filters(args).accepts(case)]
     judges = []
-    for spec in [s.strip() for s in args.judges.split(",") if s.strip()]:
+    for spec in specs:
         try:
-            judges.append(make_target(spec, kubeconfig=args.kubeconfig))
+            judge = make_target(spec, kubeconfig=args.kubeconfig)
         except TargetUnavailable as exc:
             print(f"patchconf: judge {spec!r} unavailable, not used: {exc}", file=sys.stderr)
+            continue
+        if implementation_of(judge) not in KUBERNETES_IMPLEMENTATIONS:
+            # provenance names real Kubernetes code only, never the reference implementation or a peer
+            print(f"patchconf: {spec!r} is not Kubernetes' own code; not a judge", file=sys.stderr)
+            judge.close()
+            continue
+        judges.append(judge)
+    return judges
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from harness.cases import Purpose
+    from harness.verify import missing_provenance, record, verify
+
+    # Cases under verification may lack provenance: --write is what records it.
+    corpus = load_corpus(args.cases or [_default_cases()], Purpose.VERIFY)
+    for error in corpus.errors:
+        print(f"LOAD ERROR {error}")
+    selected = [case for case in corpus.cases if _filters(args).accepts(case)]
+    if not selected:
+        print("patchconf: no case to verify" + (" (see the load errors above)" if corpus.errors else
+                                                 " matched the selection"), file=sys.stderr)
+        return 1
+    judges = _judges(args)
     if not judges:
         print("patchconf: no judge available; nothing can be verified", file=sys.stderr)
         return 2
@@ -234,19 +281,62 @@ def cmd_verify(args: argparse.Namespace) -> int:
     finally:
         for judge in judges:
             judge.close()
-    for result in verification.contradictions:
-        print(f"CONTRADICTED {result.case.id}: {result.reason}")
+    for line in verification.report_lines(selected):
+        print(line)
     missing = missing_provenance(verification)
-    confirmed = {c.case.id for c in verification.confirmations}
-    unconfirmed = [c.id for c in selected if c.id not in confirmed]
-    for case_id in unconfirmed:
-        print(f"UNCONFIRMED {case_id}: no judge reproduced its expectation")
-    print(f"judges: {', '.join(verification.judges)}; {len(confirmed)} of {len(selected)} cases confirmed, "
-          f"{len(verification.contradictions)} contradictions, {len(missing)} confirmations not yet recorded")
+    unconfirmed = verification.unconfirmed(selected)
+    print(f"judges: {', '.join(verification.judges)}; {len(selected) - len(unconfirmed)} of {len(selected)} cases "
+          f"confirmed, {len(verification.contradictions)} contradictions, {len(missing)} confirmations not yet "
+          f"recorded" + (f", {len(corpus.errors)} load errors" if corpus.errors else ""))
     if args.write and missing:
         changed = record(missing, REPO_ROOT)
         print(f"recorded {len(missing)} confirmations in {len(changed)} files")
-    return 0 if verification.ok and not corpus.errors else 1
+    failed = corpus.errors or not verification.ok or (args.require_confirmation and unconfirmed)
+    return 1 if failed else 0
+
+
+def cmd_record(args: argparse.Namespace) -> int:
+    from harness.cases import Purpose
+    from harness.record import RECORDED, record_cases, write_recordings
+
+    if not args.cases:
+        print("patchconf record: name the case file: --cases FILE", file=sys.stderr)
+        return 2
+    corpus = load_corpus(args.cases, Purpose.RECORD)
+    for error in corpus.errors:
+        print(f"LOAD ERROR {error}")
+    selected = [case for case in corpus.cases if _filters(args).accepts(case)]
+    todo = [case for case in selected if case.needs_expectation]
+    for case in selected:
+        if not case.needs_expectation:
+            print(f"LEFT {case.id}: it states its expectation already (`patchconf verify` checks it)")
+    if not todo:
+        print("patchconf record: no case without an expectation" + (" matched the selection" if not selected else ""),
+              file=sys.stderr)
+        return 1 if corpus.errors or not selected else 0
+    judges = _judges(args)
+    if not judges:
+        print("patchconf: no judge available; nothing can be recorded", file=sys.stderr)
+        return 2
+    try:
+        recordings = record_cases(todo, judges)
+    finally:
+        for judge in judges:
+            judge.close()
+    changes = write_recordings(recordings, dry_run=args.dry_run)
+    failed = {change.path: change.error for change in changes if change.error}
+    for change in changes:
+        print(change.diff(), end="")
+    for recording in recordings:
+        print("\n".join(recording.lines()))
+        if recording.case.path in failed and recording.status == RECORDED:
+            print(f"  NOT WRITTEN: {recording.case.file}: {failed[recording.case.path]}")
+    recorded = sum(r.status == RECORDED and r.case.path not in failed for r in recordings)
+    files = sum(not change.error for change in changes)
+    verb = "would record" if args.dry_run else "recorded"
+    print(f"judges: {', '.join(f'{j.name} {j.info.version}' for j in judges)}; {verb} {recorded} of {len(todo)} "
+          f"cases in {files} files" + (f"; {len(corpus.errors)} load errors" if corpus.errors else ""))
+    return 0 if recorded == len(todo) and not corpus.errors else 1
 
 
 def cmd_live(args: argparse.Namespace) -> int:

@@ -85,6 +85,8 @@ class CaseItem(pytest.Item):
         self.case = case
         for tag in case.tags:
             self.add_marker(pytest.mark.behaviour(tag))
+        # `pytest -k OLD-NAME` still selects a renamed case
+        self.extra_keyword_matches.update(case.aliases)
 
     def runtest(self) -> None:
         result = run_case(self.case, _target(self.config))

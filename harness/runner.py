@@ -27,6 +27,7 @@ class Filters:
     tags: tuple[str, ...] = ()
     paths: tuple[str, ...] = ()
     names: tuple[str, ...] = ()
+    ids: tuple[str, ...] = ()
 
     def accepts(self, case: Case) -> bool:
         if self.types and case.type not in self.types:
@@ -35,7 +36,10 @@ class Filters:
             return False
         if self.paths and not any(_path_matches(p, case.file) for p in self.paths):
             return False
-        return not self.names or any(n in case.name for n in self.names)
+        if self.ids and not any(case.answers_to(i) for i in self.ids):
+            return False
+        # a renamed case still answers to its former names (aliases)
+        return not self.names or any(n in name for n in self.names for name in (case.name, *case.aliases))
 
 
 def _tag_matches(wanted: str, tags: Sequence[str]) -> bool:

@@ -1,10 +1,11 @@
 """``patchconf verify``: confirm the corpus against real Kubernetes code and record who did.
 
-Every case runs on the judges (the ``upstream`` target and, where it applies, kubectl). A
-judge that agrees with the case's own expectation is recorded in the case's
-``provenance`` (``--write``); a judge that contradicts a case without a declared
-divergence fails verification. Provenance is added by a small textual edit, checked by
-reloading the file, so comments, quoting and layout survive.
+Every case runs on the judges (the ``upstream`` target and, where they apply, kubectl,
+kubectl apply and a live server). A judge that agrees with the case's own expectation is
+recorded in the case's ``provenance`` (``--write``); a judge that contradicts a case
+without a declared divergence fails verification. Every verdict names its judge and the
+judge's version. Provenance is added by a small textual edit, checked by reloading the
+file, so comments, quoting and layout survive.
 """
 
 from __future__ import annotations
@@ -14,11 +15,11 @@ import json
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.cases import Case
-from harness.runner import ERROR, FAIL, PASS, UNCLASSIFIED, Result, run_cases
+from harness.runner import ERROR, FAIL, PASS, SKIP, UNCLASSIFIED, Result, run_cases
 from harness.targets.base import Target
 from harness.yamlio import load_text
 
@@ -31,6 +32,12 @@ VIA = {
 }
 # provenance names the implementation; a target names its family
 IMPLEMENTATION_OF_FAMILY = {"live": "apiserver"}
+# the implementations provenance may name (case.schema.json): Kubernetes' own code
+KUBERNETES_IMPLEMENTATIONS = ("kubectl", "upstream", "apiserver")
+
+
+def implementation_of(judge: Target) -> str:
+    return IMPLEMENTATION_OF_FAMILY.get(judge.info.family, judge.info.family)
 
 
 def via_of(judge: Target) -> str:
@@ -44,17 +51,81 @@ class Confirmation:
     implementation: str
     version: str
     via: str = ""
+    judge: str = ""  # the target that confirmed, e.g. kubectl-apply (implementation: kubectl)
+
+    @property
+    def by(self) -> str:
+        return f"{self.judge or self.implementation} {self.version}"
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """One judge's result on one case, naming the judge and its version."""
+
+    result: Result
+    judge: str
+    version: str
+
+    @property
+    def case(self) -> Case:
+        return self.result.case
+
+    @property
+    def reason(self) -> str:
+        return self.result.reason
+
+    @property
+    def by(self) -> str:
+        return f"{self.judge} {self.version}"
 
 
 @dataclass
 class Verification:
     confirmations: list[Confirmation]
-    contradictions: list[Result]
+    contradictions: list[Judgement]  # a failed case, or a judge that crashed on it
     judges: list[str]
+    abstentions: list[Judgement] = field(default_factory=list)  # neither confirmed nor contradicted
 
     @property
     def ok(self) -> bool:
         return not self.contradictions
+
+    def unconfirmed(self, cases: Iterable[Case]) -> list[Case]:
+        confirmed = {c.case.id for c in self.confirmations}
+        return [case for case in cases if case.id not in confirmed]
+
+    def report_lines(self, cases: Sequence[Case]) -> list[str]:
+        """One line per case and verdict, each naming the judges and their versions."""
+        by_case: dict[str, list[Confirmation]] = defaultdict(list)
+        for confirmation in self.confirmations:
+            by_case[confirmation.case.id].append(confirmation)
+        lines = []
+        for case in cases:
+            if by_case[case.id]:
+                lines.append(f"CONFIRMED {case.id} by {', '.join(c.by for c in by_case[case.id])}")
+        for judgement in self.contradictions:
+            if judgement.result.status == ERROR:
+                lines.append(f"ERROR {judgement.case.id} on {judgement.by}: {judgement.reason}")
+            else:
+                lines.append(f"CONTRADICTED {judgement.case.id} by {judgement.by}: {judgement.reason}")
+        abstained: dict[str, list[str]] = defaultdict(list)
+        for judgement in self.abstentions:
+            abstained[judgement.case.id].append(f"{judgement.by}: {_abstention(judgement.result)}")
+        contradicted = {judgement.case.id for judgement in self.contradictions}
+        for case in self.unconfirmed(cases):
+            if case.id in contradicted:
+                continue
+            why = "; ".join(abstained[case.id]) or "no judge ran it"
+            lines.append(f"UNCONFIRMED {case.id}: no judge reproduced its expectation ({why})")
+        return lines
+
+
+def _abstention(result: Result) -> str:
+    if result.status == SKIP:
+        return f"skipped: {result.reason}"
+    if result.judged_by.startswith("case"):
+        return "rejected it without naming an error class"
+    return f"judged by {result.judged_by}"
 
 
 def _confirms(result: Result) -> bool:
@@ -63,17 +134,24 @@ def _confirms(result: Result) -> bool:
     return result.status == PASS and result.judged_by.startswith("case") and error.get("class") != UNCLASSIFIED
 
 
+def judge_name(judge: Target) -> str:
+    """How verdicts name a judge: its target name (``kubectl-apply``, ``upstream@1.27``)."""
+    return judge.name
+
+
 def verify(cases: Sequence[Case], judges: Iterable[Target]) -> Verification:
     verification = Verification([], [], [])
     for judge in judges:
-        verification.judges.append(f"{judge.info.family} {judge.info.version}")
+        verification.judges.append(f"{judge_name(judge)} {judge.info.version}")
         for result in run_cases(cases, judge):
             if _confirms(result):
-                implementation = IMPLEMENTATION_OF_FAMILY.get(judge.info.family, judge.info.family)
+                implementation = implementation_of(judge)
                 verification.confirmations.append(
-                    Confirmation(result.case, implementation, judge.info.version, via_of(judge)))
+                    Confirmation(result.case, implementation, judge.info.version, via_of(judge), judge_name(judge)))
             elif result.status in (FAIL, ERROR):
-                verification.contradictions.append(result)
+                verification.contradictions.append(Judgement(result, judge_name(judge), judge.info.version))
+            else:
+                verification.abstentions.append(Judgement(result, judge_name(judge), judge.info.version))
     return verification
 
 
@@ -100,7 +178,7 @@ def record(confirmations: Sequence[Confirmation], repo_root: Path) -> list[Path]
         by_file[confirmation.case.file].append(confirmation)
     changed = []
     for file, entries in sorted(by_file.items()):
-        path = repo_root / file
+        path = entries[0].case.path or repo_root / file
         before = path.read_text(encoding="utf-8")
         after, expected = _edited(before, entries)
         if load_text(after) != expected:

@@ -36,11 +36,12 @@ class ScriptedTarget(Target):
     """Answers each case by name from a table: an Actual, or an exception to raise."""
 
     def __init__(self, answers: dict, family: str = "scripted", version: str = "1.30.2",
-                 profile: str = "kubernetes", messages: bool = True) -> None:
-        self.name = family
+                 profile: str = "kubernetes", messages: bool = True,
+                 patch_types: frozenset[str] = frozenset({"json-patch", "merge-patch", "strategic"}),
+                 name: str | None = None) -> None:
+        self.name = name or family
         self.answers = answers
-        self.info = TargetInfo(family, version, frozenset({"json-patch", "merge-patch", "strategic"}),
-                               profile=profile, messages=messages)
+        self.info = TargetInfo(family, version, patch_types, profile=profile, messages=messages)
 
     def run(self, case: Case) -> Actual:
         answer = self.answers[case.name]

@@ -878,8 +878,10 @@ class LiveTarget(Target):
         return Outcome(document={"steps": steps}) if rendered else outcome
 
     def _observable(self, case: Case, document: Any, stated: Any) -> Any:
-        if not isinstance(document, dict) or not isinstance(stated, dict):
+        if not isinstance(document, dict):
             return document
+        if not isinstance(stated, dict):  # no expected object (e.g. patchconf record asking): nothing stated
+            stated = {}
         metadata = document.get("metadata")
         stated_metadata = stated.get("metadata") if isinstance(stated.get("metadata"), dict) else {}
         written_for_live = "live" in case.targets

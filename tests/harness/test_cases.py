@@ -1,6 +1,7 @@
+import textwrap
 from pathlib import Path
 
-from harness.cases import ABSENT, load_corpus, load_file, version_matches
+from harness.cases import ABSENT, Purpose, load_corpus, load_file, version_matches
 
 GOOD = """
     defaults:
@@ -128,3 +129,98 @@ def test_bundled_corpus_loads_without_errors():
     corpus = load_corpus([Path(__file__).resolve().parents[2] / "cases"])
     assert [str(e) for e in corpus.errors] == []
     assert len(corpus.cases) > 0
+
+
+DRAFT = """
+    defaults:
+      type: json-patch
+      tags: [JP-ADD]
+    cases:
+      - name: stated
+        description: an expectation, nobody has confirmed it yet
+        original: {a: 1}
+        patch: [{op: add, path: /b, value: 2}]
+        expected: {a: 1, b: 2}
+      - name: inputs-only
+        description: only inputs
+        original: {a: 1}
+        patch: [{op: add, path: /c, value: 3}]
+"""
+
+
+def test_what_a_case_must_state_depends_on_the_purpose(write_case_file):
+    path = write_case_file("json-patch/draft.yaml", DRAFT)
+    # The committed corpus: every case needs its expectation and who confirmed it.
+    cases, errors = load_file(path)
+    assert cases == []
+    assert sorted((e.case, e.message.split(":")[0]) for e in errors) == [
+        ("inputs-only", "'provenance' is a required property"),
+        ("inputs-only", "needs one expectation"),
+        ("stated", "'provenance' is a required property"),
+    ]
+    assert all(e.pointer.startswith("/cases/") for e in errors)
+    # Under verification provenance may be missing; an expectation may not.
+    cases, errors = load_file(path, Purpose.VERIFY)
+    assert [c.name for c in cases] == ["stated"] and cases[0].provenance == ()
+    assert [(e.case, e.pointer) for e in errors] == [("inputs-only", "/cases/1")]
+    assert "patchconf record" in errors[0].message
+    # To be recorded, inputs are enough.
+    corpus = load_corpus([path], Purpose.RECORD)
+    assert corpus.errors == []
+    assert [(c.name, c.needs_expectation) for c in corpus.cases] == [("stated", False), ("inputs-only", True)]
+    assert corpus.cases[1].outcome.document is ABSENT and corpus.cases[1].outcome.error is None
+    assert corpus.cases[1].path == path
+
+
+def test_any_purpose_still_needs_the_inputs_and_the_rest(write_case_file):
+    text = DRAFT.replace("        patch: [{op: add, path: /c, value: 3}]\n", "")
+    text = text.replace("tags: [JP-ADD]", "tags: [JP-NOPE]")
+    _, errors = load_file(write_case_file("json-patch/draft-bad.yaml", text), Purpose.RECORD)
+    messages = sorted((e.case, e.message) for e in errors)
+    assert ("inputs-only", "'patch' is a required property") in messages
+    assert sum("unknown behaviour ids" in m for _, m in messages) == 2
+
+
+def test_a_broken_file_names_every_problem_of_its_cases_too(write_case_file):
+    text = "surprise: 1\n" + textwrap.dedent(GOOD).replace("description: adds a member", "description: 7")
+    cases, errors = load_file(write_case_file("json-patch/many.yaml", text))
+    assert cases == []
+    assert [(e.case, e.pointer) for e in errors] == [(None, ""), ("one", "/cases/0/description")]
+    assert "'surprise' was unexpected" in errors[0].message
+
+
+def test_a_server_side_apply_case_needs_an_expectation_in_some_step(write_case_file):
+    text = """
+        cases:
+          - name: two-appliers
+            description: inputs only
+            type: server-side-apply
+            tags: [SSA-CONFLICT]
+            provenance: [{implementation: upstream, version: "1.32.4"}]
+            steps:
+              - {op: apply, manager: a, object: {apiVersion: v1, kind: ConfigMap, metadata: {name: cm}}}
+    """
+    path = write_case_file("server-side-apply/draft.yaml", text)
+    _, errors = load_file(path)
+    assert len(errors) == 1 and "needs an expectation in at least one step" in errors[0].message
+    cases, errors = load_file(path, Purpose.RECORD)
+    assert errors == [] and cases[0].needs_expectation
+    with_one = text.replace("metadata: {name: cm}}}", "metadata: {name: cm}}, expected_changed: true}")
+    cases, errors = load_file(write_case_file("server-side-apply/one.yaml", with_one))
+    assert errors == [] and not cases[0].needs_expectation
+
+
+def test_aliases_keep_former_ids(write_case_file):
+    text = GOOD.replace("      - name: two\n",
+                        "      - name: two\n        aliases: [old-two, cases/json-patch/moved.yaml::gone]\n")
+    path = write_case_file("json-patch/aliases.yaml", text)
+    cases, errors = load_file(path)
+    assert errors == []
+    two = cases[1]
+    assert two.former_ids == ("cases/json-patch/aliases.yaml::old-two", "cases/json-patch/moved.yaml::gone")
+    assert two.answers_to("cases/json-patch/aliases.yaml::old-two") and two.answers_to(two.id)
+    assert not cases[0].answers_to("cases/json-patch/aliases.yaml::old-two")
+    clash = text.replace("aliases: [old-two,", "aliases: [one, old-two,")
+    _, errors = load_file(write_case_file("json-patch/clash.yaml", clash))
+    assert [(e.case, e.pointer, e.message) for e in errors] == [
+        ("two", "/cases/1/aliases/0", "alias 'one' is the name of a case of this file")]

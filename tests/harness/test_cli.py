@@ -23,7 +23,8 @@ def test_run_reports_bad_file_runs_good_one_and_fails(write_case_file, tmp_path,
     out = capsys.readouterr().out
     assert code == 1
     assert "LOAD ERROR" in out and "bad.yaml::x at /cases/0/description: 1 is not of type 'string'" in out
-    assert "total: 1 pass, 0 fail, 0 error, 0 skip, 1 load errors" in out
+    # every problem of the broken case: its description, and what it lacks (type, tags, expectation, provenance)
+    assert "total: 1 pass, 0 fail, 0 error, 0 skip, 5 load errors" in out
     data = json.loads((tmp_path / "out" / "results.json").read_text())
     assert [r["name"] for r in data["results"]] == ["replace-member"]
     assert data["results"][0]["status"] == "pass"

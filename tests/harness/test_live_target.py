@@ -153,6 +153,39 @@ def test_a_wrong_expectation_fails(live, write_case_file):
     assert result.actual["document"]["data"] == {"b": "2"}
 
 
+def test_record_asks_the_server_about_a_case_written_for_it(live, write_case_file):
+    """patchconf record on live-only cases: the object in the case's terms (nothing the server owns),
+    an error with the server's status and reason; and the server confirms both again."""
+    from harness.cases import Purpose
+    from harness.record import RECORDED, record_cases
+
+    path = write_case_file("live/question.yaml", """
+        defaults: {targets: [live], type: merge-patch}
+        cases:
+          - name: null-deletes
+            description: a key set to null goes
+            tags: [LIVE-DEFAULTS]
+            original: {apiVersion: v1, kind: ConfigMap, metadata: {name: cm}, data: {a: "1"}}
+            patch: {data: {a: null, b: "2"}}
+          - name: invalid-label
+            description: a label value the server refuses
+            tags: [LIVE-VALIDATION]
+            original: {apiVersion: v1, kind: ConfigMap, metadata: {name: cm}, data: {a: "1"}}
+            patch: {metadata: {labels: {app: "not valid!"}}}
+    """)
+    cases, errors = load_file(path, Purpose.RECORD)
+    assert errors == []
+    recordings = record_cases(cases, [live])
+    assert [r.status for r in recordings] == [RECORDED, RECORDED], [r.lines() for r in recordings]
+    assert recordings[0].members == {
+        "expected": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}, "data": {"b": "2"}}}
+    error = recordings[1].members["expected_error"]
+    assert (error["class"], error["status"], error["reason"], error["unchanged"]) == ("invalid", 422, "Invalid", True)
+    assert error["message"].lower() in recordings[1].answer["error"]["message"].lower()
+    assert recordings[1].provenance[0]["implementation"] == "apiserver"
+    assert not recordings[1].provenance[0]["version"].startswith("v")
+
+
 def test_strategic_patch_on_custom_resource_is_415(live):
     cases, _ = load_file(REPO / "cases" / "live" / "content-type.yaml")
     case = next(c for c in cases if c.name == "strategic-on-custom-resource")

@@ -47,3 +47,15 @@ def test_cases_become_items_with_diffs(pytester):
         "*load error:*demo.yaml::broken at /cases/2: needs one expectation*",
         "*document /b: expected 3, got 2*",
     ])
+
+
+def test_pytest_k_selects_a_renamed_case_by_its_former_name(pytester):
+    root = pytester.path / "cases"
+    (root / "json-patch").mkdir(parents=True)
+    shutil.copy(REPO / "cases" / "case.schema.json", root / "case.schema.json")
+    shutil.copy(REPO / "cases" / "BEHAVIOURS.md", root / "BEHAVIOURS.md")
+    renamed = CASE_FILE.replace("  - name: passes\n", "  - name: adds-member\n    aliases: [passes-old]\n")
+    (root / "json-patch" / "demo.yaml").write_text(renamed)
+    result = pytester.runpytest_subprocess("cases", "-v", "-k", "passes-old")
+    result.assert_outcomes(passed=1, deselected=2)
+    result.stdout.fnmatch_lines(["*demo.yaml::adds-member PASSED*"])

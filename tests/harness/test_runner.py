@@ -140,3 +140,29 @@ def test_filters(write_case_file):
     assert names(Filters(names=("e",))) == ["err", "negative"]
     assert names(Filters(paths=("*/json-patch/runner.yaml",))) == ["doc", "err", "negative", "flaky"]
     assert names(Filters(paths=("cases/merge-patch",))) == []
+
+
+def test_a_renamed_case_is_selected_by_its_former_name_and_id(write_case_file):
+    text = """
+        defaults: {type: json-patch, tags: [JP-ADD], provenance: [{implementation: kubectl, version: "1.32.4"}]}
+        cases:
+          - name: add-member-to-object
+            aliases: [add-member, cases/json-patch/old-file.yaml::adds]
+            description: renamed twice
+            original: {}
+            patch: [{op: add, path: /a, value: 1}]
+            expected: {a: 1}
+          - name: other
+            description: another case
+            original: {}
+            patch: []
+            expected: {}
+    """
+    cases, errors = load_file(write_case_file("json-patch/renamed.yaml", text))
+    assert errors == []
+    names = lambda f: [c.name for c in cases if f.accepts(c)]  # noqa: E731
+    assert names(Filters(names=("add-member",))) == ["add-member-to-object"]
+    assert names(Filters(ids=("cases/json-patch/renamed.yaml::add-member",))) == ["add-member-to-object"]
+    assert names(Filters(ids=("cases/json-patch/old-file.yaml::adds",))) == ["add-member-to-object"]
+    assert names(Filters(ids=("cases/json-patch/renamed.yaml::other",))) == ["other"]
+    assert names(Filters(ids=("cases/json-patch/renamed.yaml::adds",))) == []
