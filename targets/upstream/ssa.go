@@ -33,6 +33,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/mergepatch"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/client-go/kubernetes/scheme"
 )
 
 // The logical clock: step n happens at ssaEpoch + n seconds, and an entry `time` t (an
@@ -66,7 +67,7 @@ type ssaEntry struct {
 	Operation   string          `json:"operation"`
 	APIVersion  string          `json:"apiVersion"`
 	Subresource string          `json:"subresource,omitempty"`
-	Time        *int64          `json:"time"`
+	Time        *int64          `json:"time,omitempty"` // absent: the entry has no time
 	FieldsV1    json.RawMessage `json:"fieldsV1,omitempty"`
 }
 
@@ -229,6 +230,14 @@ func (r *ssaRun) step(n int, s ssaStep) interface{} {
 	if failure != nil {
 		return ssaFail(failure)
 	}
+	if r.kind.builtin {
+		// The server stores a built-in object as its Go type: decoding it there turns a null
+		// string in a map[string]string into "", drops null pointers, adds zero structs.
+		if next, failure = typedRoundTrip(next, r.kind.gvk); failure != nil {
+			return ssaFail(failure)
+		}
+	}
+	r.kind.withDefaults(next.Object)
 	stampStep(next, n)
 	changed := true
 	if created {
@@ -310,6 +319,10 @@ func (r *ssaRun) update(fm *managedfields.FieldManager, s ssaStep, manager strin
 		return nil, false, statusFailure(apierrors.NewBadRequest(err.Error()))
 	}
 	logicalTimesToClock(body)
+	if r.kind.custom {
+		coerceObjectMeta(body)
+	}
+	r.kind.withDefaults(body)
 	next := &unstructured.Unstructured{Object: body}
 	if failure := r.checkName(next); failure != nil {
 		return nil, false, failure
@@ -326,6 +339,11 @@ func (r *ssaRun) update(fm *managedfields.FieldManager, s ssaStep, manager strin
 		return nil, false, statusFailure(apierrors.NewConflict(r.kind.resource, r.name, fmt.Errorf(
 			"StorageError: invalid object, Code: 4, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: "+
 				"Precondition failed: UID in precondition: %v, UID in object meta: %v", r.storageKey(), uid, r.live.GetUID())))
+	}
+	// An update step is a client's read-modify-write: it carries the live resourceVersion
+	// unless the case's object states one (cases/README.md).
+	if next.GetResourceVersion() == "" {
+		next.SetResourceVersion(r.live.GetResourceVersion())
 	}
 	if failure := r.checkResourceVersion(next, r.kind.strategy.unconditionalUpdate); failure != nil {
 		return nil, false, failure
@@ -373,6 +391,10 @@ func (r *ssaRun) patch(fm *managedfields.FieldManager, s ssaStep, manager string
 		return nil, &ssaError{Class: "invalid-document", Message: err.Error()}
 	}
 	logicalTimesToClock(object)
+	if r.kind.custom {
+		coerceObjectMeta(object)
+	}
+	r.kind.withDefaults(object)
 	next := &unstructured.Unstructured{Object: object}
 	if failure := r.checkName(next); failure != nil {
 		return nil, failure
@@ -750,4 +772,50 @@ func decodeJSONObject(data []byte) (map[string]interface{}, error) {
 func resourceFor(gvk schema.GroupVersionKind) schema.GroupResource {
 	plural, _ := meta.UnsafeGuessKindToResource(gvk)
 	return plural.GroupResource()
+}
+
+// coerceObjectMeta: a custom resource's metadata is decoded through the typed ObjectMeta
+// (apiextensions-apiserver's objectmeta.Coerce), whose members are all omitempty: an empty or
+// null one is gone before the field manager sees it, so `managedFields: []` resets nothing
+// on a custom resource (found against kube-apiserver 1.33.13).
+func coerceObjectMeta(object map[string]interface{}) {
+	metadata, ok := object["metadata"].(map[string]interface{})
+	if !ok {
+		return
+	}
+	for key, value := range metadata {
+		switch v := value.(type) {
+		case nil:
+			delete(metadata, key)
+		case []interface{}:
+			if len(v) == 0 {
+				delete(metadata, key)
+			}
+		case map[string]interface{}:
+			if len(v) == 0 {
+				delete(metadata, key)
+			}
+		}
+	}
+}
+
+// typedRoundTrip: the object through the kind's Go type and back, as storage keeps it.
+func typedRoundTrip(object *unstructured.Unstructured, gvk schema.GroupVersionKind) (*unstructured.Unstructured, *ssaError) {
+	typed, err := scheme.Scheme.New(gvk)
+	if err != nil {
+		return object, nil
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(object.Object, typed); err != nil {
+		return nil, &ssaError{Class: "invalid-document", Status: http.StatusInternalServerError,
+			Reason: string(metav1.StatusReasonInternalError), Message: err.Error()}
+	}
+	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
+	if err != nil {
+		return nil, &ssaError{Class: "invalid-document", Status: http.StatusInternalServerError,
+			Reason: string(metav1.StatusReasonInternalError), Message: err.Error()}
+	}
+	out := &unstructured.Unstructured{Object: content}
+	out.SetAPIVersion(gvk.GroupVersion().String())
+	out.SetKind(gvk.Kind)
+	return out, nil
 }

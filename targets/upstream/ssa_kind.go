@@ -72,6 +72,10 @@ type ssaKind struct {
 	builtin       bool
 	typeConverter managedfields.TypeConverter
 	strategy      ssaStrategy
+	// a named schema's definitions and root: the CRD's structural schema, whose defaults the
+	// server applies to every object it decodes
+	definitions map[string]*spec.Schema
+	root        string
 }
 
 // ssaKindFor resolves the case's kind: a named schema is served as a CRD with that schema
@@ -92,6 +96,7 @@ func ssaKindFor(gvk schema.GroupVersionKind, ref *schemaRef, steps []ssaStep) (*
 		}
 		_, hasStatus := definitions[root].Properties["status"]
 		kind.custom = true
+		kind.definitions, kind.root = definitions, root
 		kind.strategy = customStrategy(hasStatus)
 		kind.typeConverter, err = customTypeConverter(gvk, root, definitions, ref.Definitions)
 		return kind, "", err
@@ -394,4 +399,74 @@ func (f excludeFields[S]) Filter(set S) S { return set.RecursiveDifference(f.exc
 
 func newExcludeFields[S fieldSet[S]](excluded S) excludeFields[S] {
 	return excludeFields[S]{excluded: excluded}
+}
+
+// withDefaults: apiextensions' structural defaulting — a property with a `default`, absent
+// from an object that is present, gets it (refs followed, as the CRD's schema has them inlined).
+func (k *ssaKind) withDefaults(object map[string]interface{}) {
+	if k.definitions == nil {
+		return
+	}
+	if root, ok := k.definitions[k.root]; ok {
+		k.defaultValue(object, root, 0)
+	}
+}
+
+func (k *ssaKind) defaultValue(value interface{}, s *spec.Schema, depth int) {
+	s = k.deref(s)
+	if s == nil || depth > 64 {
+		return
+	}
+	switch v := value.(type) {
+	case map[string]interface{}:
+		for name, property := range s.Properties {
+			property := property
+			p := k.deref(&property)
+			if p == nil {
+				continue
+			}
+			if child, ok := v[name]; ok {
+				k.defaultValue(child, p, depth+1)
+			} else if p.Default != nil {
+				v[name] = runtime.DeepCopyJSONValue(p.Default)
+			}
+		}
+		if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
+			for name, child := range v {
+				if _, declared := s.Properties[name]; !declared {
+					k.defaultValue(child, s.AdditionalProperties.Schema, depth+1)
+				}
+			}
+		}
+	case []interface{}:
+		if s.Items != nil && s.Items.Schema != nil {
+			for _, item := range v {
+				k.defaultValue(item, s.Items.Schema, depth+1)
+			}
+		}
+	}
+}
+
+// deref follows a $ref (and the single-element allOf Kubernetes wraps refs in) to its definition,
+// keeping a default stated beside the ref.
+func (k *ssaKind) deref(s *spec.Schema) *spec.Schema {
+	for i := 0; s != nil && i < 32; i++ {
+		ref := s.Ref.String()
+		if ref == "" && len(s.AllOf) == 1 {
+			ref = s.AllOf[0].Ref.String()
+		}
+		if ref == "" {
+			return s
+		}
+		target, ok := k.definitions[ref[strings.LastIndex(ref, "/")+1:]]
+		if !ok {
+			return nil
+		}
+		merged := *target
+		if s.Default != nil {
+			merged.Default = s.Default
+		}
+		s = &merged
+	}
+	return s
 }
