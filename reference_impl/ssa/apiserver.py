@@ -21,6 +21,9 @@ from reference_impl.ssa.schema import ABSENT_DEFAULT, Schema
 from reference_impl.ssa.typed import json_copy, values_equal
 
 SERVER_OWNED = ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields")
+# handlers/create.go: a request naming no fieldManager is recorded under its User-Agent's
+# first word, which for patchconf's own requests is this.
+DEFAULT_MANAGER = "patchconf"
 STATUS = make_path("status")
 
 
@@ -129,15 +132,15 @@ class Store:
                                                   step.manager, step.force))
             if step.op == "update" and not step.subresource:
                 created = manager.update(_empty(self.api_version, self.kind), self._decoded(step.object),
-                                         step.manager or "")
+                                         step.manager or DEFAULT_MANAGER)
                 return self._create(created)
             raise RequestError("path-not-found", f"{self.kind.lower()} not found", 404, "NotFound")
         if step.op == "apply":
             result = manager.apply(self.live, step.object, step.manager, step.force)
         elif step.op == "update":
-            result = manager.update(self.live, self._decoded(step.object), step.manager or "")
+            result = manager.update(self.live, self._decoded(step.object), step.manager or DEFAULT_MANAGER)
         else:
-            result = manager.update(self.live, self._decoded(self._patched(step)), step.manager or "")
+            result = manager.update(self.live, self._decoded(self._patched(step)), step.manager or DEFAULT_MANAGER)
         return self._decoded(self._keep_what_the_endpoint_resets(result, step.subresource))
 
     def _decoded(self, obj: dict[str, Any]) -> dict[str, Any]:
