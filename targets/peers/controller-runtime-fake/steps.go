@@ -229,20 +229,26 @@ func (c *clock) entries(fields []metav1.ManagedFieldsEntry, n int64) []managedEn
 	return entries
 }
 
-// seedCurrent is `current` as the fake gets it: managedFields with timestamps and
-// fieldsType FieldsV1, as a client builds such an object.
-func (c *clock) seedCurrent(raw json.RawMessage) ([]byte, error) {
+// withTimestamps is an object as the fake gets it: its managedFields entries (`current`'s,
+// or those a step's object or merge patch carries) with timestamps for their integer
+// times and fieldsType FieldsV1, as a client builds such an object. An object without
+// such entries is returned unchanged.
+func (c *clock) withTimestamps(raw json.RawMessage) ([]byte, error) {
+	if !isObject(raw) || !bytes.Contains(raw, []byte(`"managedFields"`)) {
+		return raw, nil
+	}
 	var object map[string]interface{}
 	decoder := json.NewDecoder(bytes.NewReader(raw))
 	decoder.UseNumber()
 	if err := decoder.Decode(&object); err != nil {
-		return nil, fmt.Errorf("unreadable current: %v", err)
+		return nil, fmt.Errorf("unreadable object: %v", err)
 	}
 	metadata, _ := object["metadata"].(map[string]interface{})
 	fields, _ := metadata["managedFields"].([]interface{})
+	converted := false
 	for _, item := range fields {
 		entry, ok := item.(map[string]interface{})
-		if !ok {
+		if !ok || len(entry) == 0 {
 			continue
 		}
 		if number, ok := entry["time"].(json.Number); ok {
@@ -251,10 +257,15 @@ func (c *clock) seedCurrent(raw json.RawMessage) ([]byte, error) {
 				return nil, fmt.Errorf("managedFields time %v is not an integer", number)
 			}
 			entry["time"] = c.seedTime(t)
+			converted = true
 		}
 		if _, ok := entry["fieldsType"]; !ok {
 			entry["fieldsType"] = "FieldsV1"
+			converted = true
 		}
+	}
+	if !converted {
+		return raw, nil
 	}
 	return json.Marshal(object)
 }
@@ -412,8 +423,8 @@ func run(c *ssaCase, id identity, open func(identity, []byte) (fakeStore, string
 	var seed []byte
 	if isObject(c.Current) {
 		var err error
-		if seed, err = clk.seedCurrent(c.Current); err != nil {
-			return nil, "", err
+		if seed, err = clk.withTimestamps(c.Current); err != nil {
+			return nil, "", fmt.Errorf("current: %v", err)
 		}
 	}
 	store, skip, err := open(id, seed)
@@ -423,6 +434,15 @@ func run(c *ssaCase, id identity, open func(identity, []byte) (fakeStore, string
 	results := make([]stepResult, 0, len(c.Steps))
 	for index, s := range c.Steps {
 		n := int64(index + 1)
+		var err error
+		if s.Object, err = clk.withTimestamps(s.Object); err != nil {
+			return nil, "", fmt.Errorf("step %d: object: %v", n, err)
+		}
+		if s.PatchType != "json-patch" {
+			if s.Patch, err = clk.withTimestamps(s.Patch); err != nil {
+				return nil, "", fmt.Errorf("step %d: patch: %v", n, err)
+			}
+		}
 		clk.waitForNewSecond()
 		before, err := store.get()
 		if err != nil {
