@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cases import load_file
+from harness.cases import Purpose, load_file
 from harness.live_cluster import RUN_LABEL, Cluster, Response, cleanup
 from harness.runner import PASS, SKIP, run_case
 from harness.targets import TargetUnavailable, make_target
@@ -156,7 +156,6 @@ def test_a_wrong_expectation_fails(live, write_case_file):
 def test_record_asks_the_server_about_a_case_written_for_it(live, write_case_file):
     """patchconf record on live-only cases: the object in the case's terms (nothing the server owns),
     an error with the server's status and reason; and the server confirms both again."""
-    from harness.cases import Purpose
     from harness.record import RECORDED, record_cases
 
     path = write_case_file("live/question.yaml", """
@@ -338,7 +337,8 @@ def _run_ssa(target, write_case_file, steps: list[dict], current: dict | None = 
             "targets": ["live"], "provenance": SSA_PROVENANCE, "steps": steps, **extra}
     if current is not None:
         case["current"] = current
-    [loaded], errors = load_file(write_case_file("live/ssa.json", json.dumps({"cases": [case]})))
+    # the steps are run to see what the server answers: they state no expectation
+    [loaded], errors = load_file(write_case_file("live/ssa.json", json.dumps({"cases": [case]})), Purpose.RECORD)
     assert errors == []
     return run_case(loaded, target)
 
