@@ -21,7 +21,7 @@ import jsonschema
 import yaml
 
 from harness import DEFAULT_CASES_DIR
-from harness.yamlio import load_path
+from harness.yamlio import RefusedInput, load_path
 
 CASE_SUFFIXES = (".yaml", ".yml", ".json")
 SCHEMA_FILE = "case.schema.json"
@@ -324,7 +324,9 @@ def load_file(path: Path) -> tuple[list[Case], list[LoadError]]:
     root = cases_root_for(path.resolve().parent)
     try:
         data = load_path(path)
-    except (yaml.YAMLError, json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except RefusedInput as exc:
+        return [], [LoadError(shown, f"refused: {exc}")]
+    except (yaml.YAMLError, json.JSONDecodeError) as exc:
         return [], [LoadError(shown, f"not valid YAML/JSON: {exc}")]
     except OSError as exc:
         return [], [LoadError(shown, f"cannot read: {exc}")]
