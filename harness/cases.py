@@ -15,13 +15,16 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
 import yaml
 
 from harness import DEFAULT_CASES_DIR
+from harness.fastschema import compile_schema
 from harness.yamlio import RefusedInput, load_path
+
+if TYPE_CHECKING:
+    import jsonschema
 
 CASE_SUFFIXES = (".yaml", ".yml", ".json")
 SCHEMA_FILE = "case.schema.json"
@@ -265,14 +268,43 @@ def cases_root_for(path: Path) -> Path:
     return DEFAULT_CASES_DIR
 
 
+class CaseSchema:
+    """case.schema.json as the loader uses it: a whole file, and one case after its file's defaults.
+
+    A compiled check (:mod:`harness.fastschema`) says whether data is valid; jsonschema, imported
+    and built only when something is invalid, says why.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.schema = json.loads(path.read_text(encoding="utf-8"))
+        self.case_schema = {"$ref": "#/$defs/effectiveCase", "$defs": self.schema.get("$defs", {})}
+        self._file_check = compile_schema(self.schema)
+        self._case_check = compile_schema(self.case_schema)
+        self._validators: tuple[jsonschema.Validator, jsonschema.Validator] | None = None
+
+    def file_errors(self, data: Any) -> list[jsonschema.ValidationError]:
+        if self._file_check is not None and self._file_check(data):
+            return []
+        return list(self.validators()[0].iter_errors(data))
+
+    def case_errors(self, case: Any) -> list[jsonschema.ValidationError]:
+        if self._case_check is not None and self._case_check(case):
+            return []
+        return list(self.validators()[1].iter_errors(case))
+
+    def validators(self) -> tuple[jsonschema.Validator, jsonschema.Validator]:
+        if self._validators is None:
+            import jsonschema
+
+            cls = jsonschema.validators.validator_for(self.schema)
+            cls.check_schema(self.schema)
+            self._validators = cls(self.schema), cls(self.case_schema)
+        return self._validators
+
+
 @cache
-def _validators(schema_path: Path) -> tuple[jsonschema.Validator, jsonschema.Validator]:
-    schema = json.loads(schema_path.read_text(encoding="utf-8"))
-    cls = jsonschema.validators.validator_for(schema)
-    cls.check_schema(schema)
-    file_validator = cls(schema)
-    case_schema = {"$ref": "#/$defs/effectiveCase", "$defs": schema["$defs"]}
-    return file_validator, cls(case_schema)
+def case_schema(schema_path: Path) -> CaseSchema:
+    return CaseSchema(schema_path)
 
 
 @cache
@@ -330,11 +362,11 @@ def load_file(path: Path) -> tuple[list[Case], list[LoadError]]:
         return [], [LoadError(shown, f"not valid YAML/JSON: {exc}")]
     except OSError as exc:
         return [], [LoadError(shown, f"cannot read: {exc}")]
-    file_validator, case_validator = _validators(root / SCHEMA_FILE)
+    schema = case_schema(root / SCHEMA_FILE)
 
     file_errors: list[LoadError] = []
     bad_cases: dict[int, list[jsonschema.ValidationError]] = {}
-    for error in file_validator.iter_errors(data):
+    for error in schema.file_errors(data):
         path_parts = list(error.absolute_path)
         if len(path_parts) >= 2 and path_parts[0] == "cases" and isinstance(path_parts[1], int):
             bad_cases.setdefault(path_parts[1], []).append(error)
@@ -361,7 +393,7 @@ def load_file(path: Path) -> tuple[list[Case], list[LoadError]]:
         effective = {**defaults, **raw_case}
         problems = [
             LoadError(shown, _schema_message(e), label, _pointer(prefix + list(e.absolute_path)))
-            for e in _most_specific(list(case_validator.iter_errors(effective)))
+            for e in _most_specific(schema.case_errors(effective))
         ]
         def problem(message: str, *where: str, label=label, prefix=prefix) -> LoadError:
             return LoadError(shown, message, label, _pointer([*prefix, *where]))
@@ -442,6 +474,8 @@ def _pointer(parts: list[Any]) -> str:
 
 def _most_specific(errors: list[jsonschema.ValidationError]) -> list[jsonschema.ValidationError]:
     """One readable error per failing location instead of every branch of a oneOf."""
+    import jsonschema
+
     chosen: dict[tuple, jsonschema.ValidationError] = {}
     for error in errors:
         best = jsonschema.exceptions.best_match([error])
