@@ -183,7 +183,7 @@ class Case:
 
     def input(self, key: str) -> Any:
         """A deep copy of one input, so no target can change the corpus."""
-        return copy.deepcopy(self.inputs[key])
+        return copy_json(self.inputs[key])
 
     def has_input(self, key: str) -> bool:
         return key in self.inputs
@@ -492,8 +492,40 @@ def _schema_message(error: jsonschema.ValidationError) -> str:
     return error.message
 
 
+_ATOMS = (str, int, float, bool, type(None))
+
+
+def copy_json(value: Any) -> Any:
+    """A deep copy of JSON data, several times faster than copy.deepcopy (which handles any object)."""
+    cls = value.__class__
+    if cls is dict:
+        return {key: copy_json(member) for key, member in value.items()}
+    if cls is list:
+        return [copy_json(item) for item in value]
+    return value if cls in _ATOMS else copy.deepcopy(value)
+
+
+def _has_non_json_values(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        cls = node.__class__
+        if cls is dict:
+            for key in node:
+                if key.__class__ is not str:
+                    return True
+            stack.extend(node.values())
+        elif cls is list:
+            stack.extend(node)
+        elif cls is float and not math.isfinite(node):
+            return True
+    return False
+
+
 def _non_json_values(value: Any, file: str, case: str, prefix: list[Any]) -> list[LoadError]:
     """Values JSON cannot carry (NaN, infinities, non-string keys)."""
+    if not _has_non_json_values(value):  # the usual answer, found without building a pointer per node
+        return []
     problems: list[LoadError] = []
     stack: list[tuple[Any, list[Any]]] = [(value, prefix)]
     while stack:

@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from deepdiff import DeepDiff
-
 from harness.cases import ABSENT
 
 
@@ -36,6 +34,8 @@ def explain(expected: Any, actual: Any) -> list[str]:
     """One readable line per difference, e.g. ``/spec/replicas: expected absent, got 0``."""
     if expected is ABSENT or actual is ABSENT:
         return [f"(root): expected {show(expected)}, got {show(actual)}"]
+    from deepdiff import DeepDiff  # imported by the first difference: a passing run never needs it
+
     diff = DeepDiff(expected, actual, view="tree", ignore_order=False, verbose_level=2)
     lines: list[str] = []
     for report_type, levels in diff.items():
