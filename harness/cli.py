@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from harness import DEFAULT_CASES_DIR, REPO_ROOT
+from harness.bounded import MAX_ANSWER_BYTES_ENV, parse_size
 from harness.cases import cases_root_for, load_corpus
 from harness.coverage import MINIMUM_CASES, coverage, coverage_text
 from harness.report import Run, summary_text, write_reports
@@ -36,6 +37,19 @@ def _add_selection(parser: argparse.ArgumentParser) -> None:
                         help="only cases whose name contains TEXT")
 
 
+def _add_answer_limit(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--max-answer-bytes", type=_size, metavar="SIZE",
+                        help="the most a target may print for one answer, e.g. 67108864 or 64MiB; beyond, the case "
+                             f"fails and the target is restarted (default 64MiB, or ${MAX_ANSWER_BYTES_ENV})")
+
+
+def _size(text: str) -> int:
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _filters(args: argparse.Namespace) -> Filters:
     return Filters(tuple(args.types), tuple(args.tags), tuple(args.paths), tuple(args.names))
 
@@ -56,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--kubeconfig", metavar="PATH", help="kubeconfig for the live target (default: $KUBECONFIG)")
     run.add_argument("--timeout", type=float, help="seconds a cmd: target gets per case (default 10)")
     run.add_argument("--quiet", action="store_true", help="print only totals and failures' ids")
+    _add_answer_limit(run)
 
     validate = commands.add_parser("validate", help="check case files without running them")
     validate.add_argument("paths", nargs="*", type=Path)
@@ -73,6 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     matrix.add_argument("--timeout", type=float)
     matrix.add_argument("--title", default="Compliance matrix", help="the report's heading")
     matrix.add_argument("--kubeconfig", metavar="PATH", help="kubeconfig for live targets (default: $KUBECONFIG)")
+    _add_answer_limit(matrix)
 
     verify = commands.add_parser("verify", help="confirm cases against upstream (and kubectl) and record provenance")
     verify.add_argument("--judges", default="upstream,kubectl,kubectl-apply",
@@ -80,6 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_selection(verify)
     verify.add_argument("--write", action="store_true", help="record missing confirmations in the case files")
     verify.add_argument("--kubeconfig", metavar="PATH", help="kubeconfig for a live judge (default: $KUBECONFIG)")
+    _add_answer_limit(verify)
 
     commands.add_parser("targets", help="list the known targets")
 
@@ -120,7 +137,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     try:
-        target = make_target(args.target, timeout=args.timeout, kubeconfig=args.kubeconfig, workers=args.jobs)
+        target = make_target(args.target, timeout=args.timeout, kubeconfig=args.kubeconfig, workers=args.jobs,
+                             max_answer_bytes=args.max_answer_bytes)
     except TargetUnavailable as exc:
         print(f"patchconf: target {args.target!r} unavailable: {exc}", file=sys.stderr)
         return 2
@@ -193,7 +211,8 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     runs = []
     for spec in [s.strip() for s in args.targets.split(",") if s.strip()]:
         try:
-            target = make_target(spec, timeout=args.timeout, kubeconfig=args.kubeconfig)
+            target = make_target(spec, timeout=args.timeout, kubeconfig=args.kubeconfig,
+                                 max_answer_bytes=args.max_answer_bytes)
         except TargetUnavailable as exc:
             print(f"patchconf: target {spec!r} unavailable, left out: {exc}", file=sys.stderr)
             continue
@@ -223,7 +242,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     judges = []
     for spec in [s.strip() for s in args.judges.split(",") if s.strip()]:
         try:
-            judges.append(make_target(spec, kubeconfig=args.kubeconfig))
+            judges.append(make_target(spec, kubeconfig=args.kubeconfig, max_answer_bytes=args.max_answer_bytes))
         except TargetUnavailable as exc:
             print(f"patchconf: judge {spec!r} unavailable, not used: {exc}", file=sys.stderr)
     if not judges:

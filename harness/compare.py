@@ -7,6 +7,10 @@ from typing import Any
 
 from harness.cases import ABSENT
 
+# Characters of JSON per side beyond which a difference is told in one line: deepdiff's
+# member-by-member report of a huge answer would cost more memory than the answer itself.
+EXPLAIN_LIMIT = 1024 * 1024
+
 
 def json_equal(a: Any, b: Any) -> bool:
     """Equality as JSON sees it, but strict about types: 1 != 1.0 != true."""
@@ -34,6 +38,10 @@ def explain(expected: Any, actual: Any) -> list[str]:
     """One readable line per difference, e.g. ``/spec/replicas: expected absent, got 0``."""
     if expected is ABSENT or actual is ABSENT:
         return [f"(root): expected {show(expected)}, got {show(actual)}"]
+    sizes = [len(json.dumps(value, ensure_ascii=False)) for value in (expected, actual)]
+    if max(sizes) > EXPLAIN_LIMIT:
+        return [f"(root): expected {show(expected)}, got {show(actual)} ({sizes[1]:,} characters of JSON against "
+                f"{sizes[0]:,}: too large to compare member by member)"]
     from deepdiff import DeepDiff  # imported by the first difference: a passing run never needs it
 
     diff = DeepDiff(expected, actual, view="tree", ignore_order=False, verbose_level=2)

@@ -17,6 +17,12 @@ from harness.targets.base import Actual, ActualError, Target, TargetCrash, Targe
 
 PASS, FAIL, ERROR, SKIP = "pass", "fail", "error", "skip"
 UNCLASSIFIED = "unclassified"
+# What a result keeps of an answer (and of an expectation): members whose JSON is longer are
+# stored as a note with their beginning, so results and reports stay small whatever a target printed.
+STORED_CHARS = 64 * 1024
+STORED_HEAD_CHARS = 2000
+STORED_DIFF_LINES = 100
+STORED_LINE_CHARS = 2000
 
 
 @dataclass(frozen=True)
@@ -100,9 +106,41 @@ def judge(case: Case, target: Target, actual: Actual, seconds: float = 0.0) -> R
     attempts = [mismatches(outcome, actual, target.compares_messages(case)) for outcome in outcomes]
     best = min(attempts, key=len)
     status = PASS if not best else FAIL
-    reason = "" if status == PASS else "; ".join(best[:3])
-    expected = outcomes[attempts.index(best)].to_json()
-    return Result(case, status, reason, tuple(best), expected, actual.to_json(), judged_by, seconds)
+    diff = stored_lines(best)
+    reason = "" if status == PASS else "; ".join(diff[:3])
+    expected = stored(outcomes[attempts.index(best)].to_json())
+    return Result(case, status, reason, diff, expected, stored(actual.to_json()), judged_by, seconds)
+
+
+def stored(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` as a result keeps it: a member over STORED_CHARS of JSON becomes a note with its beginning."""
+    kept: dict[str, Any] = {}
+    for key, value in data.items():
+        try:
+            text = json.dumps(value, ensure_ascii=False)
+        except (RecursionError, ValueError, TypeError) as exc:
+            kept[key] = f"<not stored by patchconf: {type(exc).__name__}>"
+            continue
+        if len(text) <= STORED_CHARS:
+            kept[key] = value
+        elif key == "error" and isinstance(value, dict):
+            kept[key] = {k: clip(v, STORED_HEAD_CHARS) if isinstance(v, str) else v for k, v in value.items()}
+        else:
+            kept[key] = (f"<truncated by patchconf: {len(text):,} characters of JSON, over the {STORED_CHARS:,} "
+                         f"a result keeps; they begin: {text[:STORED_HEAD_CHARS]}>")
+    return kept
+
+
+def clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else f"{text[:limit]} …({len(text) - limit:,} more characters)"
+
+
+def stored_lines(lines: Sequence[str]) -> tuple[str, ...]:
+    """Difference lines as a result keeps them: at most STORED_DIFF_LINES, each cut to STORED_LINE_CHARS."""
+    kept = [clip(line, STORED_LINE_CHARS) for line in lines[:STORED_DIFF_LINES]]
+    if len(lines) > STORED_DIFF_LINES:
+        kept.append(f"…and {len(lines) - STORED_DIFF_LINES:,} more differences")
+    return tuple(kept)
 
 
 def _mismatches(expected: Outcome, actual: Actual, compare_messages: bool) -> list[str]:
@@ -220,11 +258,17 @@ def run_case(case: Case, target: Target) -> Result:
     except TargetDeclined as exc:
         return Result(case, SKIP, f"declined by the target: {exc}")
     except TargetCrash as exc:
-        return Result(case, ERROR, f"target failed: {exc}", seconds=time.perf_counter() - started)
+        return Result(case, ERROR, clip(f"target failed: {exc}", STORED_LINE_CHARS),
+                      seconds=time.perf_counter() - started)
     except Exception as exc:  # a target bug must fail its case, never the run
-        message = f"target raised {type(exc).__name__}: {exc}"
+        message = clip(f"target raised {type(exc).__name__}: {exc}", STORED_LINE_CHARS)
         return Result(case, ERROR, message, seconds=time.perf_counter() - started)
-    return judge(case, target, actual, time.perf_counter() - started)
+    seconds = time.perf_counter() - started
+    try:
+        return judge(case, target, actual, seconds)
+    except Exception as exc:  # an answer too deep or too odd to compare fails its case, never the run
+        message = clip(f"could not judge the answer: {type(exc).__name__}: {exc}", STORED_LINE_CHARS)
+        return Result(case, ERROR, message, seconds=seconds)
 
 
 ProgressCallback = Callable[[int, int, Result], None]

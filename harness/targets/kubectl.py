@@ -19,6 +19,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from harness import bounded
 from harness.cases import Case
 from harness.targets.base import (
     Actual,
@@ -97,8 +98,9 @@ def find_kubectl(spec: str | None) -> str:
 
 
 class KubectlTarget(Target):
-    def __init__(self, binary: str | None = None) -> None:
+    def __init__(self, binary: str | None = None, max_answer_bytes: int | None = None) -> None:
         self.binary = find_kubectl(binary)
+        self.max_answer_bytes = bounded.max_answer_bytes(max_answer_bytes)
         self.name = f"kubectl:{binary}" if binary else "kubectl"
         self.info = TargetInfo(
             family="kubectl",
@@ -137,7 +139,7 @@ class KubectlTarget(Target):
             "-o", "json", "--show-managed-fields",  # -o json hides metadata.managedFields otherwise
         ]
         try:
-            completed = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT_SECONDS)
+            completed = bounded.run_bounded(command, limit=self.max_answer_bytes, timeout=TIMEOUT_SECONDS)
         except subprocess.TimeoutExpired as exc:
             raise TargetCrash(f"kubectl did not answer within {TIMEOUT_SECONDS}s") from exc
         finally:

@@ -52,8 +52,8 @@ def build(name: str) -> Path:
 
 
 class PeerTarget(CommandTarget):
-    def __init__(self, name: str, timeout: float | None = None) -> None:
+    def __init__(self, name: str, timeout: float | None = None, max_answer_bytes: int | None = None) -> None:
         binary = build(name)
         super().__init__(shlex.quote(str(binary)), timeout=timeout or 10.0,
-                         workers=os.cpu_count() or 1, family=name)
+                         workers=os.cpu_count() or 1, family=name, max_answer_bytes=max_answer_bytes)
         self.name = f"peer:{name}"
