@@ -7,7 +7,7 @@ import json
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,6 +69,7 @@ class Result:
             "id": self.case.id,
             "file": self.case.file,
             "name": self.case.name,
+            "description": self.case.description,
             "type": self.case.type,
             "tags": list(self.case.tags),
             "status": self.status,
@@ -272,6 +273,7 @@ def run_case(case: Case, target: Target) -> Result:
 
 
 ProgressCallback = Callable[[int, int, Result], None]
+ResultCallback = Callable[[int, Result], None]
 
 
 def run_cases(
@@ -279,23 +281,41 @@ def run_cases(
     target: Target,
     workers: int | None = None,
     progress: ProgressCallback | None = None,
+    on_result: ResultCallback | None = None,
 ) -> list[Result]:
-    """Run every case, in parallel up to the target's worker count, keeping case order."""
+    """Run every case, in parallel up to the target's worker count; the results in case order.
+
+    ``on_result(index, result)`` is called in this thread as each case finishes (in the order
+    they finish), so a caller can write it down before the next one. On an interrupt
+    (KeyboardInterrupt) cases not yet started are cancelled and the interrupt propagates.
+    """
     selected = list(cases)
     count = max(1, workers or target.workers)
-    results: list[Result] = []
+    results: list[Result | None] = [None] * len(selected)
+    done = 0
+
+    def finish(index: int, result: Result) -> None:
+        nonlocal done
+        results[index] = result
+        done += 1
+        if on_result:
+            on_result(index, result)
+        if progress:
+            progress(done, len(selected), result)
+
     if count == 1:
-        for case in selected:
-            results.append(run_case(case, target))
-            if progress:
-                progress(len(results), len(selected), results[-1])
-        return results
-    with ThreadPoolExecutor(max_workers=count) as pool:
-        for result in pool.map(lambda c: run_case(c, target), selected):
-            results.append(result)
-            if progress:
-                progress(len(results), len(selected), result)
-    return results
+        for index, case in enumerate(selected):
+            finish(index, run_case(case, target))
+        return results  # type: ignore[return-value]
+    pool = ThreadPoolExecutor(max_workers=count)
+    try:
+        futures = {pool.submit(run_case, case, target): index for index, case in enumerate(selected)}
+        for future in as_completed(futures):
+            finish(futures[future], future.result())
+    finally:
+        # Not waiting: on an interrupt the cases in flight end when the caller closes the target.
+        pool.shutdown(wait=False, cancel_futures=True)
+    return results  # type: ignore[return-value]
 
 
 def terminal_progress(stream=sys.stderr) -> ProgressCallback | None:
