@@ -474,6 +474,8 @@ def _pointer(parts: list[Any]) -> str:
 
 def _most_specific(errors: list[jsonschema.ValidationError]) -> list[jsonschema.ValidationError]:
     """One readable error per failing location instead of every branch of a oneOf."""
+    if not errors:
+        return []
     import jsonschema
 
     chosen: dict[tuple, jsonschema.ValidationError] = {}
