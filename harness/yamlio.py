@@ -125,18 +125,16 @@ _NO_KEY = object()
 
 
 class _Collection:
-    """A sequence or mapping being built, with what its members expand to."""
+    """A sequence or mapping being built."""
 
-    __slots__ = ("anchor", "depth", "key", "key_marks", "mark", "size", "value")
+    __slots__ = ("anchor", "event", "key", "key_events", "value")
 
-    def __init__(self, value: list | dict, anchor: str | None, mark: yaml.Mark) -> None:
+    def __init__(self, value: list | dict, anchor: str | None, event: yaml.Event) -> None:
         self.value = value
         self.anchor = anchor
-        self.mark = mark
-        self.size = 1
-        self.depth = 1
+        self.event = event
         self.key: Any = _NO_KEY
-        self.key_marks: dict[Any, yaml.Mark] = {}
+        self.key_events: dict[Any, yaml.Event] = {}
 
 
 class _JsonBuilder:
@@ -144,7 +142,8 @@ class _JsonBuilder:
 
     What PyYAML's composer and SafeConstructor do, with an explicit stack instead of
     recursion, bounded (depth, scalar size, alias expansion), refusing duplicate keys and
-    any tag JSON cannot hold. An alias is the very value its anchor built, as in PyYAML.
+    any tag JSON cannot hold. An alias is the very value its anchor built, as in PyYAML, so
+    building stays linear; what aliases expand to is measured after, if there are any.
     """
 
     def get_single_data(self) -> Any:
@@ -165,37 +164,37 @@ class _JsonBuilder:
     def _document(self) -> tuple[Any, yaml.Mark]:
         get_event, resolve = self.get_event, self.resolve
         implicit_tags = self.yaml_implicit_resolvers
-        anchors: dict[str, tuple[Any, int, int, yaml.Mark]] = {}
+        anchors: dict[str, tuple[Any, yaml.Event]] = {}
         open_anchors: set[str] = set()
         stack: list[_Collection] = []
+        aliased = False
         while True:
             event = get_event()
             kind = event.__class__
             if kind is ScalarEvent:
-                text = event.value
-                if len(text) > MAX_SCALAR_CHARS:
-                    raise RefusedInput(f"a scalar of {len(text):,} characters, over the limit of "
+                value = event.value
+                if len(value) > MAX_SCALAR_CHARS:
+                    raise RefusedInput(f"a scalar of {len(value):,} characters, over the limit of "
                                        f"{MAX_SCALAR_CHARS:,}", event.start_mark)
                 tag = event.tag
                 if tag is None or tag == "!":  # resolved here rather than by a call per scalar: most are strings
-                    tag = STR_TAG
                     if event.implicit[0]:
-                        for candidate, regexp in implicit_tags.get(text[:1], ()):
-                            if regexp.match(text):
-                                tag = candidate
+                        for candidate, regexp in implicit_tags.get(value[:1], ()):
+                            if regexp.match(value):
+                                value = self._scalar(candidate, value, event.start_mark)
                                 break
-                value = text if tag == STR_TAG else self._scalar(tag, text, event.start_mark)
-                size, depth, mark = 1 + len(text), 0, event.start_mark
+                elif tag != STR_TAG:
+                    value = self._scalar(tag, value, event.start_mark)
                 if event.anchor is not None:
-                    self._anchor(anchors, event, (value, size, depth, mark))
+                    self._anchor(anchors, event, value)
             elif kind is AliasEvent:
                 if event.anchor in open_anchors:
                     raise RefusedInput(f"alias *{event.anchor} refers to the collection that defines it "
                                        "(a recursive alias)", event.start_mark)
                 if event.anchor not in anchors:
                     raise ComposerError(None, None, f"found undefined alias {event.anchor!r}", event.start_mark)
-                value, size, depth, mark = anchors[event.anchor]
-                mark = event.start_mark
+                value = anchors[event.anchor][0]
+                aliased = True
             elif kind is SequenceStartEvent or kind is MappingStartEvent:
                 sequence = kind is SequenceStartEvent
                 tag = event.tag
@@ -207,28 +206,23 @@ class _JsonBuilder:
                 if len(stack) >= MAX_DEPTH:
                     raise RefusedInput(f"nested deeper than {MAX_DEPTH} levels", event.start_mark)
                 if event.anchor is not None:
-                    if event.anchor in anchors or event.anchor in open_anchors:
-                        self._anchor(anchors, event, None)
+                    if event.anchor in open_anchors:
+                        raise ComposerError(None, None, f"found duplicate anchor {event.anchor!r}", event.start_mark)
+                    self._anchor(anchors, event, None)
                     open_anchors.add(event.anchor)
-                stack.append(_Collection([] if sequence else {}, event.anchor, event.start_mark))
+                stack.append(_Collection([] if sequence else {}, event.anchor, event))
                 continue
             else:  # the end of a sequence or mapping
                 done = stack.pop()
-                value, size, depth, mark = done.value, done.size, done.depth, done.mark
+                value, event = done.value, done.event
                 if done.anchor is not None:
                     open_anchors.discard(done.anchor)
-                    anchors[done.anchor] = (value, size, depth, mark)
+                    anchors[done.anchor] = (value, event)
             if not stack:
-                return value, mark
+                if aliased:
+                    _bound_expansion(value, event, anchors)
+                return value, event.start_mark
             parent = stack[-1]
-            parent.size += size
-            if parent.size > MAX_EXPANDED_SIZE:
-                raise RefusedInput(f"aliases expand this collection to more than {MAX_EXPANDED_SIZE:,} nodes and "
-                                   "characters (an alias bomb?)", parent.mark)
-            if depth >= parent.depth:
-                parent.depth = depth + 1
-                if depth + len(stack) > MAX_DEPTH:
-                    raise RefusedInput(f"aliases nest this collection deeper than {MAX_DEPTH} levels", mark)
             container = parent.value
             if container.__class__ is list:
                 container.append(value)
@@ -240,14 +234,14 @@ class _JsonBuilder:
                 try:
                     repeated = value in container
                 except TypeError:
-                    raise ConstructorError("while constructing a mapping", parent.mark, "found unhashable key",
-                                           mark) from None
+                    raise ConstructorError("while constructing a mapping", parent.event.start_mark,
+                                           "found unhashable key", event.start_mark) from None
                 if repeated:
                     # PyYAML keeps the last of repeated keys silently; other readers differ, so refuse them.
-                    raise ConstructorError(
-                        "while constructing a mapping", parent.mark,
-                        f"found duplicate key {value!r} (first at line {parent.key_marks[value].line + 1})", mark)
-                parent.key_marks[value] = mark
+                    first = parent.key_events[value].start_mark.line + 1
+                    raise ConstructorError("while constructing a mapping", parent.event.start_mark,
+                                           f"found duplicate key {value!r} (first at line {first})", event.start_mark)
+                parent.key_events[value] = event
                 parent.key = value
 
     @staticmethod
@@ -262,13 +256,54 @@ class _JsonBuilder:
                                    mark) from None
 
     @staticmethod
-    def _anchor(anchors: dict, event: yaml.Event, entry: tuple | None) -> None:
+    def _anchor(anchors: dict[str, tuple[Any, yaml.Event]], event: yaml.Event, value: Any) -> None:
         if event.anchor in anchors:
             raise ComposerError(f"found duplicate anchor {event.anchor!r}; first occurrence",
-                                anchors[event.anchor][3], "second occurrence", event.start_mark)
-        if entry is None:  # a collection reusing the anchor of one that encloses it
-            raise ComposerError(None, None, f"found duplicate anchor {event.anchor!r}", event.start_mark)
-        anchors[event.anchor] = entry
+                                anchors[event.anchor][1].start_mark, "second occurrence", event.start_mark)
+        anchors[event.anchor] = (value, event)
+
+
+def _bound_expansion(root: Any, root_event: yaml.Event, anchors: dict[str, tuple[Any, yaml.Event]]) -> None:
+    """Refuse a document whose aliases expand it beyond MAX_EXPANDED_SIZE or MAX_DEPTH.
+
+    Values are shared, not copied, so this is linear in what was built: each collection's
+    expanded size and depth are computed once. The first anchored collection over the
+    limit is named (an alias bomb's first level too big), else the document.
+    """
+    measured: dict[int, tuple[int, int]] = {}
+
+    def measure(value: Any) -> tuple[int, int]:
+        stack = [(value, False)]
+        while stack:
+            node, children_done = stack.pop()
+            if id(node) in measured:
+                continue
+            members = node.values() if node.__class__ is dict else node
+            if not children_done:
+                stack.append((node, True))
+                stack.extend((m, False) for m in members if m.__class__ in (dict, list) and id(m) not in measured)
+                continue
+            size = 1 + (sum(1 + len(k) if k.__class__ is str else 1 for k in node) if node.__class__ is dict else 0)
+            depth = 1
+            for member in members:
+                if member.__class__ in (dict, list):
+                    member_size, member_depth = measured[id(member)]
+                    size += member_size
+                    depth = max(depth, member_depth + 1)
+                else:
+                    size += 1 + len(member) if member.__class__ is str else 1
+            measured[id(node)] = (min(size, MAX_EXPANDED_SIZE + 1), depth)
+        return measured[id(value)]
+
+    for value, event in [*anchors.values(), (root, root_event)]:
+        if value.__class__ not in (dict, list):
+            continue
+        size, depth = measure(value)
+        if size > MAX_EXPANDED_SIZE:
+            raise RefusedInput(f"aliases expand this collection to more than {MAX_EXPANDED_SIZE:,} nodes and "
+                               "characters (an alias bomb?)", event.start_mark)
+        if depth > MAX_DEPTH:
+            raise RefusedInput(f"aliases nest this collection deeper than {MAX_DEPTH} levels", event.start_mark)
 
 
 if _CParser is not None:
