@@ -70,15 +70,13 @@ def classify_error(message: str, patterns: tuple[tuple[str, str], ...] = ERROR_P
 
 def kubectl_version(binary: str) -> str:
     try:
-        completed = subprocess.run(
-            [binary, "version", "--client", "-o", "json"],
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT_SECONDS,
-            check=True,
-        )
+        completed = bounded.run_bounded([binary, "version", "--client", "-o", "json"],
+                                        limit=bounded.max_answer_bytes(), timeout=TIMEOUT_SECONDS)
+        if completed.returncode != 0:
+            raise subprocess.CalledProcessError(completed.returncode, completed.args, completed.stdout,
+                                                completed.stderr)
         git_version = json.loads(completed.stdout)["clientVersion"]["gitVersion"]
-    except (OSError, subprocess.SubprocessError, ValueError, KeyError) as exc:
+    except (OSError, subprocess.SubprocessError, ValueError, KeyError, bounded.AnswerTooLarge) as exc:
         raise TargetUnavailable(f"cannot run {binary!r} version: {exc}") from exc
     match = re.match(r"v?([0-9]+\.[0-9]+\.[0-9]+)", git_version)
     return match.group(1) if match else git_version
