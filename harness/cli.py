@@ -185,7 +185,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         except KeyboardInterrupt as exc:
             print(f"patchconf: interrupted ({_signal_name(exc)}) while starting the target", file=sys.stderr)
             return _interrupted_exit(exc)
-        corpus = load_corpus(args.cases or [_default_cases()])
+        try:
+            corpus = load_corpus(args.cases or [_default_cases()])
+        except KeyboardInterrupt as exc:
+            target.close()
+            print(f"patchconf: interrupted ({_signal_name(exc)}) while loading the cases", file=sys.stderr)
+            return _interrupted_exit(exc)
         selected = [case for case in corpus.cases if _filters(args).accepts(case)]
         directory = args.report or (REPO_ROOT / "reports" / _slug(args.target))
         run = Run(args.target, target.info, [], corpus.errors, planned=len(selected),

@@ -225,7 +225,9 @@ class CommandTarget(Target):
         except TargetDeclined:
             self._idle.put(program)
             raise
-        except TargetCrash:
+        except TargetCrash as exc:
+            if isinstance(exc, ProtocolError):  # what the program logged may say why it answered so
+                exc.args = (program._why(str(exc)),)
             self._end(program)  # killed; the next case starts a fresh instance
             raise
         except BaseException:  # interrupted mid-request: the program's state is unknown
