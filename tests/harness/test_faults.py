@@ -209,6 +209,27 @@ def test_a_killed_run_keeps_its_results_and_report_renders_them(tmp_path):
     assert f"INTERRUPTED (no end line in results.jsonl: the run was killed or crashed) after {done} of 40" in stdout
 
 
+def test_a_harness_error_mid_run_keeps_what_was_done(tmp_path, monkeypatch, capsys):
+    from harness import cli
+
+    def failing_progress():
+        def progress(done, total, result):
+            if done == 3:
+                raise RuntimeError("a bug in patchconf")
+        return progress
+
+    monkeypatch.setattr(cli, "terminal_progress", failing_progress)
+    cases = case_file([f"fine.{i}" for i in range(6)], tmp_path)
+    assert cli.main(["run", "--cases", str(cases), "--target", TARGET, "--report", str(tmp_path / "out")]) == 2
+    captured = capsys.readouterr()
+    assert "RuntimeError: a bug in patchconf" in captured.err
+    data = results(tmp_path / "out")
+    assert data["interrupted"] == "harness error: RuntimeError: a bug in patchconf"
+    assert [r["name"] for r in data["results"]] == ["fine.0", "fine.1", "fine.2"]
+    assert ("INTERRUPTED (harness error: RuntimeError: a bug in patchconf) after 3 of 6 cases"
+            in captured.out)
+
+
 def test_report_renders_what_run_wrote(tmp_path):
     cases = case_file(["fine.1", "nan", "fine.2"], tmp_path)
     out = tmp_path / "out"
