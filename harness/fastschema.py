@@ -103,8 +103,8 @@ class _Compiler:
         _need("$id" not in schema or root or schema is self.root, "$id")
         checks: list[Check] = []
         for keyword, value in schema.items():
-            if keyword in ANNOTATIONS or keyword in ("$id", "then", "else"):
-                continue
+            if keyword in ANNOTATIONS or keyword in ("$id", "then", "else", "minContains", "maxContains"):
+                continue  # then/else and min/maxContains are read with if and contains
             build = self.KEYWORDS.get(keyword)
             _need(build is not None, keyword)
             checks.append(build(self, value, schema))
@@ -216,6 +216,19 @@ class _Compiler:
         each = self.compile(value)  # a list here is draft 7's tuple form: refused by compile
         return lambda x: not isinstance(x, list) or all(each(item) for item in x)
 
+    def _contains(self, value: Any, schema: dict) -> Check:
+        each = self.compile(value)
+        least = _count(schema.get("minContains", 1), "minContains")
+        most = _count(schema["maxContains"], "maxContains") if "maxContains" in schema else None
+
+        def check(x: Any) -> bool:
+            if not isinstance(x, list):
+                return True
+            matches = sum(1 for item in x if each(item))
+            return matches >= least and (most is None or matches <= most)
+
+        return check
+
     def _min_items(self, value: Any, schema: dict) -> Check:
         least = _count(value, "minItems")
         return lambda x: not isinstance(x, list) or len(x) >= least
@@ -269,7 +282,8 @@ class _Compiler:
         "allOf": _all_of, "anyOf": _any_of, "oneOf": _one_of, "not": _not, "if": _if, "$ref": _ref,
         "required": _required, "properties": _properties, "additionalProperties": _additional_properties,
         "propertyNames": _property_names,
-        "items": _items, "minItems": _min_items, "maxItems": _max_items, "uniqueItems": _unique_items,
+        "items": _items, "contains": _contains, "minItems": _min_items, "maxItems": _max_items,
+        "uniqueItems": _unique_items,
         "pattern": _pattern, "minLength": _min_length, "maxLength": _max_length,
         "minimum": _minimum, "maximum": _maximum,
     }
