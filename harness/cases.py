@@ -275,9 +275,12 @@ class CaseSchema:
     and built only when something is invalid, says why.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, definition: str = "effectiveCase") -> None:
         self.schema = json.loads(path.read_text(encoding="utf-8"))
-        self.case_schema = {"$ref": "#/$defs/effectiveCase", "$defs": self.schema.get("$defs", {})}
+        definitions = self.schema.get("$defs", {})
+        if definition not in definitions:  # an older schema knows only effectiveCase
+            definition = "effectiveCase"
+        self.case_schema = {"$ref": f"#/$defs/{definition}", "$defs": definitions}
         self._file_check = compile_schema(self.schema)
         self._case_check = compile_schema(self.case_schema)
         self._validators: tuple[jsonschema.Validator, jsonschema.Validator] | None = None
@@ -303,8 +306,9 @@ class CaseSchema:
 
 
 @cache
-def case_schema(schema_path: Path) -> CaseSchema:
-    return CaseSchema(schema_path)
+def case_schema(schema_path: Path, definition: str = "effectiveCase") -> CaseSchema:
+    """The schema at ``schema_path``, cases checked against ``#/$defs/<definition>``; built once."""
+    return CaseSchema(schema_path, definition)
 
 
 @cache
