@@ -5,19 +5,24 @@ from __future__ import annotations
 import argparse
 import contextlib
 import shlex
+import signal
 import sys
 import time
+import traceback
+from collections.abc import Iterator
 from pathlib import Path
 
 from harness import DEFAULT_CASES_DIR, REPO_ROOT
+from harness.bounded import MAX_ANSWER_BYTES_ENV, kill_running, parse_size
 from harness.cases import cases_root_for, load_corpus
 from harness.coverage import coverage, coverage_text
 from harness.report import Run, summary_text, write_reports
-from harness.runner import Filters, run_cases, terminal_progress
+from harness.runner import Filters, Result, run_cases, terminal_progress
 from harness.targets import TARGET_HELP, TargetUnavailable, make_target
 from harness.yamlio import yaml11_differences
 
 DEFAULT_JUDGES = "upstream,kubectl,kubectl-apply"
+EXIT_SIGINT, EXIT_SIGTERM = 128 + signal.SIGINT, 128 + signal.SIGTERM
 
 
 def _default_cases() -> Path:
@@ -41,6 +46,19 @@ def _add_selection(parser: argparse.ArgumentParser) -> None:
                              "(a renamed case answers to its former ids)")
 
 
+def _add_answer_limit(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--max-answer-bytes", type=_size, metavar="SIZE",
+                        help="the most a target may print for one answer, e.g. 67108864 or 64MiB; beyond, the case "
+                             f"fails and the target is restarted (default 64MiB, or ${MAX_ANSWER_BYTES_ENV})")
+
+
+def _size(text: str) -> int:
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _filters(args: argparse.Namespace) -> Filters:
     return Filters(tuple(args.types), tuple(args.tags), tuple(args.paths), tuple(args.names), tuple(args.ids))
 
@@ -61,6 +79,14 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--kubeconfig", metavar="PATH", help="kubeconfig for the live target (default: $KUBECONFIG)")
     run.add_argument("--timeout", type=float, help="seconds a cmd: target gets per case (default 10)")
     run.add_argument("--quiet", action="store_true", help="print only totals and failures' ids")
+    _add_answer_limit(run)
+
+    report = commands.add_parser("report", help="render the reports of a run from its results.jsonl "
+                                                "(one that was interrupted or killed, too)")
+    report.add_argument("directory", type=Path, metavar="DIR",
+                        help="a run's report directory (holding results.jsonl), or a results.jsonl file")
+    report.add_argument("--out", type=Path, metavar="DIR", help="where to write the reports (default: beside it)")
+    report.add_argument("--quiet", action="store_true", help="print only totals and failures' ids")
 
     validate = commands.add_parser("validate", help="check case files without running them")
     validate.add_argument("paths", nargs="*", type=Path)
@@ -78,6 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
     matrix.add_argument("--timeout", type=float)
     matrix.add_argument("--title", default="Compliance matrix", help="the report's heading")
     matrix.add_argument("--kubeconfig", metavar="PATH", help="kubeconfig for live targets (default: $KUBECONFIG)")
+    _add_answer_limit(matrix)
 
     verify = commands.add_parser("verify", help="confirm cases against upstream (and kubectl) and record provenance")
     verify.add_argument("--judges", default=DEFAULT_JUDGES,
@@ -100,6 +127,8 @@ def build_parser() -> argparse.ArgumentParser:
     rec.add_argument("--kubeconfig", metavar="PATH",
                      help="kubeconfig of an API server: adds live to the judges")
     rec.add_argument("--dry-run", action="store_true", help="show what would be written, write nothing")
+    _add_answer_limit(verify)
+    _add_answer_limit(rec)
 
     commands.add_parser("targets", help="list the known targets")
 
@@ -133,41 +162,130 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         args = parser.parse_args(["run", *(argv or [])])
     args.argv = list(sys.argv[1:] if argv is None else argv)
-    handler = {"run": cmd_run, "validate": cmd_validate, "coverage": cmd_coverage, "targets": cmd_targets,
-               "matrix": cmd_matrix, "verify": cmd_verify, "record": cmd_record, "apiserver": cmd_apiserver,
+    handler = {"run": cmd_run, "report": cmd_report, "validate": cmd_validate, "coverage": cmd_coverage,
+               "targets": cmd_targets, "matrix": cmd_matrix, "verify": cmd_verify, "record": cmd_record,
+               "apiserver": cmd_apiserver,
                "live": cmd_live}
     return handler[args.command](args)
 
 
-def cmd_run(args: argparse.Namespace) -> int:
+class Interrupted(KeyboardInterrupt):
+    """SIGTERM, raised where the run is, as Ctrl-C raises KeyboardInterrupt."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    def interrupt(signum: int, frame: object) -> None:
+        raise Interrupted(signum)
+
     try:
-        target = make_target(args.target, timeout=args.timeout, kubeconfig=args.kubeconfig, workers=args.jobs)
-    except TargetUnavailable as exc:
-        print(f"patchconf: target {args.target!r} unavailable: {exc}", file=sys.stderr)
-        return 2
-    corpus = load_corpus(args.cases or [_default_cases()])
-    selected = [case for case in corpus.cases if _filters(args).accepts(case)]
-    started = time.perf_counter()
+        previous = signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:  # not the main thread: leave SIGTERM as it is
+        yield
+        return
     try:
-        results = run_cases(selected, target, workers=args.jobs, progress=terminal_progress())
+        yield
     finally:
-        target.close()
-    run = Run(args.target, target.info, results, corpus.errors, seconds=time.perf_counter() - started,
-              arguments={"cases": [str(p) for p in args.cases or []], "types": args.types,
-                         "tags": args.tags, "paths": args.paths, "names": args.names})
-    print(summary_text(run, verbose_failures=True) if not args.quiet else _quiet_summary(run))
-    directory = args.report or (REPO_ROOT / "reports" / _slug(args.target))
-    written = write_reports(run, directory)
-    print(f"reports: {', '.join(str(p) for p in written)}")
+        signal.signal(signal.SIGTERM, previous)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from harness.resultlog import LOG_NAME, ResultsLog
+
+    with _sigterm_interrupts():
+        try:
+            target = make_target(args.target, timeout=args.timeout, kubeconfig=args.kubeconfig, workers=args.jobs,
+                                 max_answer_bytes=args.max_answer_bytes)
+        except TargetUnavailable as exc:
+            print(f"patchconf: target {args.target!r} unavailable: {exc}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt as exc:
+            print(f"patchconf: interrupted ({_signal_name(exc)}) while starting the target", file=sys.stderr)
+            return _interrupted_exit(exc)
+        try:
+            corpus = load_corpus(args.cases or [_default_cases()])
+        except KeyboardInterrupt as exc:
+            target.close()
+            print(f"patchconf: interrupted ({_signal_name(exc)}) while loading the cases", file=sys.stderr)
+            return _interrupted_exit(exc)
+        selected = [case for case in corpus.cases if _filters(args).accepts(case)]
+        directory = args.report or (REPO_ROOT / "reports" / _slug(args.target))
+        run = Run(args.target, target.info, [], corpus.errors, planned=len(selected),
+                  arguments={"cases": [str(p) for p in args.cases or []], "types": args.types,
+                             "tags": args.tags, "paths": args.paths, "names": args.names})
+        log = ResultsLog(directory / LOG_NAME, run, len(selected))
+        finished: dict[int, Result] = {}
+
+        def record(index: int, result: Result) -> None:
+            log.write(index, result)  # on disk before the next case is counted: a kill loses nothing done
+            finished[index] = result
+
+        started = time.perf_counter()
+        stop: BaseException | None = None
+        try:
+            run_cases(selected, target, workers=args.jobs, progress=terminal_progress(), on_result=record)
+        except KeyboardInterrupt as exc:
+            stop = exc
+            run.interrupted = _signal_name(exc)
+        except Exception as exc:  # a harness bug: keep what was done, then show it
+            stop = exc
+            run.interrupted = f"harness error: {type(exc).__name__}: {exc}"
+        finally:
+            try:
+                target.close()
+            finally:
+                kill_running()
+        run.seconds = time.perf_counter() - started
+        run.results = [finished[index] for index in sorted(finished)]
+        log.end(run.seconds, run.interrupted)
+        if run.interrupted and sys.stderr.isatty():
+            print(file=sys.stderr)  # end the progress line
+        print(summary_text(run, verbose_failures=True) if not args.quiet else _quiet_summary(run))
+        written = write_reports(run, directory)
+        print(f"reports: {', '.join(str(p) for p in [log.path, *written])}")
+    if isinstance(stop, KeyboardInterrupt):
+        print(f"patchconf: {run.stopped_early()}; reports written from them", file=sys.stderr)
+        return _interrupted_exit(stop)
+    if stop is not None:
+        traceback.print_exception(stop)
+        return 2
     if not selected and not corpus.errors:
         print("patchconf: no case matched the selection", file=sys.stderr)
         return 1
     return 0 if run.ok else 1
 
 
+def _signal_name(interrupt: KeyboardInterrupt) -> str:
+    return "SIGTERM" if isinstance(interrupt, Interrupted) else "SIGINT"
+
+
+def _interrupted_exit(interrupt: KeyboardInterrupt) -> int:
+    return EXIT_SIGTERM if isinstance(interrupt, Interrupted) else EXIT_SIGINT
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from harness.resultlog import LOG_NAME, read_log
+
+    path = args.directory / LOG_NAME if args.directory.is_dir() else args.directory
+    try:
+        run = read_log(path)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        print(f"patchconf report: cannot read {path}: {exc}", file=sys.stderr)
+        return 2
+    print(summary_text(run, verbose_failures=True) if not args.quiet else _quiet_summary(run))
+    written = write_reports(run, args.out or path.parent)
+    print(f"reports: {', '.join(str(p) for p in written)}")
+    return 0 if run.ok else 1
+
+
 def _quiet_summary(run: Run) -> str:
     lines = [f"{r.status.upper()} {r.case.id}" for r in run.results if r.status in ("fail", "error")]
     lines += [f"LOAD ERROR {e}" for e in run.load_errors]
+    lines += [run.stopped_early()] if run.interrupted else []
     counts = run.counts()
     lines.append(", ".join(f"{counts.get(s, 0)} {s}" for s in ("pass", "fail", "error", "skip")))
     return "\n".join(lines)
@@ -214,7 +332,8 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     runs = []
     for spec in [s.strip() for s in args.targets.split(",") if s.strip()]:
         try:
-            target = make_target(spec, timeout=args.timeout, kubeconfig=args.kubeconfig)
+            target = make_target(spec, timeout=args.timeout, kubeconfig=args.kubeconfig,
+                                 max_answer_bytes=args.max_answer_bytes)
         except TargetUnavailable as exc:
             print(f"patchconf: target {spec!r} unavailable, left out: {exc}", file=sys.stderr)
             continue
@@ -246,7 +365,7 @@ def _judges(args: argparse.Namespace) -> list:
     judges = []
     for spec in specs:
         try:
-            judge = make_target(spec, kubeconfig=args.kubeconfig)
+            judge = make_target(spec, kubeconfig=args.kubeconfig, max_answer_bytes=args.max_answer_bytes)
         except TargetUnavailable as exc:
             print(f"patchconf: judge {spec!r} unavailable, not used: {exc}", file=sys.stderr)
             continue

@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from deepdiff import DeepDiff
-
 from harness.cases import ABSENT
+
+# Characters of JSON per side beyond which a difference is told in one line: deepdiff's
+# member-by-member report of a huge answer would cost more memory than the answer itself.
+EXPLAIN_LIMIT = 1024 * 1024
 
 
 def json_equal(a: Any, b: Any) -> bool:
@@ -36,6 +38,12 @@ def explain(expected: Any, actual: Any) -> list[str]:
     """One readable line per difference, e.g. ``/spec/replicas: expected absent, got 0``."""
     if expected is ABSENT or actual is ABSENT:
         return [f"(root): expected {show(expected)}, got {show(actual)}"]
+    sizes = [len(json.dumps(value, ensure_ascii=False)) for value in (expected, actual)]
+    if max(sizes) > EXPLAIN_LIMIT:
+        return [f"(root): expected {show(expected)}, got {show(actual)} ({sizes[1]:,} characters of JSON against "
+                f"{sizes[0]:,}: too large to compare member by member)"]
+    from deepdiff import DeepDiff  # imported by the first difference: a passing run never needs it
+
     diff = DeepDiff(expected, actual, view="tree", ignore_order=False, verbose_level=2)
     lines: list[str] = []
     for report_type, levels in diff.items():

@@ -30,10 +30,21 @@ class Run:
     started: datetime = field(default_factory=lambda: datetime.now(UTC))
     seconds: float = 0.0
     arguments: dict[str, Any] = field(default_factory=dict)
+    planned: int | None = None  # cases selected; more than the results when the run stopped early
+    interrupted: str | None = None  # why the run stopped early (SIGINT, SIGTERM, killed, harness error)
 
     @property
     def ok(self) -> bool:
-        return not self.load_errors and not any(r.status in (FAIL, ERROR) for r in self.results)
+        return (not self.interrupted and not self.load_errors
+                and not any(r.status in (FAIL, ERROR) for r in self.results))
+
+    def stopped_early(self) -> str:
+        """'' for a run that finished; else a sentence saying why and how far it came."""
+        if not self.interrupted:
+            return ""
+        of = f" of {self.planned}" if self.planned is not None else ""
+        return (f"INTERRUPTED ({self.interrupted}) after {len(self.results)}{of} cases: "
+                "these results are those of the cases that finished")
 
     def counts(self) -> Counter:
         return Counter(r.status for r in self.results)
@@ -54,6 +65,8 @@ class Run:
             "seconds": round(self.seconds, 3),
             "python": platform.python_version(),
             "arguments": self.arguments,
+            "planned": self.planned if self.planned is not None else len(self.results),
+            "interrupted": self.interrupted,
             "summary": dict(self.counts()),
             "by_type": {k: dict(v) for k, v in self.counts_by("type").items()},
             "by_tag": {k: dict(v) for k, v in self.counts_by("tag").items()},
@@ -72,6 +85,8 @@ def _count_cells(counter: Counter) -> list[str]:
 def summary_text(run: Run, verbose_failures: bool = True) -> str:
     lines = [f"patchconf: {len(run.results)} cases on {run.target_name} "
              f"({run.target.family} {run.target.version}, profile {run.target.profile})"]
+    if run.interrupted:
+        lines.append(run.stopped_early())
     for error in run.load_errors:
         lines.append(f"LOAD ERROR {error}")
     if verbose_failures:
@@ -107,7 +122,7 @@ def write_reports(run: Run, directory: Path) -> list[Path]:
     directory.mkdir(parents=True, exist_ok=True)
     written = []
     for name, render in (
-        ("results.json", lambda: json.dumps(run.to_json(), indent=2, ensure_ascii=False) + "\n"),
+        ("results.json", lambda: results_json(run)),
         ("junit.xml", lambda: junit_xml(run)),
         ("report.md", lambda: markdown(run)),
         ("report.html", lambda: html_report(run)),
@@ -118,6 +133,17 @@ def write_reports(run: Run, directory: Path) -> list[Path]:
     return written
 
 
+def results_json(run: Run) -> str:
+    """results.json: the run indented, each result on one line (Python's indenting encoder is ten
+    times slower than its compact one, and a result per line reads and diffs well)."""
+    data = run.to_json()
+    results = data.pop("results")
+    head = json.dumps(data, indent=2, ensure_ascii=False)
+    lines = ",\n    ".join(json.dumps(result, ensure_ascii=False) for result in results)
+    body = f"[\n    {lines}\n  ]" if results else "[]"
+    return f'{head[:-2]},\n  "results": {body}\n}}\n'
+
+
 def junit_xml(run: Run) -> str:
     suites = ET.Element("testsuites", name=f"patchconf {run.target_name}")
     by_file: dict[str, list[Result]] = defaultdict(list)
@@ -125,6 +151,11 @@ def junit_xml(run: Run) -> str:
         by_file[result.case.file].append(result)
     for error in run.load_errors:
         by_file.setdefault(error.file, [])
+    if run.interrupted:  # an error a CI system shows: the run is incomplete
+        suite = ET.SubElement(suites, "testsuite", name="patchconf run", tests="1", failures="0", errors="1",
+                              skipped="0")
+        case = ET.SubElement(suite, "testcase", classname="patchconf", name="(run)")
+        ET.SubElement(case, "error", message="interrupted").text = run.stopped_early()
     for file, results in sorted(by_file.items()):
         counts = Counter(r.status for r in results)
         file_errors = [e for e in run.load_errors if e.file == file]
@@ -166,6 +197,8 @@ def markdown(run: Run) -> str:
         + f", {len(run.load_errors)} load errors",
         "",
     ]
+    if run.interrupted:
+        out[-1:-1] = [f"- **{_md(run.stopped_early())}**"]
     if run.load_errors:
         out += ["## Files that could not be loaded", ""]
         out += [f"- `{e}`" for e in run.load_errors]
@@ -212,6 +245,7 @@ tr.fail td, tr.error td {{ background: #fde8e8; }} tr.skip td {{ color: #777; }}
 <h1>patchconf report: {esc(run.target_name)}</h1>
 <p>{esc(run.target.family)} {esc(run.target.version)}, profile {esc(run.target.profile)}: {totals},
 {len(run.load_errors)} load errors.</p>
+{f"<p><strong>{esc(run.stopped_early())}</strong></p>" if run.interrupted else ""}
 {f"<h2>Load errors</h2><ul>{errors}</ul>" if errors else ""}
 <table><tr><th>case</th><th>type</th><th>behaviours</th><th>status</th><th>detail</th></tr>
 {"".join(rows)}

@@ -7,7 +7,7 @@ import json
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +17,12 @@ from harness.targets.base import Actual, ActualError, Target, TargetCrash, Targe
 
 PASS, FAIL, ERROR, SKIP = "pass", "fail", "error", "skip"
 UNCLASSIFIED = "unclassified"
+# What a result keeps of an answer (and of an expectation): members whose JSON is longer are
+# stored as a note with their beginning, so results and reports stay small whatever a target printed.
+STORED_CHARS = 64 * 1024
+STORED_HEAD_CHARS = 2000
+STORED_DIFF_LINES = 100
+STORED_LINE_CHARS = 2000
 
 
 @dataclass(frozen=True)
@@ -67,6 +73,7 @@ class Result:
             "id": self.case.id,
             "file": self.case.file,
             "name": self.case.name,
+            "description": self.case.description,
             "type": self.case.type,
             "tags": list(self.case.tags),
             "status": self.status,
@@ -100,13 +107,57 @@ def judge(case: Case, target: Target, actual: Actual, seconds: float = 0.0) -> R
     if any(new is not old for new, old in zip(rendered, outcomes, strict=True)):
         judged_by += "; expectation as the target renders it"
     outcomes = rendered
+    matched = next((outcome for outcome in outcomes if _same_success(outcome, actual)), None)
+    if matched is not None and case.type != "server-side-apply":
+        # The usual pass, found without explaining how the other outcomes differ (deepdiff is slow to load).
+        return Result(case, PASS, "", (), stored(matched.to_json()), stored(actual.to_json()), judged_by, seconds)
     mismatches = _steps_mismatches if case.type == "server-side-apply" else _mismatches
     attempts = [mismatches(outcome, actual, target.compares_messages(case)) for outcome in outcomes]
     best = min(attempts, key=len)
     status = PASS if not best else FAIL
-    reason = "" if status == PASS else "; ".join(best[:3])
-    expected = outcomes[attempts.index(best)].to_json()
-    return Result(case, status, reason, tuple(best), expected, actual.to_json(), judged_by, seconds)
+    diff = stored_lines(best)
+    reason = "" if status == PASS else "; ".join(diff[:3])
+    expected = stored(outcomes[attempts.index(best)].to_json())
+    return Result(case, status, reason, diff, expected, stored(actual.to_json()), judged_by, seconds)
+
+
+def _same_success(expected: Outcome, actual: Actual) -> bool:
+    """Whether _mismatches would find nothing for a successful outcome, without explaining differences."""
+    if expected.error is not None or actual.error is not None:
+        return False
+    return all(want is ABSENT or (got is not ABSENT and json_equal(want, got))
+               for want, got in ((expected.document, actual.document), (expected.patch, actual.patch)))
+
+
+def stored(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` as a result keeps it: a member over STORED_CHARS of JSON becomes a note with its beginning."""
+    kept: dict[str, Any] = {}
+    for key, value in data.items():
+        try:
+            text = json.dumps(value, ensure_ascii=False)
+        except (RecursionError, ValueError, TypeError) as exc:
+            kept[key] = f"<not stored by patchconf: {type(exc).__name__}>"
+            continue
+        if len(text) <= STORED_CHARS:
+            kept[key] = value
+        elif key == "error" and isinstance(value, dict):
+            kept[key] = {k: clip(v, STORED_HEAD_CHARS) if isinstance(v, str) else v for k, v in value.items()}
+        else:
+            kept[key] = (f"<truncated by patchconf: {len(text):,} characters of JSON, over the {STORED_CHARS:,} "
+                         f"a result keeps; they begin: {text[:STORED_HEAD_CHARS]}>")
+    return kept
+
+
+def clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else f"{text[:limit]} …({len(text) - limit:,} more characters)"
+
+
+def stored_lines(lines: Sequence[str]) -> tuple[str, ...]:
+    """Difference lines as a result keeps them: at most STORED_DIFF_LINES, each cut to STORED_LINE_CHARS."""
+    kept = [clip(line, STORED_LINE_CHARS) for line in lines[:STORED_DIFF_LINES]]
+    if len(lines) > STORED_DIFF_LINES:
+        kept.append(f"…and {len(lines) - STORED_DIFF_LINES:,} more differences")
+    return tuple(kept)
 
 
 def _mismatches(expected: Outcome, actual: Actual, compare_messages: bool) -> list[str]:
@@ -224,14 +275,21 @@ def run_case(case: Case, target: Target) -> Result:
     except TargetDeclined as exc:
         return Result(case, SKIP, f"declined by the target: {exc}")
     except TargetCrash as exc:
-        return Result(case, ERROR, f"target failed: {exc}", seconds=time.perf_counter() - started)
+        return Result(case, ERROR, clip(f"target failed: {exc}", STORED_LINE_CHARS),
+                      seconds=time.perf_counter() - started)
     except Exception as exc:  # a target bug must fail its case, never the run
-        message = f"target raised {type(exc).__name__}: {exc}"
+        message = clip(f"target raised {type(exc).__name__}: {exc}", STORED_LINE_CHARS)
         return Result(case, ERROR, message, seconds=time.perf_counter() - started)
-    return judge(case, target, actual, time.perf_counter() - started)
+    seconds = time.perf_counter() - started
+    try:
+        return judge(case, target, actual, seconds)
+    except Exception as exc:  # an answer too deep or too odd to compare fails its case, never the run
+        message = clip(f"could not judge the answer: {type(exc).__name__}: {exc}", STORED_LINE_CHARS)
+        return Result(case, ERROR, message, seconds=seconds)
 
 
 ProgressCallback = Callable[[int, int, Result], None]
+ResultCallback = Callable[[int, Result], None]
 
 
 def run_cases(
@@ -239,23 +297,41 @@ def run_cases(
     target: Target,
     workers: int | None = None,
     progress: ProgressCallback | None = None,
+    on_result: ResultCallback | None = None,
 ) -> list[Result]:
-    """Run every case, in parallel up to the target's worker count, keeping case order."""
+    """Run every case, in parallel up to the target's worker count; the results in case order.
+
+    ``on_result(index, result)`` is called in this thread as each case finishes (in the order
+    they finish), so a caller can write it down before the next one. On an interrupt
+    (KeyboardInterrupt) cases not yet started are cancelled and the interrupt propagates.
+    """
     selected = list(cases)
     count = max(1, workers or target.workers)
-    results: list[Result] = []
+    results: list[Result | None] = [None] * len(selected)
+    done = 0
+
+    def finish(index: int, result: Result) -> None:
+        nonlocal done
+        results[index] = result
+        done += 1
+        if on_result:
+            on_result(index, result)
+        if progress:
+            progress(done, len(selected), result)
+
     if count == 1:
-        for case in selected:
-            results.append(run_case(case, target))
-            if progress:
-                progress(len(results), len(selected), results[-1])
-        return results
-    with ThreadPoolExecutor(max_workers=count) as pool:
-        for result in pool.map(lambda c: run_case(c, target), selected):
-            results.append(result)
-            if progress:
-                progress(len(results), len(selected), result)
-    return results
+        for index, case in enumerate(selected):
+            finish(index, run_case(case, target))
+        return results  # type: ignore[return-value]
+    pool = ThreadPoolExecutor(max_workers=count)
+    try:
+        futures = {pool.submit(run_case, case, target): index for index, case in enumerate(selected)}
+        for future in as_completed(futures):
+            finish(futures[future], future.result())
+    finally:
+        # Not waiting: on an interrupt the cases in flight end when the caller closes the target.
+        pool.shutdown(wait=False, cancel_futures=True)
+    return results  # type: ignore[return-value]
 
 
 def terminal_progress(stream=sys.stderr) -> ProgressCallback | None:

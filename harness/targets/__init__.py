@@ -38,13 +38,13 @@ def _reference(argument: str | None, **options) -> Target:
 def _kubectl(argument: str | None, **options) -> Target:
     from harness.targets.kubectl import KubectlTarget
 
-    return KubectlTarget(argument)
+    return KubectlTarget(argument, **options)
 
 
 def _kubectl_apply(argument: str | None, **options) -> Target:
     from harness.targets.kubectl_apply import KubectlApplyTarget
 
-    return KubectlApplyTarget(argument)
+    return KubectlApplyTarget(argument, **options)
 
 
 def _command(argument: str | None, **options) -> Target:
@@ -83,14 +83,20 @@ FACTORIES: dict[str, Callable[..., Target]] = {
 
 
 def make_target(spec: str, timeout: float | None = None, kubeconfig: str | None = None,
-                workers: int | None = None) -> Target:
-    """``name`` or ``name:argument`` → a ready target (raises TargetUnavailable)."""
+                workers: int | None = None, max_answer_bytes: int | None = None) -> Target:
+    """``name`` or ``name:argument`` → a ready target (raises TargetUnavailable).
+
+    ``max_answer_bytes`` bounds what a program target may print per answer (None: the
+    default, or $PATCHCONF_MAX_ANSWER_BYTES; see harness/bounded.py).
+    """
     name, _, argument = spec.partition("@" if spec.startswith("upstream") else ":")
     factory = FACTORIES.get(name)
     if factory is None:
         known = ", ".join(TARGET_HELP)
         raise TargetUnavailable(f"unknown target {spec!r}; known targets: {known}")
     options = {"timeout": timeout} if (timeout and name in ("cmd", "upstream", "peer")) else {}
+    if max_answer_bytes is not None and name in ("cmd", "upstream", "peer", "kubectl", "kubectl-apply"):
+        options["max_answer_bytes"] = max_answer_bytes
     if name == "live":
         options = {"kubeconfig": kubeconfig, **({"workers": workers} if workers else {})}
     return factory(argument or None, **options)

@@ -100,6 +100,14 @@ class TargetCrash(Exception):
     """The target failed to produce an answer for a case (crash, hang, garbage)."""
 
 
+class ProtocolError(TargetCrash):
+    """An answer that breaks the protocol (harness/PROTOCOL.md): not UTF-8, not JSON, NaN or
+    Infinity, a duplicate key, the wrong shape."""
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(f"protocol error: {problem}")
+
+
 class TargetDeclined(Exception):
     """The target declined a case it had claimed it could run (reported as a skip)."""
 

@@ -3,11 +3,16 @@
 The harness owns time and failure: each request has a deadline; a program that exits,
 hangs or answers garbage fails that one case with the reason (and its last stderr lines),
 is killed and restarted for the next case, and the run goes on.
+
+Answers are read strictly and bounded: a line is at most the answer size limit
+(:mod:`harness.bounded`), and must be UTF-8 JSON without NaN, Infinity or repeated keys,
+of the shape the protocol gives; anything else is a protocol error of that case.
 """
 
 from __future__ import annotations
 
 import collections
+import contextlib
 import json
 import os
 import queue
@@ -16,10 +21,12 @@ import subprocess
 import threading
 from typing import Any
 
+from harness.bounded import AnswerTooLarge, Oversize, keep_tail, max_answer_bytes, read_lines, too_large
 from harness.cases import ABSENT, STEP_EXPECTATIONS, Case, named_schema_path
 from harness.targets.base import (
     Actual,
     ActualError,
+    ProtocolError,
     Target,
     TargetCrash,
     TargetDeclined,
@@ -32,74 +39,140 @@ PROTOCOL_VERSION = 1
 DEFAULT_TIMEOUT = 10.0
 START_TIMEOUT = 60.0
 STDERR_LINES_KEPT = 20
+# A request this large may fill the pipe to a program that does not read: written under a deadline.
+PIPE_SAFE_BYTES = 16 * 1024
 
 
 class Program:
-    """One running instance of the program, with line-oriented, deadline-bound I/O."""
+    """One running instance of the program, with line-oriented, deadline-bound, size-bound I/O."""
 
-    def __init__(self, argv: list[str], cwd: str | None = None) -> None:
+    def __init__(self, argv: list[str], cwd: str | None = None, max_answer: int | None = None) -> None:
+        self.max_answer = max_answer_bytes(max_answer)
         try:
-            self.process = subprocess.Popen(
-                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                text=True, encoding="utf-8", bufsize=1, cwd=cwd,
-            )
+            self.process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                            stderr=subprocess.PIPE, cwd=cwd)
         except OSError as exc:
             raise TargetUnavailable(f"cannot start {argv[0]!r}: {exc}") from exc
-        self.lines: queue.Queue[str | None] = queue.Queue()
+        # At most one answer waits here (and one in the reader's hands): a program printing
+        # answers nobody asked for is held up by its full pipe, not buffered in patchconf.
+        self.lines: queue.Queue[bytes | Oversize | None] = queue.Queue(maxsize=1)
         self.stderr: collections.deque[str] = collections.deque(maxlen=STDERR_LINES_KEPT)
+        self._stopped = threading.Event()
         threading.Thread(target=self._pump_stdout, daemon=True).start()
-        threading.Thread(target=self._pump_stderr, daemon=True).start()
+        threading.Thread(target=keep_tail, args=(self.process.stderr, self.stderr),
+                         daemon=True).start()
 
     def _pump_stdout(self) -> None:
-        for line in self.process.stdout:
-            self.lines.put(line)
-        self.lines.put(None)
+        with contextlib.suppress(OSError, ValueError):
+            for line in read_lines(self.process.stdout, self.max_answer):
+                if not self._hand_over(line):
+                    return
+        self._hand_over(None)
 
-    def _pump_stderr(self) -> None:
-        for line in self.process.stderr:
-            self.stderr.append(line.rstrip("\n"))
+    def _hand_over(self, item: bytes | Oversize | None) -> bool:
+        """Give the next line to request(); False once the program is stopped and nobody takes it."""
+        while True:
+            try:
+                self.lines.put(item, timeout=0.2)
+                return True
+            except queue.Full:
+                if self._stopped.is_set():
+                    return False
 
     def request(self, message: dict[str, Any], timeout: float) -> dict[str, Any]:
+        data = (json.dumps(message, ensure_ascii=False) + "\n").encode("utf-8")
+        watchdog = threading.Timer(timeout, self.kill) if len(data) > PIPE_SAFE_BYTES else None
         try:
-            self.process.stdin.write(json.dumps(message) + "\n")
+            if watchdog:
+                watchdog.start()
+            self.process.stdin.write(data)
             self.process.stdin.flush()
-        except (BrokenPipeError, OSError) as exc:
+        except (BrokenPipeError, OSError, ValueError) as exc:
             raise TargetCrash(self._why(f"could not write to the program ({exc})")) from exc
+        finally:
+            if watchdog:
+                watchdog.cancel()
         try:
             line = self.lines.get(timeout=timeout)
         except queue.Empty:
             raise TargetCrash(self._why(f"no answer within {timeout:g}s")) from None
         if line is None:
-            self.process.wait(timeout=5)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=5)
+            if self.process.returncode is None:
+                raise TargetCrash(self._why("the program closed its output"))
             raise TargetCrash(self._why(f"the program exited (status {self.process.returncode})"))
-        try:
-            answer = json.loads(line)
-        except json.JSONDecodeError:
-            raise TargetCrash(self._why(f"answered with a line that is not JSON: {line[:200]!r}")) from None
-        if not isinstance(answer, dict):
-            raise TargetCrash(self._why(f"answered with JSON that is not an object: {line[:200]!r}"))
-        return answer
+        if isinstance(line, Oversize):
+            raise AnswerTooLarge(self._why(too_large("an answer", self.max_answer) + "; the program was stopped"))
+        return decode_answer(line)
 
     def _why(self, reason: str) -> str:
         tail = " | ".join(list(self.stderr)[-5:])
         return f"{reason}; stderr: {tail}" if tail else reason
 
+    def kill(self) -> None:
+        """End the program at once (it failed a request, or the run is over)."""
+        self._stopped.set()
+        with contextlib.suppress(OSError):
+            self.process.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(timeout=5)
+
     def stop(self) -> None:
+        """Ask the program to stop (protocol section 4); kill it if it is still running a few seconds later."""
         if self.process.poll() is None:
             try:
-                self.process.stdin.write(json.dumps({"cmd": "stop"}) + "\n")
+                self.process.stdin.write(b'{"cmd": "stop"}\n')
                 self.process.stdin.close()
                 self.process.wait(timeout=3)
             except (OSError, subprocess.TimeoutExpired, ValueError):
-                self.process.kill()
-                self.process.wait()
+                self.kill()
+        self._stopped.set()
+
+
+def decode_answer(line: bytes) -> dict[str, Any]:
+    """One protocol line as a JSON object, or ProtocolError naming what is wrong with it."""
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ProtocolError(f"the answer is not UTF-8 (byte 0x{line[exc.start]:02x} at offset {exc.start})") from None
+    try:
+        answer = json.loads(text, parse_constant=_not_json, object_pairs_hook=_unique_keys)
+    except json.JSONDecodeError as exc:
+        raise ProtocolError(f"the answer is not JSON ({exc.msg} at column {exc.colno}): {_head(text)}") from None
+    except RecursionError:
+        raise ProtocolError("the answer nests deeper than patchconf reads") from None
+    except ProtocolError:
+        raise
+    except ValueError as exc:  # an integer longer than Python converts
+        raise ProtocolError(f"the answer holds a number patchconf cannot read: {str(exc)[:200]}") from None
+    if not isinstance(answer, dict):
+        raise ProtocolError(f"the answer is not a JSON object: {_head(text)}")
+    return answer
+
+
+def _not_json(name: str) -> Any:
+    raise ProtocolError(f"{name} is not a JSON value (in the answer)")
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    data = dict(pairs)
+    if len(data) != len(pairs):
+        seen: set[str] = set()
+        repeated = next(key for key, _ in pairs if key in seen or seen.add(key))
+        raise ProtocolError(f"duplicate key {repeated!r} in the answer")
+    return data
+
+
+def _head(text: str, limit: int = 200) -> str:
+    return repr(text[:limit]) + (f" …({len(text):,} characters)" if len(text) > limit else "")
 
 
 class CommandTarget(Target):
     """``cmd:<command line>``: one program instance per worker, restarted after a failure."""
 
     def __init__(self, command: str, timeout: float = DEFAULT_TIMEOUT, workers: int = 1,
-                 family: str | None = None, cwd: str | None = None) -> None:
+                 family: str | None = None, cwd: str | None = None, max_answer_bytes: int | None = None) -> None:
         self.argv = shlex.split(command)
         if not self.argv:
             raise TargetUnavailable("cmd: needs a command line, e.g. cmd:python adapter.py")
@@ -107,7 +180,9 @@ class CommandTarget(Target):
         self.timeout = timeout
         self.workers = workers
         self.cwd = cwd
+        self.max_answer_bytes = max_answer_bytes
         self._idle: queue.LifoQueue[Program] = queue.LifoQueue()
+        self._running: set[Program] = set()  # every instance, so that close() ends busy ones too
         self._seq = 0
         self._lock = threading.Lock()
         program, handshake = self._start()
@@ -115,16 +190,26 @@ class CommandTarget(Target):
         self.info = _info_from_handshake(handshake, family)
 
     def _start(self) -> tuple[Program, dict[str, Any]]:
-        program = Program(self.argv, self.cwd)
+        program = Program(self.argv, self.cwd, self.max_answer_bytes)
+        with self._lock:
+            self._running.add(program)
         try:
             answer = program.request({"cmd": "start", "protocol": PROTOCOL_VERSION}, START_TIMEOUT)
         except TargetCrash as exc:
-            program.stop()
+            self._end(program)
             raise TargetUnavailable(f"{self.argv[0]} failed the start handshake: {exc}") from exc
         if answer.get("ready") is not True:
-            program.stop()
-            raise TargetUnavailable(f"{self.argv[0]} did not say ready: {answer}")
+            self._end(program)
+            raise TargetUnavailable(f"{self.argv[0]} did not say ready: {_head(json.dumps(answer))}")
         return program, answer
+
+    def _end(self, program: Program, politely: bool = False) -> None:
+        with self._lock:
+            self._running.discard(program)
+        if politely:
+            program.stop()
+        else:
+            program.kill()
 
     def run(self, case: Case) -> Actual:
         with self._lock:
@@ -140,15 +225,24 @@ class CommandTarget(Target):
         except TargetDeclined:
             self._idle.put(program)
             raise
-        except TargetCrash:
-            program.stop()  # killed; the next case starts a fresh instance
+        except TargetCrash as exc:
+            if isinstance(exc, ProtocolError):  # what the program logged may say why it answered so
+                exc.args = (program._why(str(exc)),)
+            self._end(program)  # killed; the next case starts a fresh instance
+            raise
+        except BaseException:  # interrupted mid-request: the program's state is unknown
+            self._end(program)
             raise
         self._idle.put(program)
         return actual
 
     def close(self) -> None:
         while not self._idle.empty():
-            self._idle.get_nowait().stop()
+            self._end(self._idle.get_nowait(), politely=True)
+        with self._lock:
+            busy = list(self._running)
+        for program in busy:  # a run interrupted while cases were in flight
+            self._end(program)
 
 
 def request_case(case: Case) -> dict[str, Any]:
@@ -175,24 +269,46 @@ def request_case(case: Case) -> dict[str, Any]:
 
 
 def _actual_from_answer(answer: dict[str, Any], seq: int) -> Actual:
-    if answer.get("seq") != seq:
-        raise TargetCrash(f"answered seq {answer.get('seq')!r} to request {seq}")
+    """What the program produced, from an answer of the shape protocol section 3 gives."""
+    if answer.get("seq") != seq or isinstance(answer.get("seq"), bool):
+        raise ProtocolError(f"answered seq {answer.get('seq')!r} to request {seq}")
+    kinds = [kind for kind in ("result", "error", "skipped") if kind in answer]
+    if len(kinds) != 1:
+        have = f"has {' and '.join(kinds)}" if kinds else "has none"
+        raise ProtocolError(f"an answer has exactly one of result, error and skipped; this one {have}")
     if "skipped" in answer:
-        raise TargetDeclined(str(answer["skipped"]))
-    if isinstance(answer.get("error"), dict):
+        if not isinstance(answer["skipped"], str):
+            raise ProtocolError(f"'skipped' is not a string: {_head(json.dumps(answer['skipped']))}")
+        raise TargetDeclined(answer["skipped"])
+    if "error" in answer:
         error = answer["error"]
-        return Actual(error=ActualError(str(error.get("class", "unclassified")), str(error.get("message", ""))))
-    result = answer.get("result")
-    if isinstance(result, dict) and isinstance(result.get("steps"), list):
-        return Actual(document={"steps": result["steps"]})
-    if isinstance(result, dict) and ("document" in result or "patch" in result):
-        return Actual(document=result.get("document", ABSENT), patch=result.get("patch", ABSENT))
-    raise TargetCrash(f"answer has neither result, error nor skipped: {json.dumps(answer)[:200]}")
+        if not isinstance(error, dict) or not isinstance(error.get("class"), str):
+            raise ProtocolError(f"'error' is not an object with a string 'class': {_head(json.dumps(error))}")
+        if not isinstance(error.get("message", ""), str):
+            raise ProtocolError(f"the error's 'message' is not a string: {_head(json.dumps(error['message']))}")
+        return Actual(error=ActualError(error["class"], error.get("message", "")))
+    result = answer["result"]
+    if not isinstance(result, dict):
+        raise ProtocolError(f"'result' is not an object: {_head(json.dumps(result))}")
+    if "steps" in result:  # server-side apply: one result per step
+        steps = result["steps"]
+        if not isinstance(steps, list) or not all(isinstance(step, dict) for step in steps):
+            raise ProtocolError(f"'steps' is not a list of objects: {_head(json.dumps(steps))}")
+        return Actual(document={"steps": steps})
+    if "document" not in result and "patch" not in result:
+        raise ProtocolError(f"'result' has neither 'document' nor 'patch': {_head(json.dumps(result))}")
+    return Actual(document=result.get("document", ABSENT), patch=result.get("patch", ABSENT))
 
 
 def _info_from_handshake(answer: dict[str, Any], family: str | None) -> TargetInfo:
     implementation = answer.get("implementation") or {}
     capabilities = answer.get("capabilities") or {}
+    if not isinstance(implementation, dict) or not isinstance(capabilities, dict):
+        raise TargetUnavailable("protocol error in the handshake: 'implementation' and 'capabilities' are objects")
+    for key in ("patch_types", "schemas"):
+        value = capabilities.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            raise TargetUnavailable(f"protocol error in the handshake: capabilities.{key} is not a list of strings")
     name = str(implementation.get("name", "unknown"))
     return TargetInfo(
         family=family or name,

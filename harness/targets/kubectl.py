@@ -19,6 +19,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from harness import bounded
 from harness.cases import Case
 from harness.targets.base import (
     Actual,
@@ -69,15 +70,13 @@ def classify_error(message: str, patterns: tuple[tuple[str, str], ...] = ERROR_P
 
 def kubectl_version(binary: str) -> str:
     try:
-        completed = subprocess.run(
-            [binary, "version", "--client", "-o", "json"],
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT_SECONDS,
-            check=True,
-        )
+        completed = bounded.run_bounded([binary, "version", "--client", "-o", "json"],
+                                        limit=bounded.max_answer_bytes(), timeout=TIMEOUT_SECONDS)
+        if completed.returncode != 0:
+            raise subprocess.CalledProcessError(completed.returncode, completed.args, completed.stdout,
+                                                completed.stderr)
         git_version = json.loads(completed.stdout)["clientVersion"]["gitVersion"]
-    except (OSError, subprocess.SubprocessError, ValueError, KeyError) as exc:
+    except (OSError, subprocess.SubprocessError, ValueError, KeyError, bounded.AnswerTooLarge) as exc:
         raise TargetUnavailable(f"cannot run {binary!r} version: {exc}") from exc
     match = re.match(r"v?([0-9]+\.[0-9]+\.[0-9]+)", git_version)
     return match.group(1) if match else git_version
@@ -97,8 +96,9 @@ def find_kubectl(spec: str | None) -> str:
 
 
 class KubectlTarget(Target):
-    def __init__(self, binary: str | None = None) -> None:
+    def __init__(self, binary: str | None = None, max_answer_bytes: int | None = None) -> None:
         self.binary = find_kubectl(binary)
+        self.max_answer_bytes = bounded.max_answer_bytes(max_answer_bytes)
         self.name = f"kubectl:{binary}" if binary else "kubectl"
         self.info = TargetInfo(
             family="kubectl",
@@ -137,7 +137,7 @@ class KubectlTarget(Target):
             "-o", "json", "--show-managed-fields",  # -o json hides metadata.managedFields otherwise
         ]
         try:
-            completed = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT_SECONDS)
+            completed = bounded.run_bounded(command, limit=self.max_answer_bytes, timeout=TIMEOUT_SECONDS)
         except subprocess.TimeoutExpired as exc:
             raise TargetCrash(f"kubectl did not answer within {TIMEOUT_SECONDS}s") from exc
         finally:

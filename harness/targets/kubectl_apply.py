@@ -31,13 +31,11 @@ kubectl's patch applied, and nothing else, as in the ``upstream`` target.
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import tempfile
 import threading
@@ -48,6 +46,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from harness import bounded
 from harness.cases import ABSENT, Case
 from harness.targets.base import Actual, ActualError, Target, TargetCrash, TargetInfo, TargetUnavailable
 from harness.targets.kubectl import ERROR_PATTERNS, classify_error, find_kubectl, kubectl_version
@@ -191,6 +190,7 @@ class EndpointState:
     namespaces: frozenset[str]  # namespaces that exist (kubectl GETs an object's namespace before creating it)
     kubectl_version: str
     patch_document: Callable[[Any, str, bytes], tuple[int, Any]]
+    max_body_bytes: int = bounded.DEFAULT_MAX_ANSWER_BYTES
     requests: list[Recorded] = field(default_factory=list)
     patched: dict[str, Any] = field(default_factory=dict)  # object path -> the object after its PATCH
     unexpected: list[str] = field(default_factory=list)
@@ -228,8 +228,16 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def _body(self) -> bytes:
+    def _body(self) -> bytes | None:
+        """The request's body; None (refused, answered 413) beyond the answer size limit."""
         length = int(self.headers.get("Content-Length") or 0)
+        limit = self.server.state.max_body_bytes
+        if length > limit:  # what kubectl sends is its answer, bounded like any target's
+            self.server.state.refuse(f"{self.command} {self.path}: a body of {length:,} bytes, "
+                                     + bounded.too_large("a request", limit))
+            self.close_connection = True
+            self._reply(413, _status(413, "RequestEntityTooLarge", "the body is over patchconf's answer size limit"))
+            return None
         return self.rfile.read(length) if length else b""
 
     def _unexpected(self, body: bytes = b"") -> None:
@@ -265,6 +273,8 @@ class _Handler(BaseHTTPRequestHandler):
         state = self.server.state
         path = urlsplit(self.path).path
         body = self._body()
+        if body is None:
+            return
         content_type = (self.headers.get("Content-Type") or "").split(";")[0].strip()
         state.record(Recorded("PATCH", path, content_type, body))
         if path not in state.objects:
@@ -280,6 +290,8 @@ class _Handler(BaseHTTPRequestHandler):
         state = self.server.state
         path = urlsplit(self.path).path
         body = self._body()
+        if body is None:
+            return
         content_type = (self.headers.get("Content-Type") or "").split(";")[0].strip()
         state.record(Recorded("POST", path, content_type, body))
         if not any(r.serves(path, collection=True) for r in state.resources):
@@ -291,10 +303,14 @@ class _Handler(BaseHTTPRequestHandler):
             self._reply(400, _status(400, "BadRequest", "the created object is not JSON"))
 
     def do_PUT(self) -> None:
-        self._unexpected(self._body())
+        body = self._body()
+        if body is not None:
+            self._unexpected(body)
 
     def do_DELETE(self) -> None:
-        self._unexpected(self._body())
+        body = self._body()
+        if body is not None:
+            self._unexpected(body)
 
 
 class _Server(ThreadingHTTPServer):
@@ -389,7 +405,7 @@ class KubectlRun:
 
 
 class KubectlApplyTarget(Target):
-    def __init__(self, binary: str | None = None) -> None:
+    def __init__(self, binary: str | None = None, max_answer_bytes: int | None = None) -> None:
         if binary is None and shutil.which("kubectl") is None:
             raise TargetUnavailable("kubectl is not on PATH; the kubectl-apply target runs the real kubectl apply: "
                                     "install kubectl or pass --target kubectl-apply:PATH")
@@ -407,6 +423,7 @@ class KubectlApplyTarget(Target):
         self.workers = os.cpu_count() or 1
         self._tmp = tempfile.TemporaryDirectory(prefix="patchconf-kubectl-apply-")
         self._env = {k: v for k, v in os.environ.items() if k != "KUBECONFIG" and not k.startswith("KUBECTL_")}
+        self.max_answer_bytes = bounded.max_answer_bytes(max_answer_bytes)
 
     def skip_reason(self, case: Case) -> str | None:
         reason = super().skip_reason(case)
@@ -443,7 +460,8 @@ class KubectlApplyTarget(Target):
         namespaces = frozenset(namespace for document in (modified, *served.values())
                                if (namespace := _namespace_of(resource_of(document), document)))
         state = EndpointState(tuple(_unique(resources)), served, namespaces, self.info.version,
-                              lambda obj, content_type, body: self._patched(obj, content_type, body, workdir))
+                              lambda obj, content_type, body: self._patched(obj, content_type, body, workdir),
+                              self.max_answer_bytes)
         (workdir / "modified.json").write_text(json.dumps(modified), encoding="utf-8")
         arguments = ["apply", "-f", str(workdir / "modified.json"), "--validate=false", "--server-side=false"]
         if case.options.get("overwrite", True) is False:
@@ -513,7 +531,8 @@ class KubectlApplyTarget(Target):
         if resource is None or object_path(resource, original) is None:
             # Not an object kubectl could have applied; upstream stores the JSON as it is.
             return go_json(original) + "\n"
-        state = EndpointState((resource,), {}, frozenset(), self.info.version, lambda *_: (405, {}))
+        state = EndpointState((resource,), {}, frozenset(), self.info.version, lambda *_: (405, {}),
+                              self.max_answer_bytes)
         (workdir / "original.json").write_text(json.dumps(original), encoding="utf-8")
         run = self._kubectl(["apply", "-f", str(workdir / "original.json"), "--validate=false",
                              "--dry-run=client", "-o", "json"], state, workdir / "annotate")
@@ -534,9 +553,11 @@ class KubectlApplyTarget(Target):
         command = [self.binary, "patch", "--local", "-f", str(directory / "live.json"), "--type", patch_type,
                    "--patch-file", str(directory / "patch.json"), "-o", "json", "--show-managed-fields"]
         try:
-            completed = run_process(command, self._env, PATCH_TIMEOUT_SECONDS)
+            completed = run_process(command, self._env, PATCH_TIMEOUT_SECONDS, self.max_answer_bytes)
         except subprocess.TimeoutExpired:
             return 504, _status(504, "Timeout", f"kubectl patch --local took longer than {PATCH_TIMEOUT_SECONDS}s")
+        except bounded.AnswerTooLarge as exc:
+            return 500, _status(500, "InternalError", f"kubectl patch --local: {exc}")
         if completed.returncode != 0:
             message = completed.stderr.strip().removeprefix("error: ")
             return 422, _status(422, "Invalid", f"applying the patch with kubectl patch --local: {message}")
@@ -553,7 +574,7 @@ class KubectlApplyTarget(Target):
             command = [self.binary, *arguments, "--kubeconfig", str(directory / "kubeconfig"),
                        "--cache-dir", str(directory / "cache"), "--request-timeout", REQUEST_TIMEOUT]
             try:
-                completed = run_process(command, self._env, KUBECTL_TIMEOUT_SECONDS)
+                completed = run_process(command, self._env, KUBECTL_TIMEOUT_SECONDS, self.max_answer_bytes)
             except subprocess.TimeoutExpired as exc:
                 raise TargetCrash(f"kubectl {arguments[0]} did not finish within {KUBECTL_TIMEOUT_SECONDS}s") from exc
         return KubectlRun(completed.returncode, completed.stdout, completed.stderr, state)
@@ -562,18 +583,12 @@ class KubectlApplyTarget(Target):
         self._tmp.cleanup()
 
 
-def run_process(command: list[str], env: dict[str, str], timeout: float) -> subprocess.CompletedProcess[str]:
-    """Run kubectl in its own process group, so a timeout also ends what a dispatcher started."""
-    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                          start_new_session=True) as process:
-        try:
-            stdout, stderr = process.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            process.communicate()
-            raise
-    return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
+def run_process(command: list[str], env: dict[str, str], timeout: float,
+                limit: int | None = None) -> subprocess.CompletedProcess[str]:
+    """Run kubectl in its own process group, so a timeout also ends what a dispatcher started;
+    its output bounded (AnswerTooLarge beyond ``limit`` bytes)."""
+    return bounded.run_bounded(command, limit=bounded.max_answer_bytes(limit), timeout=timeout, env=env,
+                               new_session=True)
 
 
 def _json_body(recorded: Recorded) -> Any:

@@ -45,7 +45,6 @@ import os
 import re
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import threading
@@ -55,6 +54,7 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
+from harness import bounded
 from harness.cases import Case, Outcome, named_schema_path
 from harness.compare import json_equal, show
 from harness.live_cluster import (
@@ -711,7 +711,7 @@ class LiveTarget(Target):
                 command += ["--kubeconfig", self.kubeconfig]
             if self.context:
                 command += ["--context", self.context]
-            completed = subprocess.run(command, capture_output=True, text=True, timeout=60)
+            completed = bounded.run_bounded(command, limit=bounded.max_answer_bytes(), timeout=60)
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
         notes = ("kubectl apply (real kubectl against the server)",)

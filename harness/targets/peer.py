@@ -62,10 +62,10 @@ def build(name: str) -> Path:
 
 
 class PeerTarget(CommandTarget):
-    def __init__(self, name: str, timeout: float | None = None) -> None:
+    def __init__(self, name: str, timeout: float | None = None, max_answer_bytes: int | None = None) -> None:
         binary = build(name)
         fake = name in SSA_FAKES
         super().__init__(shlex.quote(str(binary)), timeout=timeout or (SSA_FAKE_TIMEOUT if fake else 10.0),
                          workers=max(SSA_FAKE_WORKERS, os.cpu_count() or 1) if fake else os.cpu_count() or 1,
-                         family=name)
+                         family=name, max_answer_bytes=max_answer_bytes)
         self.name = f"peer:{name}"

@@ -92,10 +92,11 @@ def build(release: str | None = None) -> Path:
 
 
 class UpstreamTarget(CommandTarget):
-    def __init__(self, release: str | None = None, timeout: float | None = None) -> None:
+    def __init__(self, release: str | None = None, timeout: float | None = None,
+                 max_answer_bytes: int | None = None) -> None:
         if release and not re.fullmatch(r"1\.[0-9]+", release):
             raise TargetUnavailable(f"upstream@{release}: give a Kubernetes minor release such as 1.27")
         binary = build(release)
         super().__init__(shlex.quote(str(binary)), timeout=timeout or 30.0,
-                         workers=os.cpu_count() or 1, family="upstream")
+                         workers=os.cpu_count() or 1, family="upstream", max_answer_bytes=max_answer_bytes)
         self.name = f"upstream@{release}" if release else "upstream"

@@ -1,0 +1,134 @@
+"""results.jsonl: every result written down as its case finishes, so that nothing done is lost.
+
+One JSON object a line, each flushed as it is written:
+
+- first ``{"patchconf_results_log": 1, "run": {...}}``: the target, when the run started,
+  its arguments, how many cases it selected, the files that could not be loaded;
+- then ``{"result": {...}}`` per case, in the order the cases finished, with ``index``, the
+  case's place in the selection;
+- last ``{"end": {"seconds": ..., "interrupted": null}}``; ``interrupted`` says why a run
+  stopped early (``SIGINT``, ``SIGTERM``, ``harness error: ...``).
+
+A run killed outright (SIGKILL, out of memory, power) leaves no end line, and may leave its
+last line cut short: :func:`read_log` takes every whole line and says the run did not
+finish. ``patchconf report DIR`` renders the reports from it (reports are rendered from
+results, never recomputed).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import signal
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import IO, Any
+
+from harness.cases import Case, LoadError, Outcome
+from harness.report import Run
+from harness.runner import Result
+from harness.targets.base import TargetInfo
+
+LOG_NAME = "results.jsonl"
+FORMAT_VERSION = 1
+NOT_FINISHED = "no end line in results.jsonl: the run was killed or crashed"
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM wait while a line is written, so an interrupt never cuts one short."""
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - not POSIX
+        yield
+        return
+    held = {signal.SIGINT, signal.SIGTERM}
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+class ResultsLog:
+    """Writes results.jsonl for one run: a header, a line per result, an end line."""
+
+    def __init__(self, path: Path, run: Run, planned: int) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._stream: IO[str] = open(path, "w", encoding="utf-8")  # noqa: SIM115 - open for the run's length
+        header = {
+            "target": {"name": run.target_name, **run.target.to_json()},
+            "started": run.started.isoformat(),
+            "arguments": run.arguments,
+            "planned": planned,
+            "load_errors": [_load_error_json(e) for e in run.load_errors],
+        }
+        self._write({"patchconf_results_log": FORMAT_VERSION, "run": header})
+
+    def write(self, index: int, result: Result) -> None:
+        self._write({"result": {"index": index, **result.to_json()}})
+
+    def end(self, seconds: float, interrupted: str | None) -> None:
+        self._write({"end": {"seconds": round(seconds, 3), "interrupted": interrupted}})
+        self._stream.close()
+
+    def _write(self, record: dict[str, Any]) -> None:
+        line = json.dumps(record, ensure_ascii=False) + "\n"
+        with _signals_held():
+            self._stream.write(line)
+            self._stream.flush()
+
+
+def _load_error_json(error: LoadError) -> dict[str, Any]:
+    return {"file": error.file, "case": error.case, "pointer": error.pointer, "message": error.message}
+
+
+def read_log(path: Path) -> Run:
+    """The run a results.jsonl records, its results in case order; raises ValueError if it is not one."""
+    header: dict[str, Any] | None = None
+    indexed: list[tuple[int, Result]] = []
+    end: dict[str, Any] | None = None
+    with open(path, encoding="utf-8", errors="replace") as stream:
+        for number, line in enumerate(stream, start=1):
+            try:
+                record = json.loads(line)
+            except ValueError:
+                if line.endswith("\n"):
+                    raise ValueError(f"{path}:{number}: not a JSON line") from None
+                break  # the last line, cut short by a kill
+            if number == 1:
+                if not isinstance(record, dict) or record.get("patchconf_results_log") != FORMAT_VERSION:
+                    raise ValueError(f"{path} is not a patchconf results log (version {FORMAT_VERSION})")
+                header = record["run"]
+            elif "result" in record:
+                data = record["result"]
+                indexed.append((data.get("index", len(indexed)), result_from_json(data)))
+            elif "end" in record:
+                end = record["end"]
+    if header is None:
+        raise ValueError(f"{path} is empty")
+    target = header["target"]
+    info = TargetInfo(
+        family=target["family"], version=target["version"], patch_types=frozenset(target["patch_types"]),
+        schemas=frozenset(target["schemas"]), profile=target["profile"], messages=target["messages"],
+        description=target.get("description", ""),
+    )
+    run = Run(
+        target["name"], info, [result for _, result in sorted(indexed, key=lambda pair: pair[0])],
+        [LoadError(e["file"], e["message"], e.get("case"), e.get("pointer", "")) for e in header["load_errors"]],
+        started=datetime.fromisoformat(header["started"]),
+        seconds=end["seconds"] if end else 0.0,
+        arguments=header.get("arguments", {}),
+        planned=header.get("planned"),
+        interrupted=end["interrupted"] if end else NOT_FINISHED,
+    )
+    return run
+
+
+def result_from_json(data: dict[str, Any]) -> Result:
+    """A result as results.json / results.jsonl hold it, with a case carrying what reports show."""
+    case = Case(file=data["file"], name=data["name"], description=data.get("description", ""), type=data["type"],
+                tags=tuple(data["tags"]), inputs={}, outcome=Outcome(), provenance=())
+    return Result(case, data["status"], data.get("reason", ""), tuple(data.get("diff", ())),
+                  data.get("expected", {}), data.get("actual", {}), data.get("judged_by", "case"),
+                  data.get("seconds", 0.0))
