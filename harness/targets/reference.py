@@ -171,8 +171,7 @@ class ReferenceTarget(Target):
             path = named_schema_path(case.schema.named)
             if path is None:
                 raise NoStrategicSchema(f"no named schema {case.schema.named!r} in cases/schemas")
-            definitions, root = ssa_schema.named_definitions(path)
-            return ssa_schema.custom_resource(definitions, root, version), self._meta(case)
+            return ssa_schema.named_custom_resource(path, version), self._meta(case)
         group = api_version.rpartition("/")[0]
         if "." in group and not group.endswith(".k8s.io"):
             return ssa_schema.custom_resource(version=version), None

@@ -627,8 +627,13 @@ def _freeze(definitions: Mapping[str, Any] | None) -> str:
     return json.dumps(definitions, sort_keys=True) if definitions else ""
 
 
-def named_definitions(path: str | os.PathLike) -> tuple[dict[str, Any], str]:
-    """A named schema file's definitions and root."""
-    with Path(path).open(encoding="utf-8") as file:
+def named_custom_resource(path: str | os.PathLike, version: str = DEFAULT_VERSION) -> Schema:
+    """:func:`custom_resource` of a named schema file (read once)."""
+    return _named_custom_resource(Path(path).resolve(), ".".join(version.split(".")[:2]))
+
+
+@functools.cache
+def _named_custom_resource(path: Path, minor: str) -> Schema:
+    with path.open(encoding="utf-8") as file:
         document = yaml.safe_load(file)
-    return document.get("definitions") or {}, document["root"]
+    return custom_resource(document.get("definitions") or {}, document["root"], minor)
