@@ -270,6 +270,31 @@ func (c *clock) withTimestamps(raw json.RawMessage) ([]byte, error) {
 	return json.Marshal(object)
 }
 
+// withLiveResourceVersion is an update's object as a controller writes back what it read:
+// with the live object's resourceVersion, unless the object states one (or the fake keeps
+// none).
+func withLiveResourceVersion(raw json.RawMessage, live runtime.Object) (json.RawMessage, error) {
+	accessor, err := meta.Accessor(live)
+	if err != nil || accessor.GetResourceVersion() == "" || !isObject(raw) {
+		return raw, err
+	}
+	var object map[string]interface{}
+	decoder := json.NewDecoder(bytes.NewReader(raw))
+	decoder.UseNumber()
+	if err := decoder.Decode(&object); err != nil {
+		return nil, err
+	}
+	metadata, ok := object["metadata"].(map[string]interface{})
+	if !ok {
+		return raw, nil
+	}
+	if _, stated := metadata["resourceVersion"]; stated {
+		return raw, nil
+	}
+	metadata["resourceVersion"] = accessor.GetResourceVersion()
+	return json.Marshal(object)
+}
+
 // serverOwned are the metadata members a document is reported without.
 var serverOwned = []string{"uid", "resourceVersion", "creationTimestamp", "generation", "managedFields"}
 
@@ -457,6 +482,11 @@ func run(c *ssaCase, id identity, open func(identity, []byte) (fakeStore, string
 			}
 			if json.Unmarshal(s.Object, &head) == nil && head.Metadata.Name != "" {
 				name = head.Metadata.Name
+			}
+		}
+		if s.Op == "update" && before != nil {
+			if s.Object, err = withLiveResourceVersion(s.Object, before); err != nil {
+				return nil, "", fmt.Errorf("step %d: object: %v", n, err)
 			}
 		}
 		switch s.Op {
