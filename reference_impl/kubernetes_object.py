@@ -26,6 +26,12 @@ INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 GO_JSON_TYPE_NAMES = {list: "array", str: "string", bool: "bool", int: "number", float: "number"}
 
 
+def is_custom_group(group: str) -> bool:
+    """Whether an API group is a custom resource's: Kubernetes' own have no dot or end in
+    ``.k8s.io`` / ``.kubernetes.io``."""
+    return "." in group and not group.endswith((".k8s.io", ".kubernetes.io"))
+
+
 def go_float(value: float) -> int | float:
     """A float64 as Go's encoding/json writes it, read back as JSON."""
     if value.is_integer() and abs(value) < 1e21:

@@ -50,6 +50,7 @@ from harness import bounded
 from harness.cases import ABSENT, Case
 from harness.targets.base import Actual, ActualError, Target, TargetCrash, TargetInfo, TargetUnavailable
 from harness.targets.kubectl import ERROR_PATTERNS, classify_error, find_kubectl, kubectl_version
+from reference_impl.kubernetes_object import is_custom_group
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 DEFAULT_NAMESPACE = "default"
@@ -152,8 +153,7 @@ def resource_of(document: Any, cluster_scoped: bool | None = None) -> Resource |
         return None
     if cluster_scoped is None:
         group = api_version.rpartition("/")[0]
-        builtin_group = "." not in group or group.endswith(".k8s.io")
-        cluster_scoped = builtin_group and kind in CLUSTER_SCOPED_KINDS
+        cluster_scoped = not is_custom_group(group) and kind in CLUSTER_SCOPED_KINDS
     return Resource(api_version, kind, namespaced=not cluster_scoped)
 
 

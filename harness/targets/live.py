@@ -79,6 +79,7 @@ from harness.targets.base import (
 )
 from harness.targets.kubectl import classify_error
 from harness.yamlio import load_path
+from reference_impl.kubernetes_object import is_custom_group
 
 DEFAULT_WORKERS = 8
 UNREACHABLE_LIMIT = 3
@@ -256,7 +257,7 @@ class LiveTarget(Target):
                 return f"the server's own {api_version} {kind} cannot take named schema {named!r}"
             return resource
         group, _, version = api_version.rpartition("/")
-        if not _is_custom_group(group):
+        if not is_custom_group(group):
             return f"{api_version} {kind} is not served by this server"
         return self._custom_resource(group, version, kind, named)
 
@@ -1213,8 +1214,6 @@ def _is_object(document: Any) -> bool:
             and isinstance(document["metadata"].get("name"), str) and bool(document["metadata"]["name"]))
 
 
-def _is_custom_group(group: str) -> bool:
-    return "." in group and not group.endswith((".k8s.io", ".kubernetes.io"))
 
 
 def _dns_label(text: str) -> str:

@@ -151,16 +151,15 @@ class ReferenceTarget(Target):
         first = current if isinstance(current, dict) else next(
             (s.get("object") for s in steps if isinstance(s.get("object"), dict)), {})
         api_version, kind = str(first.get("apiVersion", "")), str(first.get("kind", ""))
-        schema, patch_meta = self._ssa_schema(case, api_version, kind)
+        custom = kubernetes_object.is_custom_group(api_version.rpartition("/")[0])
+        schema, patch_meta = self._ssa_schema(case, api_version, kind, custom)
         root = schema.resolve(schema.root)
         has_status = root.map is not None and root.map.field("status") is not None
-        group = api_version.rpartition("/")[0]
         results = apiserver.run_case(schema, api_version, kind, current, steps,
-                                     status_subresource=has_status, patch_meta=patch_meta,
-                                     custom_resource="." in group and not group.endswith(".k8s.io"))
+                                     status_subresource=has_status, patch_meta=patch_meta, custom_resource=custom)
         return Actual(document={"steps": results})
 
-    def _ssa_schema(self, case: Case, api_version: str, kind: str):
+    def _ssa_schema(self, case: Case, api_version: str, kind: str, custom: bool):
         """The field manager's types: a custom kind's CRD schema (the named schema, or none) with
         the real ObjectMeta, or the built-in kind's; and strategic patch metadata where there is some."""
         from reference_impl.ssa import schema as ssa_schema
@@ -172,8 +171,7 @@ class ReferenceTarget(Target):
             if path is None:
                 raise NoStrategicSchema(f"no named schema {case.schema.named!r} in cases/schemas")
             return ssa_schema.named_custom_resource(path, version), self._meta(case)
-        group = api_version.rpartition("/")[0]
-        if "." in group and not group.endswith(".k8s.io"):
+        if custom:
             return ssa_schema.custom_resource(version=version), None
         found = ssa_schema.builtin(api_version, kind, version)
         try:

@@ -18,7 +18,7 @@ from reference_impl.errors import PatchError
 from reference_impl.ssa.fieldpath import FieldSet, make_path
 from reference_impl.ssa.managedfields import FieldManager, RequestError
 from reference_impl.ssa.schema import ABSENT_DEFAULT, Schema
-from reference_impl.ssa.typed import json_copy, values_equal
+from reference_impl.ssa.typed import json_copy, resolve_or_none, values_equal
 
 SERVER_OWNED = ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields")
 # handlers/create.go: a request naming no fieldManager is recorded under its User-Agent's
@@ -202,7 +202,7 @@ class Store:
 
 def _with_defaults(schema: Schema, type_ref: Any, value: Any) -> Any:
     """Structural defaulting: a declared field with a default, absent from an object, gets it."""
-    atom = _atom(schema, type_ref)
+    atom = resolve_or_none(schema, type_ref)
     if atom is None:
         return value
     if atom.map is not None and isinstance(value, dict):
@@ -222,7 +222,7 @@ def _with_defaults(schema: Schema, type_ref: Any, value: Any) -> Any:
 
 def _through_go_types(schema: Schema, type_ref: Any, value: Any) -> Any:
     """What a round trip through the kind's Go struct leaves of nulls."""
-    atom = _atom(schema, type_ref)
+    atom = resolve_or_none(schema, type_ref)
     if atom is None:
         return value
     if atom.map is not None and isinstance(value, dict):
@@ -234,7 +234,7 @@ def _through_go_types(schema: Schema, type_ref: Any, value: Any) -> Any:
                     continue  # a nil pointer, slice or map: omitted
                 out[key] = _through_go_types(schema, declared.type, child)
                 continue
-            element = _atom(schema, atom.map.element_type) if atom.map.element_type is not None else None
+            element = resolve_or_none(schema, atom.map.element_type) if atom.map.element_type is not None else None
             if child is None and element is not None and element.scalar == "string":
                 out[key] = ""  # map[string]string holds no nil
             else:
@@ -243,15 +243,6 @@ def _through_go_types(schema: Schema, type_ref: Any, value: Any) -> Any:
     if atom.list is not None and isinstance(value, list):
         return [_through_go_types(schema, atom.list.element_type, item) for item in value]
     return value
-
-
-def _atom(schema: Schema, type_ref: Any):
-    if type_ref is None:
-        return None
-    try:
-        return schema.resolve(type_ref)
-    except KeyError:
-        return None
 
 
 def _keep_identity(obj: dict[str, Any], live: dict[str, Any]) -> dict[str, Any]:

@@ -117,6 +117,7 @@ def encode_managed_fields(managed: Managed) -> list[dict[str, Any]] | None:
 
 
 def _seconds(time: Any) -> float:
+    # Go counts a missing time as second 0, before every logical time (which lie after an epoch)
     return float("-inf") if time is None else time
 
 
@@ -275,7 +276,7 @@ class FieldManager:
         updaters = [m for m, versioned in managed.fields.items() if not versioned.applied]
         if len(updaters) <= MAX_UPDATE_MANAGERS:
             return managed
-        updaters.sort(key=lambda m: (_seconds_or_zero(managed.times.get(m)), m.encode()))
+        updaters.sort(key=lambda m: (_seconds(managed.times.get(m)), m.encode()))
         first_by_version: dict[str, str] = {}
         length = len(updaters)
         for updater in updaters:
@@ -402,10 +403,6 @@ def _decode_or_empty(entries: Any) -> Managed:
         return decode_managed_fields(entries)
     except (ValueError, TypeError):
         return Managed()
-
-
-def _seconds_or_zero(time: Any) -> float:
-    return 0 if time is None else time
 
 
 def _uid(obj: dict[str, Any] | None) -> str:

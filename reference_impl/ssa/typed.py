@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from reference_impl.ssa.fieldpath import FieldSet, Path, PathElement, path_string
+from reference_impl.ssa.fieldpath import FieldSet, Path, PathElement
 from reference_impl.ssa.schema import ABSENT_DEFAULT, Atom, ListType, Schema, TypeRef
 
 
@@ -190,17 +190,14 @@ class Comparison:
                           self.added.recursive_difference(exclude))
 
 
-def _resolve(schema: Schema, type_ref: TypeRef) -> Atom | None:
+def resolve_or_none(schema: Schema, type_ref: TypeRef | None) -> Atom | None:
+    """The type's atom, or None where Go's Resolve fails (or there is no type)."""
+    if type_ref is None:
+        return None
     try:
         return schema.resolve(type_ref)
     except KeyError:
         return None
-
-
-def _atom_problem(atom: Atom) -> str | None:
-    if atom.map is None and atom.scalar is None and atom.list is None:
-        return "schema error: invalid atom: inlined"
-    return None
 
 
 # --- validate.go --------------------------------------------------------------------------
@@ -230,7 +227,7 @@ def _go_repr(value: Any) -> str:
 
 
 def _validate(schema: Schema, type_ref: TypeRef, value: Any, allow_duplicates: bool, path: str) -> list:
-    atom = _resolve(schema, type_ref)
+    atom = resolve_or_none(schema, type_ref)
     if atom is None:
         return [(path, "schema error: no type found matching: " + str(type_ref.named or "inlined type"))]
     atom = deduce_atom(atom, value)
@@ -278,7 +275,7 @@ def _validate(schema: Schema, type_ref: TypeRef, value: Any, allow_duplicates: b
 # --- tofieldset.go ------------------------------------------------------------------------
 
 def _to_field_set(schema: Schema, type_ref: TypeRef, value: Any, path: Path, out: FieldSet) -> None:
-    atom = _resolve(schema, type_ref)
+    atom = resolve_or_none(schema, type_ref)
     if atom is None:
         return
     atom = deduce_atom(atom, value)
@@ -332,7 +329,7 @@ def _item_element_or_none(schema: Schema, list_type: ListType, item: Any) -> Pat
 
 def _merge(schema: Schema, type_ref: TypeRef, lhs: Any, rhs: Any, problems: list, path: str) -> Any:
     """The merged value, or MISSING when the merge leaves nothing (an empty map or list)."""
-    atom = _resolve(schema, type_ref)
+    atom = resolve_or_none(schema, type_ref)
     if atom is None:
         problems.append((path, f"schema error: no type found matching: {type_ref.named}"))
         return MISSING
@@ -487,7 +484,7 @@ def _position_ok(items, index) -> bool:
 
 def _compare(schema, type_ref, lhs, rhs, path: Path, comparison: Comparison, problems, where: str) -> bool:
     """Records the differences below ``path``; returns whether it handled a leaf."""
-    atom = _resolve(schema, type_ref)
+    atom = resolve_or_none(schema, type_ref)
     if atom is None:
         problems.append((where, f"schema error: no type found matching: {type_ref.named}"))
         return False
@@ -593,7 +590,7 @@ def _compare_list(schema, list_type, left, right, path, comparison, problems, wh
 
 def _remove(value: Any, items: FieldSet, schema: Schema, type_ref: TypeRef, extract: bool) -> Any:
     """``value`` without (or, extracting, with only) ``items``; an emptied map or list becomes null."""
-    atom = _resolve(schema, type_ref)
+    atom = resolve_or_none(schema, type_ref)
     if atom is None:
         return None
     atom = deduce_atom(atom, value)
@@ -640,6 +637,3 @@ def _remove(value: Any, items: FieldSet, schema: Schema, type_ref: TypeRef, extr
         return out_items or None
     return None
 
-
-def describe_path(path: Path) -> str:
-    return path_string(path)
