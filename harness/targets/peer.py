@@ -1,17 +1,18 @@
 """``peer:NAME``: another Go patch library, from ``targets/peers/NAME``, as a target.
 
-Each peer is a small self-contained Go program speaking harness/PROTOCOL.md around one
-library: ``evanphx-json-patch-v5``, ``kustomize-kyaml`` (patch libraries), and the two
+Each peer is a small Go program around one library, speaking harness/PROTOCOL.md through
+the kit in ``targets/peerkit`` (the two fakes share its ``ssafake`` module too): ``evanphx-json-patch-v5``, ``kustomize-kyaml`` (patch libraries), and the two
 fakes controller authors test server-side apply against, ``client-go-fake``
 (``k8s.io/client-go/kubernetes/fake.NewClientset``) and ``controller-runtime-fake``
 (``sigs.k8s.io/controller-runtime/pkg/client/fake``). It is built on first use into
 ``$PATCHCONF_CACHE/peers/<name>-<source digest>/`` (default ``~/.cache/patchconf``) with
-the upstream target's build helpers, and reused while its sources are unchanged. Peers
+the upstream target's build helpers, and reused while its and the kit's sources are unchanged. Peers
 are compared, not trusted: their answers are judged against the corpus like any target's.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shlex
@@ -24,6 +25,8 @@ from harness.targets.command import CommandTarget
 from harness.targets.upstream import _go, _run, _source_digest, cache_root
 
 PEERS_DIR = REPO_ROOT / "targets" / "peers"
+# The protocol kit every peer imports (its go.mod replaces it with ../../peerkit).
+KIT_DIR = REPO_ROOT / "targets" / "peerkit"
 
 # The server-side apply fakes run each step of a case in a wall-clock second of its own
 # (their field manager stamps time.Now() and orders entries by whole seconds), so a case
@@ -48,15 +51,19 @@ def build(name: str) -> Path:
     if not (source / "go.mod").is_file():
         raise TargetUnavailable(f"no peer {name!r} in {PEERS_DIR}; known peers: {', '.join(available_peers())}")
     go = _go()
-    build_dir = cache_root() / "peers" / f"{name}-{_source_digest(source)}"
+    digest = _source_digest(source) + _source_digest(KIT_DIR)
+    build_dir = cache_root() / "peers" / f"{name}-{hashlib.sha256(digest.encode()).hexdigest()[:16]}"
     binary = build_dir / name
     if binary.is_file():
         return binary
     work = build_dir / "src"
     if work.exists():
         shutil.rmtree(work)
-    shutil.copytree(source, work, ignore=shutil.ignore_patterns("*_test.go", "README.md"))
-    _run([go, "build", "-trimpath", "-o", str(binary) + ".tmp", "."], work)
+    # The peer and the kit keep their places relative to each other, as the replace says.
+    skip = shutil.ignore_patterns("*_test.go", "README.md")
+    shutil.copytree(source, work / "peers" / name, ignore=skip)
+    shutil.copytree(KIT_DIR, work / "peerkit", ignore=skip)
+    _run([go, "build", "-trimpath", "-o", str(binary) + ".tmp", "."], work / "peers" / name)
     os.replace(str(binary) + ".tmp", binary)
     return binary
 

@@ -241,3 +241,13 @@ def test_without_go_a_peer_is_unavailable_with_the_reason(monkeypatch, tmp_path)
     monkeypatch.setattr(upstream.shutil, "which", lambda name: None)
     with pytest.raises(TargetUnavailable, match="Go is not installed"):
         make_target("peer:kustomize-kyaml")
+
+
+@needs_go
+def test_the_go_peer_kit_passes_its_own_tests():
+    """targets/peerkit: the protocol loop every Go peer runs (handshake, panics, bad lines)."""
+    import subprocess
+
+    done = subprocess.run(["go", "test", "-count=1", "./..."], cwd=REPO / "targets" / "peerkit",
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr

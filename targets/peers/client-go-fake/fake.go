@@ -19,17 +19,19 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/kubernetes/scheme"
 	clienttesting "k8s.io/client-go/testing"
+
+	"patchconf.dev/targets/peerkit/ssafake"
 )
 
-func (c *ssaCase) run() ([]stepResult, string, error) {
+func run(c *ssafake.Case) ([]ssafake.StepResult, string, error) {
 	if c.Schema != nil && c.Schema.Named != "" {
 		return nil, fmt.Sprintf("named schema %q: the fake clientset types objects by client-go's built-in schema only", c.Schema.Named), nil
 	}
-	id, err := c.identity()
+	id, err := c.ObjectID()
 	if err != nil {
 		return nil, "", err
 	}
-	return run(c, id, openClientset)
+	return ssafake.Run(c, id, openClientset)
 }
 
 type clientsetStore struct {
@@ -43,11 +45,11 @@ type clientsetStore struct {
 
 // openClientset is fake.NewClientset seeded with `current` (as tests seed it: an object
 // handed to NewClientset keeps the managedFields it carries).
-func openClientset(id identity, seed []byte) (_ fakeStore, skip string, err error) {
-	if !scheme.Scheme.Recognizes(id.gvk) {
-		return nil, fmt.Sprintf("%s is not a kind of client-go's scheme: the fake clientset serves built-in kinds only", id.gvk), nil
+func openClientset(id ssafake.ObjectID, seed []byte) (_ ssafake.Store, skip string, err error) {
+	if !scheme.Scheme.Recognizes(id.GVK) {
+		return nil, fmt.Sprintf("%s is not a kind of client-go's scheme: the fake clientset serves built-in kinds only", id.GVK), nil
 	}
-	mapping, err := testrestmapper.TestOnlyStaticRESTMapper(scheme.Scheme).RESTMapping(id.gvk.GroupKind(), id.gvk.Version)
+	mapping, err := testrestmapper.TestOnlyStaticRESTMapper(scheme.Scheme).RESTMapping(id.GVK.GroupKind(), id.GVK.Version)
 	if err != nil {
 		return nil, "", err
 	}
@@ -64,8 +66,8 @@ func openClientset(id identity, seed []byte) (_ fakeStore, skip string, err erro
 			err = fmt.Errorf("fake.NewClientset refused current: %v", recovered)
 		}
 	}()
-	store := &clientsetStore{clientset: fake.NewClientset(objects...), gvk: id.gvk, gvr: mapping.Resource,
-		namespace: id.namespace, name: id.name}
+	store := &clientsetStore{clientset: fake.NewClientset(objects...), gvk: id.GVK, gvr: mapping.Resource,
+		namespace: id.Namespace, name: id.Name}
 	if store.watcher, err = store.clientset.Tracker().Watch(store.gvr, store.namespace); err != nil {
 		return nil, "", err
 	}
@@ -86,21 +88,21 @@ func (s *clientsetStore) empty() runtime.Object {
 	return object
 }
 
-func (s *clientsetStore) apply(st step, name string) error {
+func (s *clientsetStore) Apply(st ssafake.Step, name string) error {
 	force := st.Force
-	options := metav1.PatchOptions{FieldManager: st.fieldManager(), Force: &force}
+	options := metav1.PatchOptions{FieldManager: st.FieldManager(), Force: &force}
 	action := clienttesting.NewPatchSubresourceActionWithOptions(s.gvr, s.namespace, name, types.ApplyPatchType,
-		st.Object, options, st.subresources()...)
+		st.Object, options, st.Subresources()...)
 	_, err := s.clientset.Invokes(action, s.empty())
 	return err
 }
 
-func (s *clientsetStore) update(st step) error {
+func (s *clientsetStore) Update(st ssafake.Step) error {
 	object, err := decodeTyped(st.Object)
 	if err != nil {
 		return fmt.Errorf("the object cannot be decoded into client-go's Go type (a typed client cannot send it): %w", err)
 	}
-	options := metav1.UpdateOptions{FieldManager: st.fieldManager()}
+	options := metav1.UpdateOptions{FieldManager: st.FieldManager()}
 	var action clienttesting.Action
 	if st.Subresource != "" {
 		action = clienttesting.NewUpdateSubresourceActionWithOptions(s.gvr, st.Subresource, s.namespace, object, options)
@@ -111,15 +113,15 @@ func (s *clientsetStore) update(st step) error {
 	return err
 }
 
-func (s *clientsetStore) patch(st step, name string, patchType types.PatchType) error {
-	options := metav1.PatchOptions{FieldManager: st.fieldManager()}
+func (s *clientsetStore) Patch(st ssafake.Step, name string, patchType types.PatchType) error {
+	options := metav1.PatchOptions{FieldManager: st.FieldManager()}
 	action := clienttesting.NewPatchSubresourceActionWithOptions(s.gvr, s.namespace, name, patchType,
-		st.Patch, options, st.subresources()...)
+		st.Patch, options, st.Subresources()...)
 	_, err := s.clientset.Invokes(action, s.empty())
 	return err
 }
 
-func (s *clientsetStore) get() (runtime.Object, error) {
+func (s *clientsetStore) Get() (runtime.Object, error) {
 	object, err := s.clientset.Invokes(clienttesting.NewGetActionWithOptions(s.gvr, s.namespace, s.name, metav1.GetOptions{}), s.empty())
 	if apierrors.IsNotFound(err) {
 		return nil, nil
@@ -129,7 +131,7 @@ func (s *clientsetStore) get() (runtime.Object, error) {
 
 // wrote: the fake keeps no resourceVersion, so a write is what its watch delivers (an
 // Added or Modified event for the request), or a resourceVersion that changed.
-func (s *clientsetStore) wrote(before, after runtime.Object) bool {
+func (s *clientsetStore) Wrote(before, after runtime.Object) bool {
 	events := 0
 	for {
 		select {

@@ -41,8 +41,14 @@ require (
 	k8s.io/klog/v2 v2.130.1 // indirect
 	k8s.io/kube-openapi v0.0.0-20250318190949-c8a335a9a2ff // indirect
 	k8s.io/utils v0.0.0-20241104100929-3ea5e8cea738 // indirect
+	patchconf.dev/targets/peerkit v0.0.0
+	patchconf.dev/targets/peerkit/ssafake v0.0.0
 	sigs.k8s.io/json v0.0.0-20241010143419-9aa6b5e7a4b3 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v4 v4.6.0 // indirect
 	sigs.k8s.io/yaml v1.4.0 // indirect
 )
+
+replace patchconf.dev/targets/peerkit => ../../peerkit
+
+replace patchconf.dev/targets/peerkit/ssafake => ../../peerkit/ssafake

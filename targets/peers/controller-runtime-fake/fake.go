@@ -23,17 +23,19 @@ import (
 	"k8s.io/kube-openapi/pkg/validation/spec"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"patchconf.dev/targets/peerkit/ssafake"
 )
 
-func (c *ssaCase) run() ([]stepResult, string, error) {
-	id, err := c.identity()
+func run(c *ssafake.Case) ([]ssafake.StepResult, string, error) {
+	id, err := c.ObjectID()
 	if err != nil {
 		return nil, "", err
 	}
-	open := func(id identity, seed []byte) (fakeStore, string, error) {
+	open := func(id ssafake.ObjectID, seed []byte) (ssafake.Store, string, error) {
 		return openClient(c.Schema, id, seed)
 	}
-	return run(c, id, open)
+	return ssafake.Run(c, id, open)
 }
 
 type clientStore struct {
@@ -49,24 +51,24 @@ type clientStore struct {
 // kind as unstructured), WithReturnManagedFields, `current` through WithObjects; for a
 // named schema a type converter built from its definitions (WithTypeConverters) and, when
 // the schema has a status, WithStatusSubresource, as a CRD with a status subresource is set up.
-func openClient(ref *schemaRef, id identity, seed []byte) (_ fakeStore, skip string, err error) {
+func openClient(ref *ssafake.SchemaRef, id ssafake.ObjectID, seed []byte) (_ ssafake.Store, skip string, err error) {
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
 		return nil, "", err
 	}
-	store := &clientStore{scheme: scheme, gvk: id.gvk, namespace: id.namespace, name: id.name}
+	store := &clientStore{scheme: scheme, gvk: id.GVK, namespace: id.Namespace, name: id.Name}
 	builder := fake.NewClientBuilder().WithReturnManagedFields()
 	named := ref != nil && ref.Named != ""
-	if !scheme.Recognizes(id.gvk) {
+	if !scheme.Recognizes(id.GVK) {
 		store.custom = true
-		scheme.AddKnownTypeWithName(id.gvk, &unstructured.Unstructured{})
-		scheme.AddKnownTypeWithName(id.gvk.GroupVersion().WithKind(id.gvk.Kind+"List"), &unstructured.UnstructuredList{})
+		scheme.AddKnownTypeWithName(id.GVK, &unstructured.Unstructured{})
+		scheme.AddKnownTypeWithName(id.GVK.GroupVersion().WithKind(id.GVK.Kind+"List"), &unstructured.UnstructuredList{})
 	} else if named {
-		return nil, fmt.Sprintf("named schema %q for %s, a kind of client-go's scheme: the fake types it by its Go type", ref.Named, id.gvk), nil
+		return nil, fmt.Sprintf("named schema %q for %s, a kind of client-go's scheme: the fake types it by its Go type", ref.Named, id.GVK), nil
 	}
 	builder = builder.WithScheme(scheme)
 	if named {
-		converter, hasStatus, err := namedTypeConverter(ref, id.gvk)
+		converter, hasStatus, err := namedTypeConverter(ref, id.GVK)
 		if err != nil {
 			return nil, fmt.Sprintf("named schema %q: no type converter can be built from it: %v", ref.Named, err), nil
 		}
@@ -97,7 +99,7 @@ func openClient(ref *schemaRef, id identity, seed []byte) (_ fakeStore, skip str
 
 // namedTypeConverter is managedfields.NewTypeConverter over the case's definitions, the
 // root one marked with the kind's x-kubernetes-group-version-kind.
-func namedTypeConverter(ref *schemaRef, gvk schema.GroupVersionKind) (managedfields.TypeConverter, bool, error) {
+func namedTypeConverter(ref *ssafake.SchemaRef, gvk schema.GroupVersionKind) (managedfields.TypeConverter, bool, error) {
 	models := map[string]*spec.Schema{}
 	for name, raw := range ref.Definitions {
 		definition := &spec.Schema{}
@@ -152,14 +154,14 @@ func (s *clientStore) decode(data []byte) (client.Object, error) {
 	return typed, nil
 }
 
-func owner(st step) []string {
+func owner(st ssafake.Step) []string {
 	if st.Manager == nil {
 		return nil
 	}
 	return []string{*st.Manager}
 }
 
-func (s *clientStore) apply(st step, name string) error {
+func (s *clientStore) Apply(st ssafake.Step, name string) error {
 	configuration := &unstructured.Unstructured{}
 	if err := configuration.UnmarshalJSON(st.Object); err != nil {
 		return fmt.Errorf("the apply configuration cannot be built: %w", err)
@@ -185,7 +187,7 @@ func (s *clientStore) apply(st step, name string) error {
 	return s.client.Apply(ctx, client.ApplyConfigurationFromUnstructured(configuration), options...)
 }
 
-func (s *clientStore) update(st step) error {
+func (s *clientStore) Update(st ssafake.Step) error {
 	object, err := s.decode(st.Object)
 	if err != nil {
 		return fmt.Errorf("the object cannot be decoded into its Go type (a typed client cannot send it): %w", err)
@@ -205,7 +207,7 @@ func (s *clientStore) update(st step) error {
 	return s.client.Update(ctx, object, options...)
 }
 
-func (s *clientStore) patch(st step, name string, patchType types.PatchType) error {
+func (s *clientStore) Patch(st ssafake.Step, name string, patchType types.PatchType) error {
 	object := s.emptyObject()
 	object.SetName(name)
 	object.SetNamespace(s.namespace)
@@ -225,7 +227,7 @@ func (s *clientStore) patch(st step, name string, patchType types.PatchType) err
 	return s.client.Patch(ctx, object, patch, options...)
 }
 
-func (s *clientStore) get() (runtime.Object, error) {
+func (s *clientStore) Get() (runtime.Object, error) {
 	object := s.emptyObject()
 	err := s.client.Get(context.Background(), client.ObjectKey{Namespace: s.namespace, Name: s.name}, object)
 	if apierrors.IsNotFound(err) {
@@ -244,7 +246,7 @@ func (s *clientStore) get() (runtime.Object, error) {
 }
 
 // wrote: the fake keeps a resourceVersion per object; a write is a new one.
-func (s *clientStore) wrote(before, after runtime.Object) bool {
+func (s *clientStore) Wrote(before, after runtime.Object) bool {
 	if before == nil {
 		return after != nil
 	}

@@ -57,8 +57,14 @@ require (
 	k8s.io/api v0.37.0 // indirect
 	k8s.io/klog/v2 v2.140.0 // indirect
 	k8s.io/utils v0.0.0-20260626114624-be93311217bd // indirect
+	patchconf.dev/targets/peerkit v0.0.0
+	patchconf.dev/targets/peerkit/ssafake v0.0.0
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2 // indirect
 	sigs.k8s.io/yaml v1.6.0 // indirect
 )
+
+replace patchconf.dev/targets/peerkit => ../../peerkit
+
+replace patchconf.dev/targets/peerkit/ssafake => ../../peerkit/ssafake

@@ -6,42 +6,17 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"os"
-	"runtime/debug"
+
+	"patchconf.dev/targets/peerkit"
 )
 
-const (
-	protocolVersion = 1
-	libraryModule   = "github.com/evanphx/json-patch/v5"
-)
-
-type request struct {
-	Cmd  string          `json:"cmd"`
-	Seq  json.RawMessage `json:"seq,omitempty"`
-	Case json.RawMessage `json:"case,omitempty"`
-}
-
-// response is one answer line; exactly one of Result, Error and Skipped is set.
-type response struct {
-	Seq     json.RawMessage `json:"seq"`
-	Result  *result         `json:"result,omitempty"`
-	Error   *caseError      `json:"error,omitempty"`
-	Skipped *string         `json:"skipped,omitempty"`
-}
+const libraryModule = "github.com/evanphx/json-patch/v5"
 
 type result struct {
 	Patch    json.RawMessage `json:"patch,omitempty"`
 	Document json.RawMessage `json:"document,omitempty"`
-}
-
-type caseError struct {
-	Class   string `json:"class"`
-	Message string `json:"message"`
 }
 
 // patchCase holds a case's inputs as the exact JSON text the harness sent (a nil slice:
@@ -54,131 +29,24 @@ type patchCase struct {
 	Modified json.RawMessage `json:"modified"`
 }
 
-func handshake() interface{} {
-	return map[string]interface{}{
-		"ready": true, "protocol": protocolVersion,
-		"implementation": map[string]string{
-			"name": "evanphx-json-patch-v5", "version": moduleVersion(libraryModule), "language": "go",
-			"homepage": "https://github.com/evanphx/json-patch",
-		},
-		"capabilities": map[string]interface{}{
-			"patch_types": patchTypes,
-			"schemas":     []string{"none"},
-			// The library implements RFC 6902 / RFC 7396, not Kubernetes' variant of them, so
-			// cases with an RFC outcome judge it by that (its default options still accept
-			// negative array indices: that is one of its answers).
-			"profile":  "rfc",
-			"messages": false,
-		},
-	}
-}
-
-func handleLine(line []byte) (answer []byte, stop bool) {
-	var req request
-	if err := json.Unmarshal(line, &req); err != nil {
-		return encode(response{Seq: json.RawMessage("null"), Error: &caseError{
-			Class: "unclassified", Message: fmt.Sprintf("unreadable request: %v", err)}}), false
-	}
-	seq := req.Seq
-	if len(seq) == 0 {
-		seq = json.RawMessage("null")
-	}
-	switch req.Cmd {
-	case "start":
-		return encode(handshake()), false
-	case "stop":
-		return nil, true
-	case "run":
-		return encode(runCase(seq, req.Case)), false
-	}
-	return encode(response{Seq: seq, Error: &caseError{
-		Class: "unclassified", Message: fmt.Sprintf("unknown command %q", req.Cmd)}}), false
-}
-
-// runCase answers one case; a panic in the library is its answer, not the program's end.
-func runCase(seq, raw json.RawMessage) (resp response) {
-	resp.Seq = seq
-	defer func() {
-		if recovered := recover(); recovered != nil {
-			resp.Result, resp.Skipped = nil, nil
-			resp.Error = &caseError{Class: "unclassified", Message: fmt.Sprintf("panic: %v", recovered)}
-		}
-	}()
+func answer(raw json.RawMessage) peerkit.Answer {
 	var c patchCase
 	if err := json.Unmarshal(raw, &c); err != nil {
-		resp.Error = &caseError{Class: "unclassified", Message: fmt.Sprintf("unreadable case: %v", err)}
-		return resp
+		return peerkit.Fail("unclassified", fmt.Errorf("unreadable case: %v", err))
 	}
-	out, skip, caseErr := c.run()
-	switch {
-	case skip != "":
-		resp.Skipped = &skip
-	case caseErr != nil:
-		resp.Error = caseErr
-	default:
-		resp.Result = out
-	}
-	return resp
-}
-
-func encode(v interface{}) []byte {
-	var buf bytes.Buffer
-	encoder := json.NewEncoder(&buf)
-	encoder.SetEscapeHTML(false)
-	if err := encoder.Encode(v); err != nil {
-		// The library returned bytes that are not JSON: report that as its answer.
-		buf.Reset()
-		fallback := response{Seq: json.RawMessage("null"), Error: &caseError{
-			Class: "unclassified", Message: fmt.Sprintf("the library's output is not JSON: %v", err)}}
-		if r, ok := v.(response); ok {
-			fallback.Seq = r.Seq
-		}
-		_ = json.NewEncoder(&buf).Encode(fallback)
-	}
-	return buf.Bytes()
-}
-
-func moduleVersion(path string) string {
-	if info, ok := debug.ReadBuildInfo(); ok {
-		for _, dep := range info.Deps {
-			if dep.Path == path {
-				return dep.Version
-			}
-		}
-	}
-	return "unknown"
-}
-
-func serve(in io.Reader, out io.Writer) error {
-	reader := bufio.NewReaderSize(in, 1<<20)
-	writer := bufio.NewWriter(out)
-	for {
-		line, readErr := reader.ReadBytes('\n')
-		if len(bytes.TrimSpace(line)) > 0 {
-			answer, stop := handleLine(line)
-			if stop {
-				return writer.Flush()
-			}
-			if _, err := writer.Write(answer); err != nil {
-				return err
-			}
-			if err := writer.Flush(); err != nil {
-				return err
-			}
-		}
-		if readErr == io.EOF {
-			return writer.Flush()
-		}
-		if readErr != nil {
-			return readErr
-		}
-	}
+	return c.run()
 }
 
 func main() {
-	fmt.Fprintf(os.Stderr, "patchconf peer: %s %s\n", libraryModule, moduleVersion(libraryModule))
-	if err := serve(os.Stdin, os.Stdout); err != nil {
-		fmt.Fprintf(os.Stderr, "patchconf peer: %v\n", err)
-		os.Exit(1)
-	}
+	version := peerkit.ModuleVersion(libraryModule)
+	peerkit.Peer{
+		Implementation: peerkit.Implementation{Name: "evanphx-json-patch-v5", Version: version, Language: "go",
+			Homepage: "https://github.com/evanphx/json-patch"},
+		Capabilities: peerkit.Capabilities{PatchTypes: patchTypes, Schemas: []string{"none"},
+			// The library implements RFC 6902 / RFC 7396, not Kubernetes' variant of them, so
+			// cases with an RFC outcome judge it by that (its default options still accept
+			// negative array indices: that is one of its answers).
+			Profile: "rfc", Messages: false},
+		Answer: answer,
+	}.Main(libraryModule + " " + version)
 }

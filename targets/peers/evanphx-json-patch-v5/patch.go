@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"patchconf.dev/targets/peerkit"
 	"strconv"
 	"strings"
 
@@ -12,7 +13,7 @@ import (
 
 var patchTypes = []string{"json-patch", "merge-patch", "merge-patch-2way"}
 
-func (c *patchCase) run() (*result, string, *caseError) {
+func (c *patchCase) run() peerkit.Answer {
 	need := map[string][]json.RawMessage{
 		"json-patch":       {c.Original, c.Patch},
 		"merge-patch":      {c.Original, c.Patch},
@@ -20,45 +21,41 @@ func (c *patchCase) run() (*result, string, *caseError) {
 	}
 	inputs, known := need[c.Type]
 	if !known {
-		return nil, fmt.Sprintf("patch type %q is not served by %s", c.Type, libraryModule), nil
+		return peerkit.Skip(fmt.Sprintf("patch type %q is not served by %s", c.Type, libraryModule))
 	}
 	for _, in := range inputs {
 		if in == nil {
-			return nil, fmt.Sprintf("a %s case needs both of its inputs", c.Type), nil
+			return peerkit.Skip(fmt.Sprintf("a %s case needs both of its inputs", c.Type))
 		}
 	}
 	switch c.Type {
 	case "json-patch":
 		patch, err := jsonpatch.DecodePatch(c.Patch)
 		if err != nil {
-			return fail("invalid-patch", err)
+			return peerkit.Fail("invalid-patch", err)
 		}
 		document, err := patch.Apply(c.Original)
 		if err != nil {
-			return fail(classifyApply(err), err)
+			return peerkit.Fail(classifyApply(err), err)
 		}
-		return &result{Document: document}, "", nil
+		return peerkit.Result(&result{Document: document})
 	case "merge-patch":
 		document, err := jsonpatch.MergePatch(c.Original, c.Patch)
 		if err != nil {
-			return fail(classifyMerge(err), err)
+			return peerkit.Fail(classifyMerge(err), err)
 		}
-		return &result{Document: document}, "", nil
+		return peerkit.Result(&result{Document: document})
 	default:
 		patch, err := jsonpatch.CreateMergePatch(c.Original, c.Modified)
 		if err != nil {
-			return fail(classifyMerge(err), err)
+			return peerkit.Fail(classifyMerge(err), err)
 		}
 		out := &result{Patch: patch}
 		if document, err := jsonpatch.MergePatch(c.Original, patch); err == nil {
 			out.Document = document
 		}
-		return out, "", nil
+		return peerkit.Result(out)
 	}
-}
-
-func fail(class string, err error) (*result, string, *caseError) {
-	return nil, "", &caseError{Class: class, Message: err.Error()}
 }
 
 // classifyApply maps an error of Patch.Apply onto patchconf's classes where the library's

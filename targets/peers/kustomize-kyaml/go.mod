@@ -25,5 +25,8 @@ require (
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 	k8s.io/kube-openapi v0.0.0-20260721132016-d427ff9ee9ad // indirect
+	patchconf.dev/targets/peerkit v0.0.0
 	sigs.k8s.io/yaml v1.6.0 // indirect
 )
+
+replace patchconf.dev/targets/peerkit => ../../peerkit

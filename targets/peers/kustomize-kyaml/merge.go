@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"patchconf.dev/targets/peerkit"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/openapi"
@@ -16,24 +17,24 @@ import (
 // type (`strategic-3way`, `apply`) must answer, so those are left out rather than failed.
 var patchTypes = []string{"strategic"}
 
-func (c *patchCase) run() (*result, string, *caseError) {
+func (c *patchCase) run() peerkit.Answer {
 	if c.Type != "strategic" {
-		return nil, fmt.Sprintf("patch type %q is not served by %s", c.Type, libraryModule), nil
+		return peerkit.Skip(fmt.Sprintf("patch type %q is not served by %s", c.Type, libraryModule))
 	}
 	if c.Original == nil || c.Patch == nil {
-		return nil, "a strategic case needs original and patch", nil
+		return peerkit.Skip("a strategic case needs original and patch")
 	}
 	if c.Schema != nil && c.Schema.Named != "" {
-		return nil, "named schemas are not loaded into kyaml by this peer", nil
+		return peerkit.Skip("named schemas are not loaded into kyaml by this peer")
 	}
 	// JSON is YAML: kyaml parses both inputs as kustomize reads resource files.
 	dest, err := yaml.Parse(string(c.Original))
 	if err != nil {
-		return fail("invalid-document", err)
+		return peerkit.Fail("invalid-document", err)
 	}
 	patch, err := yaml.Parse(string(c.Patch))
 	if err != nil {
-		return fail("invalid-patch", err)
+		return peerkit.Fail("invalid-patch", err)
 	}
 	// merge2.Merge's walk with kustomize's patchesStrategicMerge options
 	// (api/filters/patchstrategicmerge); the schema is the case's kind when it names one,
@@ -48,17 +49,13 @@ func (c *patchCase) run() (*result, string, *caseError) {
 	}
 	merged, err := walker.Walk()
 	if err != nil {
-		return fail(classify(err), err)
+		return peerkit.Fail(classify(err), err)
 	}
 	document, err := nodeJSON(merged)
 	if err != nil {
-		return nil, "", &caseError{Class: "unclassified", Message: fmt.Sprintf("cannot write kyaml's result as JSON: %v", err)}
+		return peerkit.Fail("unclassified", fmt.Errorf("cannot write kyaml's result as JSON: %v", err))
 	}
-	return &result{Document: document}, "", nil
-}
-
-func fail(class string, err error) (*result, string, *caseError) {
-	return nil, "", &caseError{Class: class, Message: err.Error()}
+	return peerkit.Result(&result{Document: document})
 }
 
 // classify maps kyaml's errors (plain fmt/go-errors wording, no error values) where the

@@ -1,8 +1,8 @@
-package main
-
-// The library-independent half of a server-side apply case: reading the request, the
-// logical clock, and the step results. (The same file serves the controller-runtime-fake
-// peer; each peer's fake.go sends the steps through its own fake.)
+// Package ssafake is the library-independent half of a server-side apply peer that drives
+// a fake (client-go's fake clientset, controller-runtime's fake client): reading the case,
+// the logical clock, and the step results. Each peer's Store sends the steps through its
+// own fake.
+package ssafake
 
 import (
 	"bytes"
@@ -24,19 +24,19 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// ssaCase is a server-side-apply request: `current` (nil: absent; the text null: no object)
+// Case is a server-side-apply request: `current` (nil: absent; the text null: no object)
 // and the steps, without their expectations.
-type ssaCase struct {
+type Case struct {
 	ID      string          `json:"id"`
 	Type    string          `json:"type"`
 	Current json.RawMessage `json:"current"`
-	Steps   []step          `json:"steps"`
-	Schema  *schemaRef      `json:"schema"`
+	Steps   []Step          `json:"steps"`
+	Schema  *SchemaRef      `json:"schema"`
 }
 
-// schemaRef is the request's `schema`: a built-in kind, or a named schema given whole
+// SchemaRef is the request's `schema`: a built-in kind, or a named schema given whole
 // (OpenAPI v2 definitions).
-type schemaRef struct {
+type SchemaRef struct {
 	APIVersion  string                     `json:"apiVersion"`
 	Kind        string                     `json:"kind"`
 	Named       string                     `json:"named"`
@@ -44,7 +44,7 @@ type schemaRef struct {
 	Definitions map[string]json.RawMessage `json:"definitions"`
 }
 
-type step struct {
+type Step struct {
 	Op          string          `json:"op"`
 	Manager     *string         `json:"manager"`
 	Force       bool            `json:"force"`
@@ -54,15 +54,16 @@ type step struct {
 	Patch       json.RawMessage `json:"patch"`
 }
 
-// fieldManager is the request's fieldManager ("" when the step names none).
-func (s step) fieldManager() string {
+// FieldManager is the request's fieldManager ("" when the step names none).
+func (s Step) FieldManager() string {
 	if s.Manager == nil {
 		return ""
 	}
 	return *s.Manager
 }
 
-func (s step) subresources() []string {
+// Subresources is the step's subresource as a client call takes it (none: the object).
+func (s Step) Subresources() []string {
 	if s.Subresource == "" {
 		return nil
 	}
@@ -75,14 +76,14 @@ var patchTypes = map[string]types.PatchType{
 	"strategic":   types.StrategicMergePatchType,
 }
 
-type stepResult struct {
+type StepResult struct {
 	Document      json.RawMessage `json:"document,omitempty"`
-	ManagedFields *[]managedEntry `json:"managed_fields,omitempty"`
+	ManagedFields *[]ManagedEntry `json:"managed_fields,omitempty"`
 	Changed       *bool           `json:"changed,omitempty"`
-	Error         *stepError      `json:"error,omitempty"`
+	Error         *StepError      `json:"error,omitempty"`
 }
 
-type managedEntry struct {
+type ManagedEntry struct {
 	Manager     string          `json:"manager"`
 	Operation   string          `json:"operation"`
 	APIVersion  string          `json:"apiVersion"`
@@ -91,37 +92,39 @@ type managedEntry struct {
 	Subresource string          `json:"subresource,omitempty"`
 }
 
-type stepError struct {
+type StepError struct {
 	Class     string     `json:"class"`
 	Message   string     `json:"message"`
 	Status    int32      `json:"status,omitempty"`
 	Reason    string     `json:"reason,omitempty"`
-	Conflicts []conflict `json:"conflicts,omitempty"`
+	Conflicts []Conflict `json:"conflicts,omitempty"`
 }
 
-type conflict struct {
+type Conflict struct {
 	Manager string `json:"manager"`
 	Field   string `json:"field"`
 }
 
-// fakeStore is one object in a fake, reached through the fake's own API.
-type fakeStore interface {
-	apply(s step, name string) error
-	update(s step) error
-	patch(s step, name string, patchType types.PatchType) error
-	// get reads the object back (nil: there is none).
-	get() (runtime.Object, error)
-	// wrote tells whether the last request wrote the object, as the fake lets a client see it.
-	wrote(before, after runtime.Object) bool
+// Store is one object in a fake, reached through the fake's own API.
+type Store interface {
+	Apply(s Step, name string) error
+	Update(s Step) error
+	Patch(s Step, name string, patchType types.PatchType) error
+	// Get reads the object back (nil: there is none).
+	Get() (runtime.Object, error)
+	// Wrote tells whether the last request wrote the object, as the fake lets a client see it.
+	Wrote(before, after runtime.Object) bool
 }
 
-// identity is what a case's objects say about the one object: kind, name, namespace.
-type identity struct {
-	gvk             schema.GroupVersionKind
-	name, namespace string
+// ObjectID is what a case's objects say about the one object: kind, name, namespace.
+type ObjectID struct {
+	GVK             schema.GroupVersionKind
+	Name, Namespace string
 }
 
-func (c *ssaCase) identity() (identity, error) {
+// ObjectID finds the case's object: the first apiVersion/kind, name and namespace its
+// objects state, else the kind of its schema.
+func (c *Case) ObjectID() (ObjectID, error) {
 	var documents []json.RawMessage
 	if isObject(c.Current) {
 		documents = append(documents, c.Current)
@@ -131,7 +134,7 @@ func (c *ssaCase) identity() (identity, error) {
 			documents = append(documents, s.Object)
 		}
 	}
-	var id identity
+	var id ObjectID
 	for _, raw := range documents {
 		var head struct {
 			APIVersion string `json:"apiVersion"`
@@ -144,20 +147,20 @@ func (c *ssaCase) identity() (identity, error) {
 		if json.Unmarshal(raw, &head) != nil {
 			continue
 		}
-		if id.gvk.Kind == "" && head.APIVersion != "" && head.Kind != "" {
-			id.gvk = schema.FromAPIVersionAndKind(head.APIVersion, head.Kind)
+		if id.GVK.Kind == "" && head.APIVersion != "" && head.Kind != "" {
+			id.GVK = schema.FromAPIVersionAndKind(head.APIVersion, head.Kind)
 		}
-		if id.name == "" {
-			id.name = head.Metadata.Name
+		if id.Name == "" {
+			id.Name = head.Metadata.Name
 		}
-		if id.namespace == "" {
-			id.namespace = head.Metadata.Namespace
+		if id.Namespace == "" {
+			id.Namespace = head.Metadata.Namespace
 		}
 	}
-	if id.gvk.Kind == "" && c.Schema != nil && c.Schema.Kind != "" {
-		id.gvk = schema.FromAPIVersionAndKind(c.Schema.APIVersion, c.Schema.Kind)
+	if id.GVK.Kind == "" && c.Schema != nil && c.Schema.Kind != "" {
+		id.GVK = schema.FromAPIVersionAndKind(c.Schema.APIVersion, c.Schema.Kind)
 	}
-	if id.gvk.Kind == "" {
+	if id.GVK.Kind == "" {
 		return id, errors.New("no object in the case names its apiVersion and kind")
 	}
 	return id, nil
@@ -204,10 +207,10 @@ func (c *clock) waitForNewSecond() {
 
 // stepTimes gives entries the logical times of their timestamps; a timestamp never seen
 // before was stamped by step n.
-func (c *clock) entries(fields []metav1.ManagedFieldsEntry, n int64) []managedEntry {
-	entries := make([]managedEntry, 0, len(fields))
+func (c *clock) entries(fields []metav1.ManagedFieldsEntry, n int64) []ManagedEntry {
+	entries := make([]ManagedEntry, 0, len(fields))
 	for _, field := range fields {
-		entry := managedEntry{Manager: field.Manager, Operation: string(field.Operation),
+		entry := ManagedEntry{Manager: field.Manager, Operation: string(field.Operation),
 			APIVersion: field.APIVersion, Subresource: field.Subresource}
 		if field.FieldsV1 != nil {
 			entry.FieldsV1 = json.RawMessage(field.FieldsV1.Raw)
@@ -299,7 +302,7 @@ func withLiveResourceVersion(raw json.RawMessage, live runtime.Object) (json.Raw
 var serverOwned = []string{"uid", "resourceVersion", "creationTimestamp", "generation", "managedFields"}
 
 // report is one successful step's result: the object read back from the fake.
-func report(typed runtime.Object, object map[string]interface{}, fields []metav1.ManagedFieldsEntry, changed bool, c *clock, n int64) (stepResult, error) {
+func report(typed runtime.Object, object map[string]interface{}, fields []metav1.ManagedFieldsEntry, changed bool, c *clock, n int64) (StepResult, error) {
 	if !rawDocuments {
 		pruneZeroStructs(reflect.ValueOf(typed), object)
 	}
@@ -310,10 +313,10 @@ func report(typed runtime.Object, object map[string]interface{}, fields []metav1
 	}
 	document, err := json.Marshal(object)
 	if err != nil {
-		return stepResult{}, err
+		return StepResult{}, err
 	}
 	entries := c.entries(fields, n)
-	return stepResult{Document: document, ManagedFields: &entries, Changed: &changed}, nil
+	return StepResult{Document: document, ManagedFields: &entries, Changed: &changed}, nil
 }
 
 // rawDocuments (PATCHCONF_PEER_RAW_DOCUMENTS=1) reports documents exactly as encoded,
@@ -398,8 +401,8 @@ var conflictOwner = regexp.MustCompile(`^conflict with ("(?:[^"\\]|\\.)*")`)
 
 // classify maps the fake's error onto patchconf's classes: the Status the fake returns
 // (409 with FieldManagerConflict causes, 422, 400) or, for a plain error, its text.
-func classify(err error) *stepError {
-	answer := &stepError{Class: "unclassified", Message: err.Error()}
+func classify(err error) *StepError {
+	answer := &StepError{Class: "unclassified", Message: err.Error()}
 	var status apierrors.APIStatus
 	if errors.As(err, &status) {
 		s := status.Status()
@@ -418,7 +421,7 @@ func classify(err error) *stepError {
 							manager = unquoted
 						}
 					}
-					answer.Conflicts = append(answer.Conflicts, conflict{Manager: manager, Field: cause.Field})
+					answer.Conflicts = append(answer.Conflicts, Conflict{Manager: manager, Field: cause.Field})
 				}
 			}
 		case s.Code == 422:
@@ -442,8 +445,12 @@ func classify(err error) *stepError {
 	return answer
 }
 
-// run sends the case's steps through the fake, one result per step.
-func run(c *ssaCase, id identity, open func(identity, []byte) (fakeStore, string, error)) ([]stepResult, string, error) {
+// Opener makes the fake holding the case's object, seeded with `current` (nil: none); a
+// non-empty skip declines the case.
+type Opener func(id ObjectID, seed []byte) (store Store, skip string, err error)
+
+// Run sends the case's steps through the fake, one result per step.
+func Run(c *Case, id ObjectID, open Opener) ([]StepResult, string, error) {
 	clk := newClock()
 	var seed []byte
 	if isObject(c.Current) {
@@ -456,7 +463,7 @@ func run(c *ssaCase, id identity, open func(identity, []byte) (fakeStore, string
 	if skip != "" || err != nil {
 		return nil, skip, err
 	}
-	results := make([]stepResult, 0, len(c.Steps))
+	results := make([]StepResult, 0, len(c.Steps))
 	for index, s := range c.Steps {
 		n := int64(index + 1)
 		var err error
@@ -469,11 +476,11 @@ func run(c *ssaCase, id identity, open func(identity, []byte) (fakeStore, string
 			}
 		}
 		clk.waitForNewSecond()
-		before, err := store.get()
+		before, err := store.Get()
 		if err != nil {
 			return nil, "", fmt.Errorf("step %d: reading the object before the request: %v", n, err)
 		}
-		name := id.name
+		name := id.Name
 		if isObject(s.Object) {
 			var head struct {
 				Metadata struct {
@@ -491,23 +498,23 @@ func run(c *ssaCase, id identity, open func(identity, []byte) (fakeStore, string
 		}
 		switch s.Op {
 		case "apply":
-			err = store.apply(s, name)
+			err = store.Apply(s, name)
 		case "update":
-			err = store.update(s)
+			err = store.Update(s)
 		case "patch":
 			patchType, known := patchTypes[s.PatchType]
 			if !known {
 				return nil, fmt.Sprintf("step %d: patch type %q is not one the fake's clients send", n, s.PatchType), nil
 			}
-			err = store.patch(s, name, patchType)
+			err = store.Patch(s, name, patchType)
 		default:
 			return nil, "", fmt.Errorf("step %d: unknown op %q", n, s.Op)
 		}
 		if err != nil {
-			results = append(results, stepResult{Error: classify(err)})
+			results = append(results, StepResult{Error: classify(err)})
 			continue
 		}
-		after, err := store.get()
+		after, err := store.Get()
 		if err != nil || after == nil {
 			return nil, "", fmt.Errorf("step %d: reading the object back: %v", n, err)
 		}
@@ -519,7 +526,7 @@ func run(c *ssaCase, id identity, open func(identity, []byte) (fakeStore, string
 		if err != nil {
 			return nil, "", err
 		}
-		result, err := report(after, object, accessor.GetManagedFields(), store.wrote(before, after), clk, n)
+		result, err := report(after, object, accessor.GetManagedFields(), store.Wrote(before, after), clk, n)
 		if err != nil {
 			return nil, "", fmt.Errorf("step %d: %v", n, err)
 		}

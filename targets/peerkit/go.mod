@@ -1,0 +1,3 @@
+module patchconf.dev/targets/peerkit
+
+go 1.21

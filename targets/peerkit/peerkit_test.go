@@ -1,0 +1,86 @@
+package peerkit
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func testPeer() Peer {
+	return Peer{
+		Implementation: Implementation{Name: "kit-test", Version: "v1", Language: "go"},
+		Capabilities:   Capabilities{PatchTypes: []string{"json-patch"}, Schemas: []string{"none"}, Profile: "rfc"},
+		Answer: func(raw json.RawMessage) Answer {
+			var c struct{ ID string }
+			_ = json.Unmarshal(raw, &c)
+			switch c.ID {
+			case "panics":
+				panic("boom")
+			case "skips":
+				return Skip("not mine")
+			case "fails":
+				return Fail("invalid-patch", errors.New("bad op"))
+			case "not-json":
+				return Result(map[string]json.RawMessage{"document": json.RawMessage("{oops")})
+			case "silent":
+				return Answer{}
+			}
+			return Result(map[string]json.RawMessage{"document": json.RawMessage(`{"n":1.0e400}`)})
+		},
+	}
+}
+
+func converse(t *testing.T, input string) []string {
+	t.Helper()
+	var out strings.Builder
+	if err := testPeer().Serve(strings.NewReader(input), &out); err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+	return strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+}
+
+func TestConversation(t *testing.T) {
+	lines := converse(t, strings.Join([]string{
+		`{"cmd":"start","protocol":1}`,
+		`{"cmd":"run","seq":1,"case":{"id":"ok"}}`,
+		`{"cmd":"run","seq":2,"case":{"id":"panics"}}`,
+		`{"cmd":"run","seq":3,"case":{"id":"skips"}}`,
+		`{"cmd":"run","seq":4,"case":{"id":"fails"}}`,
+		`{"cmd":"run","seq":5,"case":{"id":"not-json"}}`,
+		`{"cmd":"run","seq":6,"case":{"id":"silent"}}`,
+		`{"cmd":"dance","seq":7}`,
+		`not json`,
+		``,
+		`{"cmd":"stop"}`,
+		`{"cmd":"run","seq":8,"case":{"id":"ok"}}`,
+	}, "\n")+"\n")
+	want := []string{
+		`{"ready":true,"protocol":1,"implementation":{"name":"kit-test","version":"v1","language":"go"},` +
+			`"capabilities":{"patch_types":["json-patch"],"schemas":["none"],"profile":"rfc","messages":false}}`,
+		`{"seq":1,"result":{"document":{"n":1.0e400}}}`,
+		`{"seq":2,"error":{"class":"unclassified","message":"panic: boom"}}`,
+		`{"seq":3,"skipped":"not mine"}`,
+		`{"seq":4,"error":{"class":"invalid-patch","message":"bad op"}}`,
+		`{"seq":5,"error":{"class":"unclassified","message":"the library's output is not JSON: ` +
+			`json: error calling MarshalJSON for type json.RawMessage: invalid character 'o' looking for beginning of object key string"}}`,
+		`{"seq":6,"error":{"class":"unclassified","message":"the peer gave no answer"}}`,
+		`{"seq":7,"error":{"class":"unclassified","message":"unknown command \"dance\""}}`,
+		`{"seq":null,"error":{"class":"unclassified","message":"unreadable request: invalid character 'o' in literal null (expecting 'u')"}}`,
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("got %d lines, want %d:\n%s", len(lines), len(want), strings.Join(lines, "\n"))
+	}
+	for i := range want {
+		if lines[i] != want[i] {
+			t.Errorf("line %d:\n got %s\nwant %s", i+1, lines[i], want[i])
+		}
+	}
+}
+
+func TestEndOfInputWithoutStop(t *testing.T) {
+	lines := converse(t, `{"cmd":"run","seq":"a","case":{"id":"skips"}}`)
+	if len(lines) != 1 || lines[0] != `{"seq":"a","skipped":"not mine"}` {
+		t.Fatalf("got %q", lines)
+	}
+}
