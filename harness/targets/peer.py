@@ -1,13 +1,15 @@
 """``peer:NAME``: another Go patch library, from ``targets/peers/NAME``, as a target.
 
-Each peer is a small Go program around one library, speaking harness/PROTOCOL.md through
-the kit in ``targets/peerkit`` (the two fakes share its ``ssafake`` module too): ``evanphx-json-patch-v5``, ``kustomize-kyaml`` (patch libraries), and the two
-fakes controller authors test server-side apply against, ``client-go-fake``
-(``k8s.io/client-go/kubernetes/fake.NewClientset``) and ``controller-runtime-fake``
-(``sigs.k8s.io/controller-runtime/pkg/client/fake``). It is built on first use into
-``$PATCHCONF_CACHE/peers/<name>-<source digest>/`` (default ``~/.cache/patchconf``) with
-the upstream target's build helpers, and reused while its and the kit's sources are unchanged. Peers
-are compared, not trusted: their answers are judged against the corpus like any target's.
+Each peer is a small Go program around one library: ``evanphx-json-patch-v5``,
+``kustomize-kyaml`` (patch libraries), and the two fakes controller authors test
+server-side apply against, ``client-go-fake`` (``k8s.io/client-go/kubernetes/fake.NewClientset``)
+and ``controller-runtime-fake`` (``sigs.k8s.io/controller-runtime/pkg/client/fake``). Each
+speaks harness/PROTOCOL.md through the kit in ``targets/peerkit`` (the fakes share its
+``ssafake`` module too). A peer is built on first use into
+``$PATCHCONF_CACHE/peers/<name>-<source digest>/`` (default ``~/.cache/patchconf``) with the
+upstream target's build helpers, and reused while its and the kit's sources are unchanged.
+Peers are compared, not trusted: their answers are judged against the corpus like any
+target's.
 """
 
 from __future__ import annotations
