@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import shlex
 import signal
 import sys
@@ -16,8 +17,11 @@ from harness import DEFAULT_CASES_DIR, REPO_ROOT
 from harness.bounded import MAX_ANSWER_BYTES_ENV, kill_running, parse_size
 from harness.cases import cases_root_for, load_corpus
 from harness.coverage import coverage, coverage_text
+from harness.known_failures import KnownFailures, KnownFailuresError, Verdict
+from harness.known_failures import check as check_known_failures
 from harness.report import Run, summary_text, write_reports
 from harness.runner import Filters, Result, run_cases, terminal_progress
+from harness.summary import FORMATS, run_ok, summary_json, summary_markdown
 from harness.targets import TARGET_HELP, TargetUnavailable, make_target
 from harness.yamlio import yaml11_differences
 
@@ -59,6 +63,33 @@ def _size(text: str) -> int:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def _add_ci_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--format", choices=FORMATS, default="text",
+                        help="the summary printed: text (default), json or markdown (for a CI job summary)")
+    parser.add_argument("--expect-failures", type=Path, metavar="FILE",
+                        help="known failures, a case id per line: fail only on new failures and on "
+                             "listed cases that now pass")
+
+
+def _read_known_failures(args: argparse.Namespace) -> KnownFailures | None:
+    if not args.expect_failures:
+        return None
+    return KnownFailures.read(args.expect_failures)
+
+
+def _print_summary(run: Run, args: argparse.Namespace, verdict: Verdict | None, written: list[Path]) -> None:
+    """The summary in the chosen format on stdout; in json and markdown, report paths go to stderr."""
+    if args.format == "json":
+        print(summary_json(run, verdict))
+    elif args.format == "markdown":
+        print(summary_markdown(run, verdict), end="")
+    else:
+        print(summary_text(run, verbose_failures=True) if not args.quiet else _quiet_summary(run))
+        if verdict is not None and args.expect_failures:
+            print(verdict.text(args.expect_failures))
+    print(f"reports: {', '.join(str(p) for p in written)}", file=sys.stdout if args.format == "text" else sys.stderr)
+
+
 def _filters(args: argparse.Namespace) -> Filters:
     return Filters(tuple(args.types), tuple(args.tags), tuple(args.paths), tuple(args.names), tuple(args.ids))
 
@@ -80,6 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--timeout", type=float, help="seconds a cmd: target gets per case (default 10)")
     run.add_argument("--quiet", action="store_true", help="print only totals and failures' ids")
     _add_answer_limit(run)
+    _add_ci_options(run)
 
     report = commands.add_parser("report", help="render the reports of a run from its results.jsonl "
                                                 "(one that was interrupted or killed, too)")
@@ -87,6 +119,12 @@ def build_parser() -> argparse.ArgumentParser:
                         help="a run's report directory (holding results.jsonl), or a results.jsonl file")
     report.add_argument("--out", type=Path, metavar="DIR", help="where to write the reports (default: beside it)")
     report.add_argument("--quiet", action="store_true", help="print only totals and failures' ids")
+    _add_ci_options(report)
+
+    diff = commands.add_parser("diff", help="what started or stopped passing between two runs (exit 1 on regressions)")
+    diff.add_argument("old", type=Path, metavar="OLD", help="a run's report directory, results.jsonl or results.json")
+    diff.add_argument("new", type=Path, metavar="NEW", help="the same, of the later run")
+    diff.add_argument("--format", choices=FORMATS, default="text", help="text (default), json or markdown")
 
     validate = commands.add_parser("validate", help="check case files without running them")
     validate.add_argument("paths", nargs="*", type=Path)
@@ -162,10 +200,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         args = parser.parse_args(["run", *(argv or [])])
     args.argv = list(sys.argv[1:] if argv is None else argv)
-    handler = {"run": cmd_run, "report": cmd_report, "validate": cmd_validate, "coverage": cmd_coverage,
-               "targets": cmd_targets, "matrix": cmd_matrix, "verify": cmd_verify, "record": cmd_record,
-               "apiserver": cmd_apiserver,
-               "live": cmd_live}
+    handler = {"run": cmd_run, "report": cmd_report, "diff": cmd_diff, "validate": cmd_validate,
+               "coverage": cmd_coverage, "targets": cmd_targets, "matrix": cmd_matrix, "verify": cmd_verify,
+               "record": cmd_record, "apiserver": cmd_apiserver, "live": cmd_live}
     return handler[args.command](args)
 
 
@@ -196,6 +233,11 @@ def _sigterm_interrupts() -> Iterator[None]:
 def cmd_run(args: argparse.Namespace) -> int:
     from harness.resultlog import LOG_NAME, ResultsLog
 
+    try:
+        known = _read_known_failures(args)
+    except KnownFailuresError as exc:
+        print(f"patchconf: {exc}", file=sys.stderr)
+        return 2
     with _sigterm_interrupts():
         try:
             target = make_target(args.target, timeout=args.timeout, kubeconfig=args.kubeconfig, workers=args.jobs,
@@ -244,9 +286,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         log.end(run.seconds, run.interrupted)
         if run.interrupted and sys.stderr.isatty():
             print(file=sys.stderr)  # end the progress line
-        print(summary_text(run, verbose_failures=True) if not args.quiet else _quiet_summary(run))
+        verdict = check_known_failures(run, known, corpus.cases) if known else None
         written = write_reports(run, directory)
-        print(f"reports: {', '.join(str(p) for p in [log.path, *written])}")
+        _print_summary(run, args, verdict, [log.path, *written])
     if isinstance(stop, KeyboardInterrupt):
         print(f"patchconf: {run.stopped_early()}; reports written from them", file=sys.stderr)
         return _interrupted_exit(stop)
@@ -256,7 +298,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not selected and not corpus.errors:
         print("patchconf: no case matched the selection", file=sys.stderr)
         return 1
-    return 0 if run.ok else 1
+    return 0 if run_ok(run, verdict) else 1
 
 
 def _signal_name(interrupt: KeyboardInterrupt) -> str:
@@ -272,14 +314,38 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     path = args.directory / LOG_NAME if args.directory.is_dir() else args.directory
     try:
+        known = _read_known_failures(args)
         run = read_log(path)
+    except KnownFailuresError as exc:
+        print(f"patchconf report: {exc}", file=sys.stderr)
+        return 2
     except (OSError, ValueError, KeyError, TypeError) as exc:
         print(f"patchconf report: cannot read {path}: {exc}", file=sys.stderr)
         return 2
-    print(summary_text(run, verbose_failures=True) if not args.quiet else _quiet_summary(run))
+    verdict = check_known_failures(run, known) if known else None
     written = write_reports(run, args.out or path.parent)
-    print(f"reports: {', '.join(str(p) for p in written)}")
-    return 0 if run.ok else 1
+    _print_summary(run, args, verdict, written)
+    return 0 if run_ok(run, verdict) else 1
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    from harness.rundiff import diff_markdown, diff_runs, diff_text, read_run
+
+    runs = []
+    for path in (args.old, args.new):
+        try:
+            runs.append(read_run(path))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            print(f"patchconf diff: cannot read {path}: {exc}", file=sys.stderr)
+            return 2
+    diff = diff_runs(*runs)
+    if args.format == "json":
+        print(json.dumps(diff.to_json(), indent=2, ensure_ascii=False))
+    elif args.format == "markdown":
+        print(diff_markdown(diff), end="")
+    else:
+        print(diff_text(diff))
+    return 1 if diff.regressions else 0
 
 
 def _quiet_summary(run: Run) -> str:

@@ -128,7 +128,8 @@ def read_log(path: Path) -> Run:
 def result_from_json(data: dict[str, Any]) -> Result:
     """A result as results.json / results.jsonl hold it, with a case carrying what reports show."""
     case = Case(file=data["file"], name=data["name"], description=data.get("description", ""), type=data["type"],
-                tags=tuple(data["tags"]), inputs={}, outcome=Outcome(), provenance=())
+                tags=tuple(data["tags"]), inputs={}, outcome=Outcome(), provenance=(),
+                aliases=tuple(data.get("former_ids", ())))
     return Result(case, data["status"], data.get("reason", ""), tuple(data.get("diff", ())),
                   data.get("expected", {}), data.get("actual", {}), data.get("judged_by", "case"),
                   data.get("seconds", 0.0))

@@ -69,7 +69,7 @@ class Result:
     seconds: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data = {
             "id": self.case.id,
             "file": self.case.file,
             "name": self.case.name,
@@ -84,6 +84,9 @@ class Result:
             "actual": self.actual,
             "seconds": round(self.seconds, 6),
         }
+        if self.case.aliases:  # so a later run is matched with this one across a rename
+            data["former_ids"] = list(self.case.former_ids)
+        return data
 
 
 def expectations(case: Case, target: Target) -> tuple[list[Outcome], str]:
