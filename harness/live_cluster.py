@@ -29,6 +29,15 @@ CONNECT_TIMEOUT = 3.0
 REACH_TIMEOUT = 5.0
 REQUEST_TIMEOUT = 30.0
 JSON = "application/json"
+# Transient trouble (throttling, a restarting server, a dropped connection) is retried with
+# backoff for up to this long per request; then the request's error stands.
+RETRY_BUDGET = 20.0
+FIRST_BACKOFF, MAX_BACKOFF = 0.25, 4.0
+# Answers that mean "not processed, ask again": throttling (priority and fairness) for every
+# request; gateway trouble only for reads, since a write may have happened behind it.
+RETRY_ANY = frozenset({429})
+RETRY_READS = frozenset({502, 503, 504})
+READS = frozenset({"GET", "HEAD"})
 
 
 class ClusterUnreachable(Exception):
@@ -72,6 +81,21 @@ class Resource:
 
     def item(self, namespace: str | None, name: str) -> str:
         return f"{self.collection(namespace)}/{quote(name, safe='')}"
+
+
+def _unsent(exc: Exception) -> bool:
+    """The request never reached the server: no connection was made."""
+    import urllib3
+
+    return isinstance(exc, (urllib3.exceptions.NewConnectionError, urllib3.exceptions.ConnectTimeoutError))
+
+
+def _retry_after(answer: Any) -> float:
+    """The server's Retry-After in seconds (0 when absent or not a number of seconds)."""
+    try:
+        return min(float(answer.headers.get("Retry-After", 0)), MAX_BACKOFF)
+    except (TypeError, ValueError):
+        return 0.0
 
 
 def new_run_id() -> str:
@@ -118,8 +142,14 @@ class Cluster:
 
     def request(self, method: str, path: str, body: Any = None, content_type: str = JSON,
                 query: Mapping[str, str] | None = None, timeout: float = REQUEST_TIMEOUT,
-                raw_body: bytes | None = None) -> Response:
-        """Send one request; HTTP errors come back as a Response, transport errors raise."""
+                raw_body: bytes | None = None, retry_budget: float | None = None) -> Response:
+        """Send one request; HTTP errors come back as a Response, transport errors raise.
+
+        Transient failures are retried with backoff within ``retry_budget`` seconds (default
+        RETRY_BUDGET): a 429 always (after its Retry-After), a 502/503/504 or a connection
+        dropped mid-request only for reads, a connection that could not be made for any
+        request (nothing was sent). The last answer or error stands when the budget is spent.
+        """
         import urllib3
 
         headers = {"Accept": JSON, "User-Agent": "patchconf", **self._auth_headers()}
@@ -129,11 +159,23 @@ class Cluster:
         if data is not None:
             headers["Content-Type"] = content_type
         url = self.host + path + (f"?{urlencode(query)}" if query else "")
-        try:
-            answer = self._pool.request(method, url, body=data, headers=headers, retries=False,
-                                        timeout=urllib3.Timeout(connect=CONNECT_TIMEOUT, read=timeout))
-        except urllib3.exceptions.HTTPError as exc:
-            raise ClusterUnreachable(f"{method} {self.host}{path}: {exc}") from exc
+        deadline = time.monotonic() + (RETRY_BUDGET if retry_budget is None else retry_budget)
+        backoff = FIRST_BACKOFF
+        while True:
+            try:
+                answer = self._pool.request(method, url, body=data, headers=headers, retries=False,
+                                            timeout=urllib3.Timeout(connect=CONNECT_TIMEOUT, read=timeout))
+            except urllib3.exceptions.HTTPError as exc:
+                wait = backoff if _unsent(exc) or method in READS else None
+                if wait is None or time.monotonic() + wait > deadline:
+                    raise ClusterUnreachable(f"{method} {self.host}{path}: {exc}") from exc
+            else:
+                retried = answer.status in RETRY_ANY or (answer.status in RETRY_READS and method in READS)
+                wait = max(backoff, _retry_after(answer)) if retried else None
+                if wait is None or time.monotonic() + wait > deadline:
+                    break
+            time.sleep(wait)
+            backoff = min(backoff * 2, MAX_BACKOFF)
         text = answer.data.decode("utf-8", errors="replace")
         try:
             parsed: Any = json.loads(text) if text else None
@@ -144,7 +186,7 @@ class Cluster:
     def server_version(self) -> str:
         """``gitVersion`` from /version; fails within a few seconds when the server is not there."""
         try:
-            answer = self.request("GET", "/version", timeout=REACH_TIMEOUT)
+            answer = self.request("GET", "/version", timeout=REACH_TIMEOUT, retry_budget=REACH_TIMEOUT)
         except ClusterUnreachable as exc:
             raise ClusterUnreachable(f"cannot reach the API server at {self.host}: {_short(exc)}") from exc
         if answer.status in (401, 403):
