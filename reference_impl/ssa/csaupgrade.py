@@ -10,7 +10,7 @@ Client-side apply records its changes as ``Update`` entries (manager
 ``kubectl-client-side-apply`` by default). A server-side applier owns only what it sent, so a
 field dropped from the manifest later stays: the Update entry still owns it. The upgrade folds
 each named client-side manager's Update entry into the applier's ``Apply`` entry (turning the
-newest Update entry into it when the applier has none yet) and drops those Update entries;
+first such Update entry into it when the applier has none yet) and drops those Update entries;
 the next apply then prunes what the manifest no longer has. Entries are managedFields entries
 as the object carries them (``fieldsV1`` a dict); nothing given is changed in place.
 """
@@ -89,8 +89,8 @@ def _upgraded(entries: list[dict[str, Any]] | None, csa_manager: str, ssa_manage
         return None
     target = _first_index(entries, ssa_manager, "Apply", subresource)
     if target is None:
-        # No Apply entry yet: the newest Update entry of the client-side manager (the server
-        # sorts newer entries of one operation later, but Go takes the first) becomes it.
+        # No Apply entry yet: the client-side manager's first Update entry becomes it (Go's
+        # comment says "most recent is first", but the server sorts the oldest first).
         target = _first_index(entries, csa_manager, "Update", subresource)
         if target is None:
             return entries
