@@ -4,6 +4,8 @@ reads kubectl's answer, and the provenance naming kubectl."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from harness.cases import Purpose, load_file
@@ -82,28 +84,36 @@ def test_an_entry_written_without_a_time_is_recorded_one_of_unknown_time_is_not(
 
 
 # kubectl 1.32's -v=8 log of a conflicting `kubectl apply --server-side` (headers left out)
-CONFLICT_LOG = '''\
-I1123 19:11:22.526122   25026 round_trippers.go:560] PATCH https://127.0.0.1:32795/api/v1/namespaces/ns/configmaps/cm?fieldManager=kubectl&fieldValidation=Strict&force=false 409 Conflict in 2 milliseconds
-I1123 19:11:22.530343   25026 helper.go:269] "Response Body" body=<
-\t{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Apply failed with 1 conflict: conflict with \\"scaler\\" using v1: .data.a","reason":"Conflict","details":{"causes":[{"reason":"FieldManagerConflict","message":"conflict with \\"scaler\\" using v1","field":".data.a"}]},"code":409}
- >
-error: Apply failed with 1 conflict: conflict with "scaler" using v1: .data.a
-Please review the fields above--they currently have other managers. Here
-are the ways you can resolve this warning:
-* If you intend to manage all of these fields, please re-run the apply
-  command with the `--force-conflicts` flag.
-'''
+CONFLICT_STATUS = json.dumps({
+    "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+    "message": 'Apply failed with 1 conflict: conflict with "scaler" using v1: .data.a', "reason": "Conflict",
+    "details": {"causes": [{"reason": "FieldManagerConflict", "message": 'conflict with "scaler" using v1',
+                            "field": ".data.a"}]},
+    "code": 409}, separators=(",", ":"))
+CONFLICT_LOG = "\n".join([
+    "I1123 19:11:22.526122   25026 round_trippers.go:560] PATCH https://127.0.0.1:32795/api/v1/namespaces/ns/"
+    "configmaps/cm?fieldManager=kubectl&fieldValidation=Strict&force=false 409 Conflict in 2 milliseconds",
+    'I1123 19:11:22.530343   25026 helper.go:269] "Response Body" body=<',
+    "\t" + CONFLICT_STATUS,
+    " >",
+    'error: Apply failed with 1 conflict: conflict with "scaler" using v1: .data.a',
+    "Please review the fields above--they currently have other managers. Here",
+    "are the ways you can resolve this warning:",
+    "* If you intend to manage all of these fields, please re-run the apply",
+    "  command with the `--force-conflicts` flag.",
+])
 
 
 def test_kubectls_failure_is_read_from_its_words_and_its_log():
-    assert live_kubectl.own_lines(CONFLICT_LOG) == 'Apply failed with 1 conflict: conflict with "scaler" using v1: .data.a'
-    status = live_kubectl.last_failure_status(CONFLICT_LOG)
-    assert (status["code"], status["reason"], status["details"]["causes"][0]["field"]) == (409, "Conflict", ".data.a")
+    assert live_kubectl.own_lines(CONFLICT_LOG) == ('Apply failed with 1 conflict: conflict with "scaler" '
+                                                   "using v1: .data.a")
+    assert live_kubectl.last_failure_status(CONFLICT_LOG) == json.loads(CONFLICT_STATUS)
 
 
 def test_a_body_on_one_line_is_read_too_and_success_bodies_are_passed_over():
-    log = ('I1 helper.go:269] "Response Body" body="{\\"kind\\":\\"Status\\",\\"status\\":\\"Failure\\",\\"code\\":422}"\n'
-           'I1 helper.go:269] "Response Body" body="{\\"kind\\":\\"ConfigMap\\"}"\n')
+    failure = json.dumps({"kind": "Status", "status": "Failure", "code": 422})
+    log = (f'I1 helper.go:269] "Response Body" body={json.dumps(failure)}\n'
+           f'I1 helper.go:269] "Response Body" body={json.dumps(json.dumps({"kind": "ConfigMap"}))}\n')
     assert live_kubectl.last_failure_status(log) == {"kind": "Status", "status": "Failure", "code": 422}
     assert live_kubectl.last_failure_status("no bodies here") is None
 

@@ -76,7 +76,8 @@ def test_only_the_same_api_version_is_folded_in():
     """csa-single-applicable-version: the v5 Update entry's fields join the v5 Apply entry; the
     client-side entries of other versions are dropped, their fields with them."""
     applied = entry("kubectl", "Apply", {"f:data": data_fields("key", "legacy", dot=True),
-                                         "f:metadata": ANNOTATION_FIELDS}, api_version="v5", time="2022-08-23T23:08:23Z")
+                                         "f:metadata": ANNOTATION_FIELDS},
+                    api_version="v5", time="2022-08-23T23:08:23Z")
     others = [entry("kubectl-client-side-apply", "Update",
                     {"f:data": data_fields(f"key{n}"), "f:metadata": {"f:annotations": {f"f:hello{n}": {}}}},
                     api_version=version) for n, version in ((2, "v5"), (3, "v2"), (4, "v3"), (5, "v4"))]
@@ -194,12 +195,12 @@ def test_kubectl_apply_server_side_conflict_fails_the_step_and_migrates_nothing(
 
 
 def test_csa_upgrade_step_without_anything_to_upgrade_writes_nothing():
-    current = configmap({"a": "1"}, managedFields=[
-        {"manager": "kubectl", "operation": "Apply", "apiVersion": "v1", "time": 0, "fieldsV1": {"f:data": {"f:a": {}}}}])
+    applied = {"manager": "kubectl", "operation": "Apply", "apiVersion": "v1", "time": 0,
+               "fieldsV1": {"f:data": {"f:a": {}}}}
+    current = configmap({"a": "1"}, managedFields=[applied])
     [result] = run([{"op": "csa-upgrade", "manager": "kubectl", "csa_managers": ["kubectl-client-side-apply"]}],
                    current)
-    assert result == {"changed": False, "document": configmap({"a": "1"}), "managed_fields": [
-        {"manager": "kubectl", "operation": "Apply", "apiVersion": "v1", "time": 0, "fieldsV1": {"f:data": {"f:a": {}}}}]}
+    assert result == {"changed": False, "document": configmap({"a": "1"}), "managed_fields": [applied]}
 
 
 def test_csa_upgrade_step_on_a_missing_object_is_not_found():
