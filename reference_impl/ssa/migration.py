@@ -46,15 +46,16 @@ def _csa_upgrade(store: Store, step: Step) -> StepResult:
     if store.live is None:
         return StepResult(error=RequestError("path-not-found", f"{store.kind.lower()} not found", 404, "NotFound"))
     try:
-        changed = _upgrade(store, step.csa_managers, step.manager or "", step.subresource)
+        sent = _upgrade(store, step.csa_managers, step.manager or "", step.subresource)
     except RequestError as exc:
         return StepResult(error=exc)
-    return _result(store, changed)
+    return _result(store, sent is not None and sent.changed)
 
 
-def _upgrade(store: Store, csa_managers: tuple[str, ...], ssa_manager: str, subresource: str = "") -> bool:
+def _upgrade(store: Store, csa_managers: tuple[str, ...], ssa_manager: str, subresource: str = "") -> StepResult | None:
     """UpgradeManagedFieldsPatch and, if it gives a patch, the patch sent (by the applier's name,
-    to the object itself whatever the subresource: managedFields sent to /status are ignored)."""
+    to the object itself whatever the subresource: managedFields sent to /status are ignored);
+    the patch request's result, None when there was nothing to send."""
     from reference_impl.ssa.apiserver import Step
 
     try:
@@ -62,14 +63,14 @@ def _upgrade(store: Store, csa_managers: tuple[str, ...], ssa_manager: str, subr
     except ValueError as exc:
         raise RequestError("invalid-document", str(exc), 0, "") from exc
     if patch is None:
-        return False
+        return None
     # The reference store keeps no resourceVersion: the patch's second operation, which only
     # restates the one read, has nothing to replace here.
     managed_fields_only = [operation for operation in patch if operation["path"] == "/metadata/managedFields"]
     answer = store.request(Step("patch", ssa_manager, patch_type="json-patch", patch=managed_fields_only))
     if answer.error is not None:
         raise answer.error
-    return answer.changed
+    return answer
 
 
 def _kubectl_apply_server_side(store: Store, step: Step) -> StepResult:
@@ -85,8 +86,9 @@ def _kubectl_apply_server_side(store: Store, step: Step) -> StepResult:
             changed |= _save_last_applied(store)
         owners = find_fields_owners(_entries(store.live), "Update", LAST_APPLIED_FIELD)
         csa_managers = tuple(dict.fromkeys(entry.get("manager", "") for entry in owners))
-        if _upgrade(store, csa_managers, step.manager or ""):
-            changed = True
+        migrated = _upgrade(store, csa_managers, step.manager or "")
+        if migrated is not None:  # kubectl applies again after any migration patch that went through
+            changed |= migrated.changed
             again = store.request(apply)
             changed |= again.error is None and again.changed
     except RequestError:
