@@ -259,8 +259,10 @@ def _one_step(result: Any, messages: bool) -> dict[str, Any]:
     if "document" in result:
         members["expected"] = result["document"]  # in the server's order, as its managedFields are
     entries = result.get("managed_fields")
-    # Entries without times (a live server's wall clock) would not match a judge that knows them.
-    if isinstance(entries, list) and all(isinstance(e, dict) and e.get("time") is not None for e in entries):
+    # Entries with unknown times (``time: null``, a live server's wall clock) would not match a
+    # judge that knows them; an entry without ``time`` is one the server wrote without a time.
+    if isinstance(entries, list) and all(isinstance(e, dict) and ("time" not in e or e["time"] is not None)
+                                         for e in entries):
         members["expected_managed_fields"] = entries
     if isinstance(result.get("changed"), bool):
         members["expected_changed"] = result["changed"]

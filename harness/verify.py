@@ -40,9 +40,13 @@ def implementation_of(judge: Target) -> str:
     return IMPLEMENTATION_OF_FAMILY.get(judge.info.family, judge.info.family)
 
 
-def via_of(judge: Target) -> str:
+def via_of(judge: Target, case: Case | None = None) -> str:
     name = re.split(r"[:@]", judge.name, maxsplit=1)[0]
-    return VIA.get(name, VIA.get(judge.info.family, judge.info.family))
+    via = VIA.get(name, VIA.get(judge.info.family, judge.info.family))
+    # a target that also ran a program of its own for the case (live: kubectl) says so
+    helper = getattr(judge, "helper_for", None)
+    used = helper(case) if helper is not None and case is not None else None
+    return f"{via}, with {used}" if used else via
 
 
 @dataclass(frozen=True)
@@ -147,7 +151,8 @@ def verify(cases: Sequence[Case], judges: Iterable[Target]) -> Verification:
             if _confirms(result):
                 implementation = implementation_of(judge)
                 verification.confirmations.append(
-                    Confirmation(result.case, implementation, judge.info.version, via_of(judge), judge_name(judge)))
+                    Confirmation(result.case, implementation, judge.info.version, via_of(judge, result.case),
+                                 judge_name(judge)))
             elif result.status in (FAIL, ERROR):
                 verification.contradictions.append(Judgement(result, judge_name(judge), judge.info.version))
             else:

@@ -68,6 +68,7 @@ from harness.live_cluster import (
     kubeconfig_path,
     new_run_id,
 )
+from harness.targets import live_kubectl
 from harness.targets.base import (
     Actual,
     ActualError,
@@ -471,6 +472,12 @@ class LiveTarget(Target):
         someone and show in managedFields (the run's namespace is what cleanup deletes).
         """
         self._placements[case.id] = placement
+        ops = {step.get("op") for step in case.input("steps")}
+        if "csa-upgrade" in ops:
+            raise TargetDeclined("op csa-upgrade is a call of client-go's csaupgrade library, which no kubectl "
+                                 "command makes alone (op kubectl-apply-server-side runs kubectl's migration)")
+        if "kubectl-apply-server-side" in ops and not self.kubectl:
+            raise TargetDeclined("kubectl is not on PATH: op kubectl-apply-server-side runs the real kubectl")
         clock = LogicalClock()
         live = self._set_up_current(case, placement, clock) if case.inputs.get("current") is not None else None
         self._check_expected_steps(case, placement)
@@ -479,12 +486,15 @@ class LiveTarget(Target):
         results: list[dict[str, Any]] = []
         for number, step in enumerate(case.input("steps")):
             before = _resource_version(live)
-            answer = self._send_step(step, placement, clock)
+            if step["op"] == "kubectl-apply-server-side":
+                error = self._kubectl_apply_server_side(step, placement, clock)
+            else:
+                answer = self._send_step(step, placement, clock)
+                error = None if answer.ok else self._step_error(step, answer, placement)
             read = self.cluster.request("GET", placement.path)
             live = read.body if read.ok and isinstance(read.body, dict) else None
-            if not answer.ok:
-                results.append({"error": self._step_error(step, answer, placement),
-                                "unchanged": _resource_version(live) == before})
+            if error is not None:
+                results.append({"error": error, "unchanged": _resource_version(live) == before})
             elif live is None:
                 raise TargetCrash(f"step {number + 1} succeeded, but the object could not be read back: "
                                   f"{read.status} {read.message()}")
@@ -582,6 +592,33 @@ class LiveTarget(Target):
             if read.ok and isinstance(read.body, dict):
                 metadata["resourceVersion"] = read.body["metadata"]["resourceVersion"]
         return self.cluster.request("PUT", path, document, query=query)
+
+    def helper_for(self, case: Case) -> str | None:
+        """The program besides the server that a case's answer came from (for its provenance)."""
+        if case.type == "server-side-apply" and any(
+                step.get("op") == "kubectl-apply-server-side" for step in case.inputs.get("steps") or ()):
+            return f"kubectl apply --server-side (kubectl {live_kubectl.client_version(self.kubectl)})"
+        return None
+
+    def _kubectl_apply_server_side(self, step: Mapping[str, Any], placement: Placement,
+                                   clock: LogicalClock) -> dict[str, Any] | None:
+        """The step run by the real kubectl; its error (kubectl's words, the failed request's
+        Status) or None."""
+        connection = (["--kubeconfig", self.kubeconfig] if self.kubeconfig else []) + (
+            ["--context", self.context] if self.context else [])
+        answer = live_kubectl.apply_server_side(self.kubectl, connection,
+                                                self._ssa_to_live(step["object"], placement, clock),
+                                                self.namespace, step["manager"], bool(step.get("force", False)))
+        if answer.ok:
+            return None
+        status = answer.status or {}
+        code = status.get("code")
+        error: dict[str, Any] = {"class": _status_error_class(code, answer.message),
+                                 "message": self._message_back(answer.message, placement),
+                                 "status": code, "reason": status.get("reason") or None}
+        if code == 409:
+            error["conflicts"] = _status_conflicts(status)
+        return error
 
     def _ssa_to_live(self, document: Any, placement: Placement, clock: LogicalClock) -> Any:
         """A step's object (or ``current``) naming the run's object: apiVersion, name and namespace
@@ -1094,7 +1131,12 @@ def _field_conflicts(answer: Response) -> list[dict[str, str]] | None:
     ``[]`` for a 409 without them (a stale resourceVersion), None for other answers."""
     if answer.status != 409:
         return None
-    causes = (answer.body.get("details") or {}).get("causes") or [] if isinstance(answer.body, dict) else []
+    return _status_conflicts(answer.body)
+
+
+def _status_conflicts(status: Any) -> list[dict[str, str]]:
+    """The field conflicts of a Status (causes ``FieldManagerConflict``)."""
+    causes = (status.get("details") or {}).get("causes") or [] if isinstance(status, dict) else []
     conflicts = []
     for cause in causes:
         if not isinstance(cause, dict) or cause.get("reason") != "FieldManagerConflict":
@@ -1111,15 +1153,19 @@ def _ssa_error_class(answer: Response) -> str:
     """An apply request's failure: 409 conflict, 422 a request the server refuses (PatchOptions,
     validation), 400/500 an apply body it cannot take (another apiVersion, managedFields, a
     configuration the schema cannot type)."""
-    if answer.status == 409:
+    return _status_error_class(answer.status, _full_message(answer))
+
+
+def _status_error_class(code: int | None, message: str) -> str:
+    if code == 409:
         return "conflict"
-    if answer.status == 422:
+    if code == 422:
         return "invalid"
-    if answer.status == 415:
+    if code == 415:
         return "unsupported-media-type"
-    if answer.status in (400, 500):
+    if code in (400, 500):
         return "invalid-patch"
-    return classify_error(_full_message(answer))
+    return classify_error(message)
 
 
 # --- a CRD schema from a named schema -----------------------------------------------------------

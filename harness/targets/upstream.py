@@ -84,8 +84,12 @@ def build(release: str | None = None) -> Path:
         _run([go, "mod", "edit", *requires, f"-require={JSON_PATCH_MODULE}"], work)
         _run([go, "mod", "tidy"], work)
     # Before 1.31 client-go has no public schema of the built-in kinds for server-side apply
-    # (targets/upstream/ssa_builtin_pre131.go).
-    tags = ["-tags", "patchconf_pre131"] if release and int(release.split(".")[1]) < 31 else []
+    # (targets/upstream/ssa_builtin_pre131.go); before 1.30 csaupgrade has no Subresource
+    # option (csaupgrade_pre130.go).
+    minor = int(release.split(".")[1]) if release else None
+    tags = [tag for tag, before in (("patchconf_pre131", 31), ("patchconf_pre130", 30))
+            if minor is not None and minor < before]
+    tags = ["-tags", ",".join(tags)] if tags else []
     _run([go, "build", "-trimpath", *tags, "-o", str(binary) + ".tmp", "."], work)
     os.replace(str(binary) + ".tmp", binary)
     return binary

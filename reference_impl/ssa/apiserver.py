@@ -15,6 +15,7 @@ from typing import Any
 
 from reference_impl import json_patch, merge_patch
 from reference_impl.errors import PatchError
+from reference_impl.ssa import migration
 from reference_impl.ssa.fieldpath import FieldSet, make_path
 from reference_impl.ssa.managedfields import FieldManager, RequestError
 from reference_impl.ssa.schema import ABSENT_DEFAULT, Schema
@@ -38,12 +39,13 @@ class Step:
     object: Any = None
     patch_type: str | None = None
     patch: Any = None
+    csa_managers: tuple[str, ...] = ()  # op csa-upgrade (reference_impl.ssa.migration)
 
     @staticmethod
     def from_json(data: dict[str, Any]) -> Step:
         return Step(data["op"], data.get("manager"), bool(data.get("force", False)), data.get("subresource") or "",
                     with_fields_type(json_copy(data.get("object"))), data.get("patch_type"),
-                    json_copy(data.get("patch")))
+                    json_copy(data.get("patch")), tuple(data.get("csa_managers") or ()))
 
 
 def with_fields_type(obj: Any) -> Any:
@@ -108,6 +110,12 @@ class Store:
 
     def run(self, step: Step) -> StepResult:
         self.clock += 1
+        if step.op in migration.OPS:  # several requests in the one step
+            return migration.run(self, step)
+        return self.request(step)
+
+    def request(self, step: Step) -> StepResult:
+        """One request at the current time."""
         before = self.live  # never changed in place: each request makes a new object
         try:
             after = self._request(step)

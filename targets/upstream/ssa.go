@@ -59,6 +59,7 @@ type ssaStep struct {
 	Object      json.RawMessage `json:"object"`
 	PatchType   string          `json:"patch_type"`
 	Patch       json.RawMessage `json:"patch"`
+	CSAManagers json.RawMessage `json:"csa_managers"` // op csa-upgrade (ssa_migration.go)
 }
 
 // ssaEntry is a managedFields entry as a case states it: no fieldsType, time = step number.
@@ -118,6 +119,9 @@ func (c *patchCase) serverSideApply() (*result, string, *caseError) {
 			return nil, "", &caseError{Class: "invalid-document", Message: fmt.Sprintf("current: %v", err)}
 		}
 		current = object
+	}
+	if skip := migrationSkip(steps); skip != "" {
+		return nil, skip, nil
 	}
 	gvk, name, namespace := ssaIdentity(c.schema, current, steps)
 	kind, skip, err := ssaKindFor(gvk, c.schema, steps)
@@ -201,6 +205,9 @@ func ssaIdentity(ref *schemaRef, current map[string]interface{}, steps []ssaStep
 // step runs one request and answers its result (ssaDone) or its error (ssaFailed). A failed
 // step leaves the live object as it was.
 func (r *ssaRun) step(n int, s ssaStep) interface{} {
+	if isMigrationOp(s.Op) {
+		return r.migrationStep(n, s)
+	}
 	manager := ""
 	if s.Manager != nil {
 		manager = *s.Manager

@@ -1,0 +1,97 @@
+"""``kubectl apply --server-side`` run by the real kubectl, for the live target's
+``kubectl-apply-server-side`` steps.
+
+kubectl makes up to four requests (the apply; the last-applied annotation applied alone by
+``kubectl-last-applied``; the JSON patch migrating client-side managers' managedFields; the
+apply again) and reports only the first apply's failure as its own: later failures are
+warnings. Its -v=8 log shows each response's body, from which a failure's Status (code,
+reason, conflict causes) is read.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from typing import Any
+
+from harness import bounded
+
+TIMEOUT_SECONDS = 60
+_RESPONSE_BODY = '"Response Body" body='
+
+
+@dataclass(frozen=True)
+class KubectlAnswer:
+    ok: bool
+    message: str = ""
+    status: dict[str, Any] | None = None  # the failed request's Status, if the log shows it
+
+
+def apply_server_side(kubectl: str, connection: list[str], manifest: dict[str, Any], namespace: str,
+                      manager: str, force: bool) -> KubectlAnswer:
+    """``kubectl apply --server-side --field-manager <manager> [--force-conflicts] -f <manifest>``."""
+    workdir = tempfile.mkdtemp(prefix="patchconf-live-")
+    try:
+        path = os.path.join(workdir, "manifest.json")
+        with open(path, "w", encoding="utf-8") as handle:
+            json.dump(manifest, handle)
+        command = [kubectl, "apply", "--server-side", "-f", path, "-n", namespace, f"--field-manager={manager}",
+                   f"--force-conflicts={'true' if force else 'false'}", "-v=8", *connection]
+        completed = bounded.run_bounded(command, limit=bounded.max_answer_bytes(), timeout=TIMEOUT_SECONDS)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    if completed.returncode == 0:
+        return KubectlAnswer(ok=True)
+    return KubectlAnswer(ok=False, message=own_lines(completed.stderr), status=last_failure_status(completed.stderr))
+
+
+@functools.cache
+def client_version(kubectl: str) -> str:
+    """kubectl's own version (``1.32.4``), or ``unknown``."""
+    try:
+        completed = subprocess.run([kubectl, "version", "--client", "-o", "json"], capture_output=True, text=True,
+                                   timeout=TIMEOUT_SECONDS, check=False)
+        version = json.loads(completed.stdout)["clientVersion"]["gitVersion"]
+    except (OSError, subprocess.SubprocessError, ValueError, KeyError, TypeError):
+        return "unknown"
+    return str(version).removeprefix("v")
+
+
+def own_lines(log: str) -> str:
+    """kubectl's own error lines, without its request log and without the advice it appends."""
+    lines = []
+    for line in log.splitlines():
+        if not line or line[0] in " \t>" or (len(line) > 5 and line[0] in "IEW" and line[1:5].isdigit()):
+            continue
+        if line.startswith("Please review the fields above"):
+            break
+        lines.append(line)
+    return "\n".join(lines).strip().removeprefix("error: ")
+
+
+def last_failure_status(log: str) -> dict[str, Any] | None:
+    """The last Status with ``status: Failure`` among the response bodies of a -v=8 log.
+
+    klog writes a body either on the line (``body="…"``, a quoted string) or, when it spans
+    lines, as ``body=<`` followed by the tab-indented text and `` >``.
+    """
+    found = None
+    lines = log.splitlines()
+    for index, line in enumerate(lines):
+        at = line.find(_RESPONSE_BODY)
+        if at < 0:
+            continue
+        rest = line[at + len(_RESPONSE_BODY):].strip()
+        spans_lines = rest == "<" and index + 1 < len(lines)
+        try:
+            body = json.loads(lines[index + 1].strip() if spans_lines else json.loads(rest))
+        except (json.JSONDecodeError, TypeError):
+            continue
+        if isinstance(body, dict) and body.get("kind") == "Status" and body.get("status") == "Failure":
+            found = body
+    return found
