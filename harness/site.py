@@ -34,6 +34,7 @@ STATUSES = (PASS, FAIL, ERROR, SKIP)
 FAILING = (FAIL, ERROR)
 SHOWN_JSON_CHARS = 20_000  # per block of expected, actual or inputs; results themselves cap members at 64 KiB
 BADGE_LABEL = "patchconf"
+ROW_SEPARATOR = "\n"  # a row a line: committed pages diff readably
 esc = html.escape
 
 
@@ -172,7 +173,7 @@ table.matrix td.none{color:#8c959f}
 table.matrix thead th{vertical-align:bottom;width:7.5em;font-size:.9em;overflow-wrap:normal}
 .scroll{max-height:32em;overflow:auto;display:inline-block;border-bottom:1px solid var(--line)}
 .scroll table{margin:0}.notrun{color:#59636e;font-size:.92em;max-width:32em}
-table.matrix small{color:#424a53}
+table.matrix small{color:#424a53}table.matrix tbody th{white-space:nowrap}
 """
 
 SCRIPT = """
@@ -377,7 +378,7 @@ def run_body(run: Run, heading: str, nav: str = "", badge_src: str = "", with_in
             + '<table class="results" id="results" data-filterable><colgroup><col class="st"><col class="case">'
             '<col class="type"><col class="tags"><col></colgroup>'
             "<thead><tr><th>status</th><th>case</th><th>type</th><th>behaviours</th><th>detail</th></tr></thead>"
-            f"<tbody>{''.join(_result_row(result, with_inputs) for result in ordered)}</tbody></table>")
+            f"<tbody>{ROW_SEPARATOR.join(_result_row(result, with_inputs) for result in ordered)}</tbody></table>")
 
 
 def run_page(run: Run) -> str:
@@ -437,7 +438,7 @@ def _matrix_table(list_id: str, key: str, labels: Sequence[str], pages: Sequence
     name = "patch type" if key == "type" else "behaviour"
     return (f'<p class="count" data-count-for="{list_id}"></p>'
             f'<table class="matrix" id="{list_id}" data-filterable><thead><tr><th>{name}</th>{head}</tr></thead>'
-            f"<tbody>{''.join(body)}</tbody></table>")
+            f"<tbody>{ROW_SEPARATOR.join(body)}</tbody></table>")
 
 
 def _changes_table(runs: Sequence[Run], pages: Sequence[str]) -> str:
@@ -455,8 +456,8 @@ def _changes_table(runs: Sequence[Run], pages: Sequence[str]) -> str:
         rows.append(f'<tr class="row"{_attrs((case.type,), case.tags, statuses)}><td><code>{esc(case_id)}</code>'
                     f'<div class="desc">{esc(case.description)}</div></td><td>{answers}</td></tr>')
     return ('<table class="results" id="changes" data-filterable><colgroup><col style="width:35%"><col></colgroup>'
-            f"<thead><tr><th>case</th><th>answers, in column order</th></tr></thead><tbody>{''.join(rows)}</tbody>"
-            "</table>")
+            "<thead><tr><th>case</th><th>answers, in column order</th></tr></thead>"
+            f"<tbody>{ROW_SEPARATOR.join(rows)}</tbody></table>")
 
 
 def index_page(runs: Sequence[Run], title: str, command: str = "") -> str:
