@@ -372,7 +372,8 @@ def run_body(run: Run, heading: str, nav: str = "", badge_src: str = "", with_in
             f", {run.seconds:.1f}s.</p>{notes}{_totals(counts)}"
             f'<h2>Summary</h2><div class="tables">{_counts_table("type", by_type)}'
             f'{_counts_table("tag", by_tag)}</div>{skips}'
-            f"<h2>Results: failures first</h2>"
+            "<h2>Results: failures first</h2>"
+            + ("" if counts.get(FAIL) or counts.get(ERROR) else "<p>No failures: every case that ran matched.</p>")
             + _filter_bar(by_type, by_tag, counts, unchecked=(SKIP,) if counts.get(SKIP) else (),
                           count_for=("results",))
             + '<table class="results" id="results" data-filterable><colgroup><col class="st"><col class="case">'

@@ -135,8 +135,10 @@ def test_case_text_and_answers_render_inert(write_case_file, scripted, tmp_path)
 
 
 def test_report_html_puts_the_summary_and_failures_first_without_inputs(write_case_file, scripted):
-    run = _runs(write_case_file, scripted)[1]
+    good, run = _runs(write_case_file, scripted)
+    assert "<p>No failures: every case that ran matched.</p>" in run_page(good)
     page = run_page(run)
+    assert "No failures" not in page
     assert page == html_report(run)
     assert page.index("<h2>Summary</h2>") < page.index("<h2>Results: failures first</h2>")
     assert '<span class="fail"><b>2</b> fail</span>' in page
