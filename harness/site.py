@@ -6,10 +6,11 @@ Case text is untrusted input: everything a result holds is escaped, and no data 
 inside the script.
 
 A run's page puts its summary first (counts by patch type and by behaviour, coloured), then
-every result, failures first with their differences, expected, actual and inputs; filters by
-type, behaviour, status and text narrow the list. The site (:func:`write_site`) is an index
-(the matrix by flow and by behaviour, pass rates per implementation), one such page per
-implementation, and a badge per implementation: a shields.io endpoint JSON and a flat SVG.
+every result, failures first with their differences, expected and actual (on the site, the
+case's inputs too); filters by type, behaviour, status and text narrow the list. The site
+(:func:`write_site`) is an index (the matrix by flow and by behaviour, pass rates per
+implementation), one such page per implementation, and a badge per implementation: a
+shields.io endpoint JSON and a flat SVG.
 """
 
 from __future__ import annotations
@@ -93,7 +94,7 @@ def badge(counter: Mapping[str, int]) -> dict[str, Any]:
     return {"schemaVersion": 1, "label": BADGE_LABEL, "message": message, "color": _badge_colour(counter)[0]}
 
 
-# Verdana 11px advance widths (as shields.io measures badge text); others count as WIDE.
+# Rough Verdana 11px widths, in pixels, of badge text; textLength fits the drawn text to them.
 _NARROW = dict.fromkeys("ijlI.,:;!|' ", 3.5) | dict.fromkeys("frt()[]/-", 4.7)
 _WIDE = dict.fromkeys("mwMW%@", 11.0)
 DEFAULT_CHAR_WIDTH = 7.0
