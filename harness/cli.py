@@ -15,7 +15,7 @@ from pathlib import Path
 
 from harness import DEFAULT_CASES_DIR, REPO_ROOT
 from harness.bounded import MAX_ANSWER_BYTES_ENV, kill_running, parse_size
-from harness.cases import cases_root_for, load_corpus
+from harness.cases import Case, Corpus, cases_root_for, load_corpus
 from harness.coverage import coverage, coverage_text
 from harness.known_failures import KnownFailures, KnownFailuresError, Verdict
 from harness.known_failures import check as check_known_failures
@@ -134,11 +134,22 @@ def build_parser() -> argparse.ArgumentParser:
     cov.add_argument("--prefix", action="append", default=[], metavar="PREFIX",
                      help="only ids starting with PREFIX (e.g. SMP-); exit 1 if any is below the minimum")
 
-    matrix = commands.add_parser("matrix", help="run several targets and write a compliance matrix")
-    matrix.add_argument("--targets", required=True, help="comma-separated target specs")
+    matrix = commands.add_parser("matrix", help="run several targets (or read their results) and write a "
+                                                "compliance matrix, and with --html a conformance site")
+    sources = matrix.add_mutually_exclusive_group(required=True)
+    sources.add_argument("--targets", help="comma-separated target specs to run")
+    sources.add_argument("--from", nargs="+", type=Path, dest="from_runs", metavar="RUN",
+                         help="render from runs already made instead: report directories, results.jsonl or "
+                              "results.json files, in column order (nothing is re-run)")
     _add_selection(matrix)
-    matrix.add_argument("--out", type=Path, default=REPO_ROOT / "reports" / "compliance.md",
-                        help="Markdown file to write (an .html twin is written beside it)")
+    matrix.add_argument("--out", type=Path, metavar="FILE",
+                        help="Markdown file to write, an .html twin beside it (default: reports/compliance.md, "
+                             "or none when --html is given)")
+    matrix.add_argument("--html", type=Path, metavar="DIR",
+                        help="write the conformance site here: index.html (the matrix by patch type and "
+                             "behaviour), a page per implementation with every failure, badges/")
+    matrix.add_argument("--results", type=Path, metavar="DIR",
+                        help="keep each target's results and reports in DIR/<target>/ (for a later --from)")
     matrix.add_argument("--timeout", type=float)
     matrix.add_argument("--title", default="Compliance matrix", help="the report's heading")
     matrix.add_argument("--kubeconfig", metavar="PATH", help="kubeconfig for live targets (default: $KUBECONFIG)")
@@ -391,9 +402,33 @@ def cmd_coverage(args: argparse.Namespace) -> int:
 
 
 def cmd_matrix(args: argparse.Namespace) -> int:
-    from harness.matrix import matrix_html, matrix_markdown
+    from harness.matrix import column_labels, matrix_html, matrix_markdown
+    from harness.site import slug, write_site
 
     corpus = load_corpus(args.cases or [_default_cases()])
+    runs = _matrix_runs_read(args, corpus.cases) if args.from_runs else _matrix_runs_made(args, corpus)
+    if not runs:
+        return 2
+    command = shlex.join(["patchconf", *args.argv])
+    written: list[Path] = []
+    out = args.out or (None if args.html else REPO_ROOT / "reports" / "compliance.md")
+    if out:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(matrix_markdown(runs, args.title, command), encoding="utf-8")
+        out.with_suffix(".html").write_text(matrix_html(runs, args.title, command), encoding="utf-8")
+        written += [out, out.with_suffix(".html")]
+    if args.results:
+        for label, run in zip(column_labels(runs), runs, strict=True):
+            write_reports(run, args.results / slug(label))
+            written.append(args.results / slug(label))
+    if args.html:
+        write_site(runs, args.html, args.title, command)
+        written.append(args.html / "index.html")
+    print(f"matrix: {', '.join(str(p) for p in written)}")
+    return 0
+
+
+def _matrix_runs_made(args: argparse.Namespace, corpus: Corpus) -> list[Run]:
     selected = [case for case in corpus.cases if _filters(args).accepts(case)]
     runs = []
     for spec in [s.strip() for s in args.targets.split(",") if s.strip()]:
@@ -411,14 +446,25 @@ def cmd_matrix(args: argparse.Namespace) -> int:
         run = Run(spec, target.info, results, corpus.errors, seconds=time.perf_counter() - started)
         print(_quiet_summary(run).splitlines()[-1] + f"  {spec}")
         runs.append(run)
-    if not runs:
-        return 2
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    command = shlex.join(["patchconf", *args.argv])
-    args.out.write_text(matrix_markdown(runs, args.title, command), encoding="utf-8")
-    args.out.with_suffix(".html").write_text(matrix_html(runs, args.title, command), encoding="utf-8")
-    print(f"matrix: {args.out}, {args.out.with_suffix('.html')}")
-    return 0
+    return runs
+
+
+def _matrix_runs_read(args: argparse.Namespace, cases: list[Case]) -> list[Run]:
+    """The runs --from names, narrowed by the selection; inputs (results do not record them) from the corpus."""
+    from harness.rundiff import read_run
+    from harness.site import with_inputs
+
+    runs = []
+    for path in args.from_runs:
+        try:
+            run = read_run(path)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            print(f"patchconf matrix: cannot read {path}: {exc}", file=sys.stderr)
+            return []
+        run.results = [r for r in run.results if _filters(args).accepts(r.case)]
+        print(_quiet_summary(run).splitlines()[-1] + f"  {run.target_name} (from {path})")
+        runs.append(run)
+    return with_inputs(runs, cases)
 
 
 def _judges(args: argparse.Namespace) -> list:

@@ -90,7 +90,7 @@ def _shorten(text: str, limit: int = 140) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _describe(result: Result) -> str:
+def describe(result: Result) -> str:
     """The answer in a few words: how it was judged when it passed, why it failed otherwise."""
     if result.status == PASS:
         if result.judged_by.startswith("divergence:"):
@@ -161,7 +161,7 @@ def matrix_markdown(runs: Sequence[Run], title: str = "Compliance matrix", comma
         if changed:
             out += ["| case | answers |", "|---|---|"]
         for case_id, segments in changed:
-            spans = [f"`{first}`" + ("" if first == last else f" … `{last}`") + ": " + _cell(_describe(result))
+            spans = [f"`{first}`" + ("" if first == last else f" … `{last}`") + ": " + _cell(describe(result))
                      for first, last, result in segments]
             out.append(f"| `{case_id}` | " + "<br>".join(spans) + " |")
 
@@ -200,7 +200,7 @@ def matrix_html(runs: Sequence[Run], title: str = "Compliance matrix", command: 
     )
     changed = "".join(
         f"<tr><td><code>{esc(case_id)}</code></td><td>" + "<br>".join(
-            esc(first + ("" if first == last else f" … {last}") + ": " + _describe(result))
+            esc(first + ("" if first == last else f" … {last}") + ": " + describe(result))
             for first, last, result in segments) + "</td></tr>"
         for case_id, segments in (changes(runs) if len(runs) > 1 else [])
     )

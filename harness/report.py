@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 import json
 import platform
 import re
@@ -224,33 +223,10 @@ def markdown(run: Run) -> str:
 
 
 def html_report(run: Run) -> str:
-    esc = html.escape
-    rows = []
-    for result in run.results:
-        detail = "<br>".join(esc(line) for line in (result.diff or (result.reason,) if result.reason else ()))
-        rows.append(
-            f'<tr class="{result.status}"><td>{esc(result.case.id)}</td><td>{esc(result.case.type)}</td>'
-            f"<td>{esc(' '.join(result.case.tags))}</td><td>{result.status}</td><td><code>{detail}</code></td></tr>"
-        )
-    errors = "".join(f"<li><code>{esc(str(e))}</code></li>" for e in run.load_errors)
-    counts = run.counts()
-    totals = ", ".join(f"{counts.get(s, 0)} {s}" for s in STATUSES)
-    return f"""<!doctype html>
-<html><head><meta charset="utf-8"><title>patchconf: {esc(run.target_name)}</title>
-<style>
-body {{ font-family: system-ui, sans-serif; margin: 2em; }}
-table {{ border-collapse: collapse; }} td, th {{ border: 1px solid #ccc; padding: 4px 8px; vertical-align: top; }}
-tr.fail td, tr.error td {{ background: #fde8e8; }} tr.skip td {{ color: #777; }}
-</style></head><body>
-<h1>patchconf report: {esc(run.target_name)}</h1>
-<p>{esc(run.target.family)} {esc(run.target.version)}, profile {esc(run.target.profile)}: {totals},
-{len(run.load_errors)} load errors.</p>
-{f"<p><strong>{esc(run.stopped_early())}</strong></p>" if run.interrupted else ""}
-{f"<h2>Load errors</h2><ul>{errors}</ul>" if errors else ""}
-<table><tr><th>case</th><th>type</th><th>behaviours</th><th>status</th><th>detail</th></tr>
-{"".join(rows)}
-</table></body></html>
-"""
+    """report.html: summary first, then every result, failures first with their differences (harness.site)."""
+    from harness.site import run_page  # imported here: the site renders matrices, and matrix imports this module
+
+    return run_page(run)
 
 
 def load_errors_text(errors: Sequence[LoadError]) -> str:
