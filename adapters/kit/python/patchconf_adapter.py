@@ -119,7 +119,7 @@ class Adapter:
         if not isinstance(case, dict):
             return error_answer(seq, "unclassified", f"the request's case is not an object: {case!r:.200}")
         if case.get("type") not in self.patch_types:
-            return {"seq": seq, "skipped": f"{self.name} does not run {case.get('type')!r} cases"}
+            return {"seq": seq, "skipped": f"{self.name} does not run {json.dumps(case.get('type'))} cases"}
         try:
             answer = self.answer(case)
         except Exception as exc:
