@@ -123,7 +123,11 @@ class Adapter:
         try:
             answer = self.answer(case)
         except Exception as exc:
-            return error_answer(seq, self.error_class(exc), describe(exc))
+            try:
+                error_class = self.error_class(exc)
+            except Exception as broken:  # a broken classifier must not end the program either
+                return error_answer(seq, "unclassified", f"{describe(exc)} (classifying it failed: {describe(broken)})")
+            return error_answer(seq, error_class, describe(exc))
         if isinstance(answer, Skip):
             return {"seq": seq, "skipped": answer.reason}
         if isinstance(answer, Fail):

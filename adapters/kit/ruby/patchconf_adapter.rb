@@ -109,7 +109,7 @@ class PatchconfAdapter
     answer = begin
       @answer.call(kase)
     rescue StandardError, SystemStackError => e
-      return error_answer(seq, @error_class.call(e), self.class.describe(e))
+      return error_answer(seq, classify(e), self.class.describe(e))
     end
     case answer
     when Skip then { 'seq' => seq, 'skipped' => answer.reason }
@@ -117,6 +117,13 @@ class PatchconfAdapter
     when Hash then { 'seq' => seq, 'result' => answer }
     else error_answer(seq, 'unclassified', "the adapter's answer is not a result object: #{answer.inspect[0, 200]}")
     end
+  end
+
+  # The adapter's class for an exception; a broken classifier must not end the program either.
+  def classify(error)
+    @error_class.call(error)
+  rescue StandardError
+    'unclassified'
   end
 
   def error_answer(seq, error_class, message)
