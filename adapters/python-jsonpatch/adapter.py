@@ -2,24 +2,20 @@
 
 jsonpatch is an RFC 6902 library: it runs ``json-patch`` cases under the ``rfc`` profile.
 Each case is answered by ``jsonpatch.apply_patch(original, patch)``, exactly as its users
-call it; whatever it returns or raises is the answer.
+call it; whatever it returns or raises is the answer. The protocol is the Python kit's
+(adapters/kit/python).
 
     patchconf run --target "cmd:python adapters/python-jsonpatch/adapter.py" --type json-patch
 """
 
-import importlib.metadata
-import json
 import sys
+from pathlib import Path
 
-LIBRARY = "jsonpatch"
-NAME = "python-jsonpatch"
-HOMEPAGE = "https://github.com/stefankoegl/python-json-patch"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "kit" / "python"))
+import patchconf_adapter as kit
 
-try:
+with kit.library("jsonpatch"):
     import jsonpatch
-except ImportError as exc:  # still answer the handshake, so the harness can say why
-    jsonpatch = None
-    IMPORT_ERROR = str(exc)
 
 # Only exception types whose meaning is one patchconf class. JsonPatchConflict (missing
 # member, index out of range, move into a child...) and jsonpointer's JsonPointerException
@@ -37,66 +33,13 @@ def error_class(exc):
     return "unclassified"
 
 
-def handshake():
-    return {
-        "ready": True,
-        "protocol": 1,
-        "implementation": {"name": NAME, "version": importlib.metadata.version(LIBRARY),
-                           "language": "python", "homepage": HOMEPAGE},
-        "capabilities": {"patch_types": ["json-patch"], "schemas": ["none"],
-                         "profile": "rfc", "messages": False},
-    }
+def answer(case):
+    return {"document": jsonpatch.apply_patch(case["original"], case["patch"])}
 
 
-def run(seq, case):
-    if case.get("type") != "json-patch":
-        return {"seq": seq, "skipped": f"{NAME} does not run {case.get('type')!r} cases"}
-    try:
-        document = jsonpatch.apply_patch(case["original"], case["patch"])
-        return {"seq": seq, "result": {"document": document}}
-    except Exception as exc:  # the library's failure is its answer
-        return {"seq": seq, "error": {"class": error_class(exc), "message": f"{type(exc).__name__}: {exc}"}}
-
-
-def answer(request):
-    if request.get("cmd") == "start":
-        if jsonpatch is None:
-            return {"ready": False, "error": f"cannot import {LIBRARY}: {IMPORT_ERROR}"}
-        return handshake()
-    if request.get("cmd") == "run":
-        return run(request.get("seq"), request.get("case") or {})
-    return {"seq": request.get("seq"), "error": {"class": "unclassified",
-                                                 "message": f"unknown command {request.get('cmd')!r}"}}
-
-
-def send(message, seq):
-    try:
-        line = json.dumps(message)
-    except (TypeError, ValueError) as exc:  # the library returned something JSON cannot carry
-        line = json.dumps({"seq": seq, "error": {"class": "unclassified",
-                                                 "message": f"result is not JSON: {exc}"}})
-    sys.stdout.write(line + "\n")
-    sys.stdout.flush()
-
-
-def main():
-    sys.stdin.reconfigure(encoding="utf-8")  # the protocol is UTF-8 whatever the locale
-    sys.stdout.reconfigure(encoding="utf-8")
-    while True:
-        line = sys.stdin.readline()
-        if not line:
-            return
-        if not line.strip():
-            continue
-        try:
-            request = json.loads(line)
-        except ValueError as exc:
-            send({"error": {"class": "unclassified", "message": f"request is not JSON: {exc}"}}, None)
-            continue
-        if request.get("cmd") == "stop":
-            return
-        send(answer(request), request.get("seq"))
-
+ADAPTER = kit.Adapter(
+    name="python-jsonpatch", distribution="jsonpatch", homepage="https://github.com/stefankoegl/python-json-patch",
+    patch_types=["json-patch"], schemas=["none"], profile="rfc", answer=answer, error_class=error_class)
 
 if __name__ == "__main__":
-    main()
+    ADAPTER.main()

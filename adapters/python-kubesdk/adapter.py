@@ -10,30 +10,24 @@ kubesdk has two patch modules (``kubesdk/_patch/``), both exported by the packag
   package; this adapter makes the same calls, building both models with the model class
   kube-models registers for the case's apiVersion/kind (``schemas: builtin``).
 Only ``JsonPatchTestFailed`` names one patchconf class; every other exception is
-``unclassified``.
+``unclassified``. The protocol is the Python kit's (adapters/kit/python).
 
     patchconf run --target "cmd:python adapters/python-kubesdk/adapter.py"
 """
 
 import copy
 import importlib
-import importlib.metadata
-import json
 import pkgutil
 import sys
+from pathlib import Path
 
-LIBRARY = "kubesdk"
-NAME = "python-kubesdk"
-HOMEPAGE = "https://github.com/puzl-cloud/kubesdk"
-PATCH_TYPES = ["json-patch", "strategic-2way"]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "kit" / "python"))
+import patchconf_adapter as kit
 
-try:
+with kit.library("kubesdk"):
     import kube_models
     import kubesdk
     from kubesdk._patch.json_patch import JsonPatchTestFailed
-except ImportError as exc:  # still answer the handshake, so the harness can say why
-    kubesdk = None
-    IMPORT_ERROR = str(exc)
 
 
 def model_for(api_version, kind):
@@ -65,71 +59,20 @@ def strategic_two_way(case):
     return {"patch": kubesdk.jsonpatch_to_smp(latest, json_patch)}
 
 
-def handshake():
-    return {
-        "ready": True,
-        "protocol": 1,
-        "implementation": {"name": NAME, "version": importlib.metadata.version(LIBRARY),
-                           "language": "python", "homepage": HOMEPAGE},
-        "capabilities": {"patch_types": PATCH_TYPES, "schemas": ["none", "builtin"],
-                         "profile": "rfc", "messages": False},
-    }
+def answer(case):
+    if case["type"] == "json-patch":
+        return {"document": kubesdk.apply_patch(case["original"], case["patch"])}
+    return strategic_two_way(case)
 
 
-def run(seq, case):
-    kind = case.get("type")
-    if kind not in PATCH_TYPES:
-        return {"seq": seq, "skipped": f"{NAME} does not run {kind!r} cases"}
-    try:
-        if kind == "json-patch":
-            result = {"document": kubesdk.apply_patch(case["original"], case["patch"])}
-        else:
-            result = strategic_two_way(case)
-        return {"seq": seq, "result": result}
-    except Exception as exc:  # the library's failure is its answer
-        error_class = "test-failed" if isinstance(exc, JsonPatchTestFailed) else "unclassified"
-        return {"seq": seq, "error": {"class": error_class, "message": f"{type(exc).__name__}: {exc}"}}
+def error_class(exc):
+    return "test-failed" if isinstance(exc, JsonPatchTestFailed) else "unclassified"
 
 
-def answer(request):
-    if request.get("cmd") == "start":
-        if kubesdk is None:
-            return {"ready": False, "error": f"cannot import {LIBRARY}: {IMPORT_ERROR}"}
-        return handshake()
-    if request.get("cmd") == "run":
-        return run(request.get("seq"), request.get("case") or {})
-    return {"seq": request.get("seq"), "error": {"class": "unclassified",
-                                                 "message": f"unknown command {request.get('cmd')!r}"}}
-
-
-def send(message, seq):
-    try:
-        line = json.dumps(message)
-    except (TypeError, ValueError) as exc:  # the library returned something JSON cannot carry
-        line = json.dumps({"seq": seq, "error": {"class": "unclassified",
-                                                 "message": f"result is not JSON: {exc}"}})
-    sys.stdout.write(line + "\n")
-    sys.stdout.flush()
-
-
-def main():
-    sys.stdin.reconfigure(encoding="utf-8")  # the protocol is UTF-8 whatever the locale
-    sys.stdout.reconfigure(encoding="utf-8")
-    while True:
-        line = sys.stdin.readline()
-        if not line:
-            return
-        if not line.strip():
-            continue
-        try:
-            request = json.loads(line)
-        except ValueError as exc:
-            send({"error": {"class": "unclassified", "message": f"request is not JSON: {exc}"}}, None)
-            continue
-        if request.get("cmd") == "stop":
-            return
-        send(answer(request), request.get("seq"))
-
+ADAPTER = kit.Adapter(
+    name="python-kubesdk", distribution="kubesdk", homepage="https://github.com/puzl-cloud/kubesdk",
+    patch_types=["json-patch", "strategic-2way"], schemas=["none", "builtin"], profile="rfc",
+    answer=answer, error_class=error_class)
 
 if __name__ == "__main__":
-    main()
+    ADAPTER.main()
