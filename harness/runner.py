@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import functools
 import json
 import sys
 import time
@@ -84,6 +85,11 @@ class Result:
             "actual": self.actual,
             "seconds": round(self.seconds, 6),
         }
+
+    @functools.cached_property
+    def json_text(self) -> str:
+        """:meth:`to_json` as JSON text, encoded once for results.jsonl and results.json alike."""
+        return json.dumps(self.to_json(), ensure_ascii=False)
 
 
 def expectations(case: Case, target: Target) -> tuple[list[Outcome], str]:
