@@ -9,6 +9,7 @@ patched as they are, except that numbers come out as Go writes them.
 
 from __future__ import annotations
 
+import os
 from importlib import metadata
 
 from harness.cases import Case, named_schema_path
@@ -17,6 +18,7 @@ from reference_impl import json_patch, kubernetes_object, merge_patch
 from reference_impl.errors import NoStrategicSchema, PatchError
 
 DEFAULT_KUBERNETES_VERSION = "1.32"
+MAX_WORKERS = 4  # processes; more convert the same schemas again for little gain
 
 
 def _version() -> str:
@@ -28,9 +30,11 @@ def _version() -> str:
 
 class ReferenceTarget(Target):
     name = "reference"
+    forks = True
 
     def __init__(self, kubernetes_version: str = DEFAULT_KUBERNETES_VERSION) -> None:
         self.kubernetes_version = kubernetes_version
+        self.workers = min(os.cpu_count() or 1, MAX_WORKERS)
         self.info = TargetInfo(
             family="reference",
             version=_version(),
