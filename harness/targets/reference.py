@@ -35,10 +35,11 @@ class ReferenceTarget(Target):
     def __init__(self, kubernetes_version: str = DEFAULT_KUBERNETES_VERSION) -> None:
         self.kubernetes_version = kubernetes_version
         self.workers = min(os.cpu_count() or 1, MAX_WORKERS)
+        self._runner_by_type = self._runners()
         self.info = TargetInfo(
             family="reference",
             version=_version(),
-            patch_types=frozenset(self._runners()),
+            patch_types=frozenset(self._runner_by_type),
             messages=True,
             description=f"patchconf reference_impl (built-in schemas of Kubernetes {kubernetes_version})",
         )
@@ -64,7 +65,7 @@ class ReferenceTarget(Target):
     def run(self, case: Case) -> Actual:
         original = case.inputs.get("original")
         try:
-            result = self._runners()[case.type](case)
+            result = self._runner_by_type[case.type](case)
             if isinstance(result, Actual):
                 return result
             if kubernetes_object.is_object(original):
