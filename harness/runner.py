@@ -12,6 +12,7 @@ import select
 import signal
 import struct
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -331,13 +332,14 @@ def run_cases(
         if progress:
             progress(done, len(selected), result)
 
-    if target.forks and hasattr(os, "fork"):
+    forking = target.forks and _can_fork()
+    if forking:
         count = min(count, len(selected) // CASES_PER_PROCESS)
     if count <= 1:
         for index, case in enumerate(selected):
             finish(index, run_case(case, target))
         return results  # type: ignore[return-value]
-    if target.forks and hasattr(os, "fork"):
+    if forking:
         _run_in_processes(selected, target, count, finish)
         return results  # type: ignore[return-value]
     pool = ThreadPoolExecutor(max_workers=count)
@@ -354,6 +356,11 @@ def run_cases(
 # A forked process pays for itself (its own start, the schemas it converts again) from about this many cases.
 CASES_PER_PROCESS = 100
 _FRAME_LENGTH = struct.Struct("!Q")
+
+
+def _can_fork() -> bool:
+    # A copy of a process with other threads may inherit a lock one of them held, held forever.
+    return hasattr(os, "fork") and threading.active_count() == 1
 
 
 def _run_in_processes(selected: list[Case], target: Target, processes: int,

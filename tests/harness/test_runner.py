@@ -250,3 +250,27 @@ def test_few_cases_run_in_this_process(write_case_file, scripted):
     results = run_cases(cases, Forking(answers), workers=2)
     assert [r.status for r in results] == [PASS] * 3
     assert pids == {parent}
+
+
+def test_a_process_with_other_threads_runs_its_cases_itself(write_case_file, forking):
+    import threading
+
+    cases = _many_cases(write_case_file, 6)
+    pids = set()
+
+    class Recording(forking):
+        def run(self, case):
+            pids.add(os.getpid())
+            return super().run(case)
+
+    answers = {case.name: Actual(document={"n": int(case.name.split("-")[1])}) for case in cases}
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        results = run_cases(cases, Recording(answers), workers=2)
+    finally:
+        release.set()
+        other.join()
+    assert [r.status for r in results] == [PASS] * 6
+    assert pids == {os.getpid()}
