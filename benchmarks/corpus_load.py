@@ -10,12 +10,19 @@ on a busy machine it is what stays comparable):
   (the loader before);
 - ``validation``: every file and every case (defaults filled in) checked by the compiled
   schema check, and by jsonschema (what the loader did before);
-- ``load``, ``run``, ``reports``: load_corpus, run_cases on the reference target, write_reports.
+- ``load``: load_corpus with the cache of loaded files (harness/casecache.py) turned off,
+  cold (an empty cache: every file parsed, checked and stored) and warm (every file from it);
+- ``run``: run_cases on the reference target in this one process (``--jobs 1``);
+- ``reports``: write_reports.
 
 Then ``end to end``: `patchconf run --quiet` in a fresh interpreter (imports included), wall
-and CPU seconds. With ``--baseline DIR`` (a checkout of another commit, e.g. made with
-``git archive <commit> | tar -x -C DIR``) the same command runs from there too, in
-alternating rounds, so that load from other processes hits both alike.
+and CPU seconds (CPU of the forked copies included): as run by default (cases in one process
+per CPU, case cache warm), with ``--jobs 1``, and with a cold case cache (a new, empty one
+each round). Python's bytecode is written to a scratch directory and warmed by one run first,
+as an installation has it, even where PYTHONDONTWRITEBYTECODE is set. With ``--baseline DIR``
+(a checkout of another commit, e.g. made with ``git archive <commit> | tar -x -C DIR``) the
+same command runs from there too, in alternating rounds, so that load from other processes
+hits all alike.
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -37,6 +45,7 @@ if str(REPO_ROOT) not in sys.path:  # runnable from a clean clone without instal
 import yaml  # noqa: E402
 
 from harness import yamlio  # noqa: E402
+from harness.casecache import ENVIRONMENT_VARIABLE  # noqa: E402
 from harness.cases import case_schema, iter_case_files, load_corpus  # noqa: E402
 
 RUN = "import sys; from harness.cli import main; sys.exit(main())"
@@ -59,7 +68,7 @@ PurePythonLoader.yaml_implicit_resolvers = yamlio.CoreResolver.yaml_implicit_res
 PurePythonLoader.add_constructor(yamlio.INT_TAG, lambda loader, node: yamlio._int(loader.construct_scalar(node)))
 
 
-def stages(rounds: int) -> list[tuple[str, float]]:
+def stages(rounds: int, scratch: Path) -> list[tuple[str, float]]:
     from harness.report import Run, write_reports
     from harness.runner import run_cases
     from harness.targets import make_target
@@ -72,9 +81,10 @@ def stages(rounds: int) -> list[tuple[str, float]]:
     cases = [{**data.get("defaults", {}), **case} for data in files for case in data["cases"]]
     file_validator, case_validator = schema.validators()
     target = make_target("reference")
-    corpus = load_corpus([REPO_ROOT / "cases"])
-    results = run_cases(corpus.cases, target)
-    out = Path(tempfile.mkdtemp(prefix="patchconf-bench-"))
+    warm = str(scratch / "case-cache-warm")
+    corpus = load_with_cache(warm)
+    results = run_cases(corpus.cases, target, workers=1)
+    out = scratch / "reports"
     return [
         (f"yaml: {len(yaml_texts)} files, patchconf's loader (libyaml)",
          median_seconds(lambda: [yamlio.load_text(t) for t in yaml_texts], rounds)),
@@ -86,23 +96,52 @@ def stages(rounds: int) -> list[tuple[str, float]]:
         ("validation: jsonschema (before)",
          median_seconds(lambda: ([file_validator.is_valid(d) for d in files],
                                  [case_validator.is_valid(c) for c in cases]), max(1, rounds // 2))),
-        ("load_corpus", median_seconds(lambda: load_corpus([REPO_ROOT / "cases"]), rounds)),
-        (f"run_cases: {len(corpus.cases)} cases on the reference target",
-         median_seconds(lambda: run_cases(corpus.cases, target), rounds)),
+        ("load_corpus, case cache off", median_seconds(lambda: load_with_cache("off"), rounds)),
+        ("load_corpus, case cache cold (every file stored)",
+         median_seconds(lambda: load_with_cache(tempfile.mkdtemp(prefix="case-cache-cold-", dir=scratch)), rounds)),
+        ("load_corpus, case cache warm (every file from it)", median_seconds(lambda: load_with_cache(warm), rounds)),
+        (f"run_cases: {len(corpus.cases)} cases on the reference target, one process",
+         median_seconds(lambda: run_cases(corpus.cases, target, workers=1), rounds)),
         ("write_reports", median_seconds(lambda: write_reports(Run("reference", target.info, results), out), rounds)),
     ]
 
 
-def end_to_end(tree: Path, report: Path) -> tuple[float, float]:
-    """Wall and CPU seconds of `patchconf run --quiet` from ``tree`` (its own harness and cases)."""
+def load_with_cache(setting: str):
+    """load_corpus with PATCHCONF_CASE_CACHE set to ``setting`` (a directory, or off)."""
+    previous = os.environ.get(ENVIRONMENT_VARIABLE)
+    os.environ[ENVIRONMENT_VARIABLE] = setting
+    try:
+        return load_corpus([REPO_ROOT / "cases"])
+    finally:
+        if previous is None:
+            del os.environ[ENVIRONMENT_VARIABLE]
+        else:
+            os.environ[ENVIRONMENT_VARIABLE] = previous
+
+
+@dataclass(frozen=True)
+class Variant:
+    label: str
+    tree: Path
+    arguments: tuple[str, ...] = ()
+    case_cache: str | None = None  # a directory; None: a new, empty one each time
+
+
+def end_to_end(variant: Variant, report: Path, bytecode: Path) -> tuple[float, float]:
+    """Wall and CPU seconds of `patchconf run --quiet` from a tree (its own harness and cases)."""
+    case_cache = variant.case_cache or tempfile.mkdtemp(prefix="case-cache-cold-", dir=bytecode.parent)
+    environment = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    environment.update(PYTHONPATH=str(variant.tree), PYTHONPYCACHEPREFIX=str(bytecode),
+                       **{ENVIRONMENT_VARIABLE: case_cache})
     before = os.times()
     started = time.perf_counter()
-    completed = subprocess.run([sys.executable, "-c", RUN, "run", "--quiet", "--report", str(report)], cwd=tree,
-                               env={**os.environ, "PYTHONPATH": str(tree)}, capture_output=True, text=True)
+    completed = subprocess.run([sys.executable, "-c", RUN, "run", "--quiet", "--report", str(report),
+                                *variant.arguments], cwd=variant.tree, env=environment, capture_output=True, text=True)
     wall = time.perf_counter() - started
     after = os.times()
     if completed.returncode != 0:
-        raise SystemExit(f"patchconf run failed in {tree}:\n{completed.stdout[-2000:]}{completed.stderr[-2000:]}")
+        raise SystemExit(f"patchconf run failed in {variant.tree}:\n{completed.stdout[-2000:]}"
+                         f"{completed.stderr[-2000:]}")
     return wall, (after.children_user - before.children_user) + (after.children_system - before.children_system)
 
 
@@ -115,19 +154,28 @@ def main() -> int:
           f"PyYAML {yaml.__version__} (libyaml: {yaml.__with_libyaml__}), {os.cpu_count()} CPUs, "
           f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     print()
-    for label, seconds in stages(args.rounds):
-        print(f"{label:<62} {seconds * 1000:9.1f} ms CPU")
-    print()
-    trees = [("this tree", REPO_ROOT)] + ([("baseline", args.baseline.resolve())] if args.baseline else [])
-    timings: dict[str, list[tuple[float, float]]] = {label: [] for label, _ in trees}
     with tempfile.TemporaryDirectory(prefix="patchconf-bench-") as scratch:
+        for label, seconds in stages(args.rounds, Path(scratch)):
+            print(f"{label:<62} {seconds * 1000:9.1f} ms CPU", flush=True)
+        print()
+        warm = Path(scratch) / "case-cache"
+        variants = [Variant("this tree, default", REPO_ROOT, case_cache=str(warm)),
+                    Variant("this tree, --jobs 1", REPO_ROOT, ("--jobs", "1"), case_cache=str(warm)),
+                    Variant("this tree, case cache cold", REPO_ROOT)]
+        if args.baseline:
+            variants.append(Variant("baseline", args.baseline.resolve()))
+        bytecode = Path(scratch) / "pycache"
+        timings: dict[str, list[tuple[float, float]]] = {variant.label: [] for variant in variants}
+        for variant in variants:  # bytecode compiled, case cache filled
+            end_to_end(variant, Path(scratch) / "report", bytecode)
         for _ in range(args.rounds):
-            for label, tree in trees:
-                timings[label].append(end_to_end(tree, Path(scratch) / label.replace(" ", "-")))
-    for label, tree in trees:
-        walls, cpus = zip(*timings[label], strict=True)
-        print(f"end to end, patchconf run --quiet ({label}: {tree}): median {statistics.median(walls):.2f} s wall, "
+            for variant in variants:
+                timings[variant.label].append(end_to_end(variant, Path(scratch) / "report", bytecode))
+    for variant in variants:
+        walls, cpus = zip(*timings[variant.label], strict=True)
+        print(f"end to end, patchconf run --quiet ({variant.label}): median {statistics.median(walls):.2f} s wall, "
               f"{statistics.median(cpus):.2f} s CPU (best {min(walls):.2f} s wall)")
+    print(f"load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     return 0
 
 

@@ -23,8 +23,9 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from harness import DEFAULT_CASES_DIR
+from harness.casecache import CaseCache
 from harness.fastschema import compile_schema
-from harness.yamlio import RefusedInput, load_path
+from harness.yamlio import RefusedInput, decode_text, load_text, read_bytes
 
 if TYPE_CHECKING:
     import jsonschema
@@ -352,11 +353,14 @@ def case_schema(schema_path: Path, definition: str = "effectiveCase") -> CaseSch
 @cache
 def behaviour_ids(root: Path) -> frozenset[str]:
     """Behaviour ids declared in the corpus's BEHAVIOURS.md (``- ID: text`` lines)."""
-    path = root / BEHAVIOURS_FILE
-    if not path.is_file():
-        path = DEFAULT_CASES_DIR / BEHAVIOURS_FILE
-    text = path.read_text(encoding="utf-8")
+    text = behaviours_path(root).read_text(encoding="utf-8")
     return frozenset(re.findall(r"^- ([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+):", text, flags=re.MULTILINE))
+
+
+def behaviours_path(root: Path) -> Path:
+    """The BEHAVIOURS.md a corpus's tags are checked against: its own, else the bundled one."""
+    path = root / BEHAVIOURS_FILE
+    return path if path.is_file() else DEFAULT_CASES_DIR / BEHAVIOURS_FILE
 
 
 def iter_case_files(paths: Iterable[Path]) -> Iterator[Path]:
@@ -386,8 +390,9 @@ def display_path(path: Path) -> str:
 
 def load_corpus(paths: Iterable[Path | str], purpose: Purpose = Purpose.CORPUS) -> Corpus:
     corpus = Corpus()
+    case_cache = CaseCache.from_environment()
     for file in iter_case_files(Path(p) for p in paths):
-        cases, errors = load_file(file, purpose)
+        cases, errors = _load_file(file, purpose, case_cache)
         corpus.cases.extend(cases)
         corpus.errors.extend(errors)
     return corpus
@@ -397,12 +402,25 @@ def load_file(path: Path, purpose: Purpose = Purpose.CORPUS) -> tuple[list[Case]
     """The file's valid cases, and a LoadError for every problem of the file and its cases.
 
     ``purpose`` says what a case must already state (see :class:`Purpose`); everything
-    else is checked the same whatever the purpose.
+    else is checked the same whatever the purpose. A file loaded before without a problem
+    comes from the cache of loaded files (:mod:`harness.casecache`) when nothing it depends on
+    has changed.
     """
+    return _load_file(path, purpose, CaseCache.from_environment())
+
+
+def _load_file(path: Path, purpose: Purpose, case_cache: CaseCache | None) -> tuple[list[Case], list[LoadError]]:
     shown = display_path(path)
     root = cases_root_for(path.resolve().parent)
+    key = None
     try:
-        data = load_path(path)
+        content = read_bytes(path)
+        if case_cache is not None:
+            key = case_cache.key(content, shown, root, purpose.value, behaviours_path(root))
+            cached = case_cache.get(key)
+            if cached is not None:
+                return [_build_case(shown, effective, path) for effective in cached], []
+        data = load_text(decode_text(content), path.suffix)
     except RefusedInput as exc:
         return [], [LoadError(shown, f"refused: {exc}")]
     except (yaml.YAMLError, json.JSONDecodeError) as exc:
@@ -479,6 +497,8 @@ def load_file(path: Path, purpose: Purpose = Purpose.CORPUS) -> tuple[list[Case]
             continue
         if not file_errors:
             cases.append(_build_case(shown, effective, path))
+    if key is not None and not errors:
+        case_cache.put(key, [case.raw for case in cases])
     return cases, errors
 
 

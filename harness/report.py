@@ -136,10 +136,10 @@ def results_json(run: Run) -> str:
     """results.json: the run indented, each result on one line (Python's indenting encoder is ten
     times slower than its compact one, and a result per line reads and diffs well)."""
     data = run.to_json()
-    results = data.pop("results")
+    del data["results"]
     head = json.dumps(data, indent=2, ensure_ascii=False)
-    lines = ",\n    ".join(json.dumps(result, ensure_ascii=False) for result in results)
-    body = f"[\n    {lines}\n  ]" if results else "[]"
+    lines = ",\n    ".join(result.json_text for result in run.results)
+    body = f"[\n    {lines}\n  ]" if run.results else "[]"
     return f'{head[:-2]},\n  "results": {body}\n}}\n'
 
 

@@ -66,14 +66,17 @@ class ResultsLog:
         self._write({"patchconf_results_log": FORMAT_VERSION, "run": header})
 
     def write(self, index: int, result: Result) -> None:
-        self._write({"result": {"index": index, **result.to_json()}})
+        # {"result": {"index": index, **result.to_json()}}, reusing the result's JSON text
+        self._write_line(f'{{"result": {{"index": {index}, {result.json_text[1:]}}}\n')
 
     def end(self, seconds: float, interrupted: str | None) -> None:
         self._write({"end": {"seconds": round(seconds, 3), "interrupted": interrupted}})
         self._stream.close()
 
     def _write(self, record: dict[str, Any]) -> None:
-        line = json.dumps(record, ensure_ascii=False) + "\n"
+        self._write_line(json.dumps(record, ensure_ascii=False) + "\n")
+
+    def _write_line(self, line: str) -> None:
         with _signals_held():
             self._stream.write(line)
             self._stream.flush()

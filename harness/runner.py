@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
+import functools
 import json
+import os
+import pickle
+import select
+import signal
+import struct
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -87,6 +95,11 @@ class Result:
         if self.case.aliases:  # so a later run is matched with this one across a rename
             data["former_ids"] = list(self.case.former_ids)
         return data
+
+    @functools.cached_property
+    def json_text(self) -> str:
+        """:meth:`to_json` as JSON text, encoded once for results.jsonl and results.json alike."""
+        return json.dumps(self.to_json(), ensure_ascii=False)
 
 
 def expectations(case: Case, target: Target) -> tuple[list[Outcome], str]:
@@ -322,9 +335,15 @@ def run_cases(
         if progress:
             progress(done, len(selected), result)
 
-    if count == 1:
+    forking = target.forks and _can_fork()
+    if forking:
+        count = min(count, len(selected) // CASES_PER_PROCESS)
+    if count <= 1:
         for index, case in enumerate(selected):
             finish(index, run_case(case, target))
+        return results  # type: ignore[return-value]
+    if forking:
+        _run_in_processes(selected, target, count, finish)
         return results  # type: ignore[return-value]
     pool = ThreadPoolExecutor(max_workers=count)
     try:
@@ -335,6 +354,123 @@ def run_cases(
         # Not waiting: on an interrupt the cases in flight end when the caller closes the target.
         pool.shutdown(wait=False, cancel_futures=True)
     return results  # type: ignore[return-value]
+
+
+# A forked process pays for itself (its own start, the schemas it converts again) from about this many cases.
+CASES_PER_PROCESS = 100
+_FRAME_LENGTH = struct.Struct("!Q")
+
+
+def _can_fork() -> bool:
+    # A copy of a process with other threads may inherit a lock one of them held, held forever.
+    return hasattr(os, "fork") and threading.active_count() == 1
+
+
+def _run_in_processes(selected: list[Case], target: Target, processes: int,
+                      finish: Callable[[int, Result], None]) -> None:
+    """Run the cases of an in-process target in ``processes`` processes: this one and forked copies.
+
+    Process ``k`` runs every case whose index is ``k`` modulo ``processes`` (a file's cases
+    spread over all of them: the costly ones come in files). Copies send each result over a
+    pipe as it finishes; this process hands them on between its own cases, so ``finish``
+    runs here only. Cases a copy did not answer (it died) run here after all.
+    """
+    children: dict[int, _Child] = {}
+    try:
+        for share in range(1, processes):
+            child = _Child.start(selected, target, share, processes)
+            children[child.fd] = child
+        for index in range(0, len(selected), processes):
+            finish(index, run_case(selected[index], target))
+            _receive(children, selected, finish, wait=False)
+        while any(not child.ended for child in children.values()):
+            _receive(children, selected, finish, wait=True)
+        for child in children.values():
+            for index in range(child.share, len(selected), processes):
+                if index not in child.answered:
+                    finish(index, run_case(selected[index], target))
+    finally:
+        for child in children.values():
+            child.stop()
+
+
+@dataclass
+class _Child:
+    """A forked copy of this process running one share of the cases."""
+
+    pid: int
+    fd: int
+    share: int
+    buffer: bytearray = field(default_factory=bytearray)
+    answered: set[int] = field(default_factory=set)
+    ended: bool = False
+
+    @classmethod
+    def start(cls, selected: list[Case], target: Target, share: int, processes: int) -> _Child:
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the copy: answer its share, then leave without running this process's exit code
+            code = 1
+            try:
+                os.close(read_end)
+                with open(write_end, "wb") as stream:
+                    for index in range(share, len(selected), processes):
+                        result = run_case(selected[index], target)
+                        payload = pickle.dumps((index, _without_case(result)), pickle.HIGHEST_PROTOCOL)
+                        stream.write(_FRAME_LENGTH.pack(len(payload)) + payload)
+                        stream.flush()
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(write_end)
+        return cls(pid, read_end, share)
+
+    def stop(self) -> None:
+        if not self.ended:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(self.pid, 0)
+        with contextlib.suppress(OSError):
+            os.close(self.fd)
+
+
+def _receive(children: dict[int, _Child], selected: list[Case], finish: Callable[[int, Result], None],
+             wait: bool) -> None:
+    """Hand on every whole result the copies have sent (waiting for one if ``wait``)."""
+    open_fds = [fd for fd, child in children.items() if not child.ended]
+    if not open_fds:
+        return
+    ready, _, _ = select.select(open_fds, [], [], None if wait else 0)
+    for fd in ready:
+        child = children[fd]
+        data = os.read(fd, 1 << 20)
+        if not data:
+            child.ended = True
+        child.buffer += data
+        while len(child.buffer) >= _FRAME_LENGTH.size:
+            (length,) = _FRAME_LENGTH.unpack_from(child.buffer)
+            if len(child.buffer) < _FRAME_LENGTH.size + length:
+                break
+            payload = bytes(child.buffer[_FRAME_LENGTH.size:_FRAME_LENGTH.size + length])
+            del child.buffer[:_FRAME_LENGTH.size + length]
+            index, fields = pickle.loads(payload)
+            child.answered.add(index)
+            finish(index, _with_case(fields, selected[index]))
+
+
+def _without_case(result: Result) -> dict[str, Any]:
+    """A result as a copy sends it: the case is known by its index; the JSON text once encoded."""
+    fields = {name: getattr(result, name) for name in Result.__dataclass_fields__ if name != "case"}
+    fields["json_text"] = result.json_text
+    return fields
+
+
+def _with_case(fields: dict[str, Any], case: Case) -> Result:
+    json_text = fields.pop("json_text")
+    result = Result(case, **fields)
+    result.__dict__["json_text"] = json_text  # the cached property, as the copy computed it
+    return result
 
 
 def terminal_progress(stream=sys.stderr) -> ProgressCallback | None:

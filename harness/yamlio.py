@@ -387,10 +387,20 @@ def _show_source(error: yaml.MarkedYAMLError, text: str) -> None:
 
 def read_text(path: Path) -> str:
     """A case file's text: at most MAX_FILE_BYTES of UTF-8."""
+    return decode_text(read_bytes(path))
+
+
+def read_bytes(path: Path) -> bytes:
+    """A case file's bytes, refused over MAX_FILE_BYTES."""
     with open(path, "rb") as stream:
         data = stream.read(MAX_FILE_BYTES + 1)
     if len(data) > MAX_FILE_BYTES:
         raise RefusedInput(f"the file is over the limit of {MAX_FILE_BYTES:,} bytes for a case file")
+    return data
+
+
+def decode_text(data: bytes) -> str:
+    """A case file's bytes as text, refused unless UTF-8."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -11,6 +11,7 @@ decimals: ``2``, ``0.000001``).
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 from typing import Any
 
@@ -21,6 +22,7 @@ _ESCAPES = {
     "<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029",
 }
 _ESCAPES.update({chr(code): f"\\u{code:04x}" for code in range(0x20) if chr(code) not in _ESCAPES})
+_NEEDS_ESCAPE = re.compile("[" + re.escape("".join(_ESCAPES)) + "]")
 
 
 def encode(value: Any) -> str:
@@ -65,6 +67,8 @@ def _encode(value: Any, parts: list[str]) -> None:
 
 def string(text: str) -> str:
     """A JSON string literal as Go writes it (HTML-safe)."""
+    if _NEEDS_ESCAPE.search(text) is None:  # most strings: nothing to escape
+        return '"' + text + '"'
     return '"' + "".join(_ESCAPES.get(char, char) for char in text) + '"'
 
 

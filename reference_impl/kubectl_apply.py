@@ -27,7 +27,6 @@ three-way patch built from that configuration (``original``), the new configurat
 
 from __future__ import annotations
 
-import copy
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -130,7 +129,7 @@ def set_last_applied(live: Json, configuration: Json) -> dict:
 
 def decode_object(document: Json) -> dict:
     """``document`` read as kubectl reads an object (``Unstructured``: numbers as int64/float64)."""
-    return kubernetes_object.read_back(copy.deepcopy(document))
+    return kubernetes_object.read_back(document)  # a new structure: the document stays as it was
 
 
 def _without_null_members(value: Json) -> Json:

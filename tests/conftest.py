@@ -15,6 +15,14 @@ from harness.targets.base import Actual, Target, TargetInfo
 REPO = Path(__file__).resolve().parent.parent
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _case_cache_of_this_session(tmp_path_factory):
+    """Loaded case files are cached in a directory of this session's, never in the user's cache."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PATCHCONF_CASE_CACHE", str(tmp_path_factory.mktemp("case-cache")))
+        yield
+
+
 @pytest.fixture
 def write_case_file(tmp_path: Path):
     """Write YAML text (dedented) to a file in a temporary corpus and return its path."""

@@ -118,6 +118,9 @@ class Target(ABC):
     name: str
     info: TargetInfo
     workers: int = 1
+    # Whether its cases can run in forked copies of this process: it runs them in this process,
+    # holding no thread, connection or child process a copy would share.
+    forks: bool = False
 
     def skip_reason(self, case: Case) -> str | None:
         """Why this target cannot run ``case``, or None when it can."""

@@ -9,6 +9,7 @@ patched as they are, except that numbers come out as Go writes them.
 
 from __future__ import annotations
 
+import os
 from importlib import metadata
 
 from harness.cases import Case, named_schema_path
@@ -17,6 +18,7 @@ from reference_impl import json_patch, kubernetes_object, merge_patch
 from reference_impl.errors import NoStrategicSchema, PatchError
 
 DEFAULT_KUBERNETES_VERSION = "1.32"
+MAX_WORKERS = 4  # processes; more convert the same schemas again for little gain
 
 
 def _version() -> str:
@@ -28,13 +30,16 @@ def _version() -> str:
 
 class ReferenceTarget(Target):
     name = "reference"
+    forks = True
 
     def __init__(self, kubernetes_version: str = DEFAULT_KUBERNETES_VERSION) -> None:
         self.kubernetes_version = kubernetes_version
+        self.workers = min(os.cpu_count() or 1, MAX_WORKERS)
+        self._runner_by_type = self._runners()
         self.info = TargetInfo(
             family="reference",
             version=_version(),
-            patch_types=frozenset(self._runners()),
+            patch_types=frozenset(self._runner_by_type),
             messages=True,
             description=f"patchconf reference_impl (built-in schemas of Kubernetes {kubernetes_version})",
         )
@@ -60,7 +65,7 @@ class ReferenceTarget(Target):
     def run(self, case: Case) -> Actual:
         original = case.inputs.get("original")
         try:
-            result = self._runners()[case.type](case)
+            result = self._runner_by_type[case.type](case)
             if isinstance(result, Actual):
                 return result
             if kubernetes_object.is_object(original):

@@ -1,3 +1,8 @@
+import json
+import os
+
+import pytest
+
 from harness.cases import load_file
 from harness.runner import ERROR, FAIL, PASS, SKIP, Filters, run_case, run_cases
 from harness.targets.base import Actual, ActualError, TargetCrash, TargetDeclined
@@ -166,3 +171,113 @@ def test_a_renamed_case_is_selected_by_its_former_name_and_id(write_case_file):
     assert names(Filters(ids=("cases/json-patch/old-file.yaml::adds",))) == ["add-member-to-object"]
     assert names(Filters(ids=("cases/json-patch/renamed.yaml::other",))) == ["other"]
     assert names(Filters(ids=("cases/json-patch/renamed.yaml::adds",))) == []
+
+
+def _many_cases(write_case_file, count: int) -> list:
+    body = "".join(f"""
+      - name: case-{number}
+        description: case {number}
+        original: {{n: {number}}}
+        patch: []
+        expected: {{n: {number}}}""" for number in range(count))
+    text = """
+    defaults:
+      type: json-patch
+      tags: [JP-ADD]
+      provenance: [{implementation: kubectl, version: "1.32.4"}]
+    cases:""" + body + "\n"
+    cases, errors = load_file(write_case_file("many.yaml", text))
+    assert errors == []
+    return cases
+
+
+@pytest.fixture
+def forking(scripted, monkeypatch):
+    """A scripted target run in forked copies, with a copy from as few as two cases."""
+    import harness.runner
+
+    monkeypatch.setattr(harness.runner, "CASES_PER_PROCESS", 2)
+
+    class ForkingTarget(scripted):
+        forks = True
+
+    return ForkingTarget
+
+
+def test_forked_copies_give_the_results_in_case_order_each_handed_on_once(write_case_file, forking):
+    cases = _many_cases(write_case_file, 9)
+    answers = {case.name: Actual(document={"n": int(case.name.split("-")[1])}) for case in cases}
+    answers["case-4"] = Actual(document={"n": "four"})
+    answers["case-7"] = RuntimeError("bug in target")
+    handed_on: list[int] = []
+    ran_here = []
+
+    class Recording(forking):
+        def run(self, case):
+            ran_here.append(case.name)
+            return super().run(case)
+
+    results = run_cases(cases, Recording(answers), workers=3, on_result=lambda index, result: handed_on.append(index))
+    assert ran_here == ["case-0", "case-3", "case-6"]  # this process's share; two copies ran the rest
+    assert [(r.case.name, r.status) for r in results] == [
+        (f"case-{n}", {4: FAIL, 7: ERROR}.get(n, PASS)) for n in range(9)]
+    assert results[7].reason == "target raised RuntimeError: bug in target"
+    assert results[4].diff == ('document /n: expected 4, got "four" (int vs str)',)
+    assert sorted(handed_on) == list(range(9))
+    assert [r.json_text for r in results] == [json.dumps(r.to_json(), ensure_ascii=False) for r in results]
+
+
+def test_cases_of_a_copy_that_dies_run_in_this_process(write_case_file, forking):
+    cases = _many_cases(write_case_file, 6)
+    parent = os.getpid()
+
+    class DiesInCopies(forking):
+        def run(self, case):
+            if case.name == "case-3" and os.getpid() != parent:
+                os._exit(3)
+            return super().run(case)
+
+    answers = {case.name: Actual(document={"n": int(case.name.split("-")[1])}) for case in cases}
+    results = run_cases(cases, DiesInCopies(answers), workers=2)
+    assert [(r.case.name, r.status) for r in results] == [(f"case-{n}", PASS) for n in range(6)]
+
+
+def test_few_cases_run_in_this_process(write_case_file, scripted):
+    cases = _many_cases(write_case_file, 3)
+    ran_here = []  # a forked copy's runs would not show here
+
+    class Forking(scripted):
+        forks = True
+
+        def run(self, case):
+            ran_here.append(case.name)
+            return super().run(case)
+
+    answers = {case.name: Actual(document={"n": int(case.name.split("-")[1])}) for case in cases}
+    results = run_cases(cases, Forking(answers), workers=2)
+    assert [r.status for r in results] == [PASS] * 3
+    assert ran_here == ["case-0", "case-1", "case-2"]
+
+
+def test_a_process_with_other_threads_runs_its_cases_itself(write_case_file, forking):
+    import threading
+
+    cases = _many_cases(write_case_file, 6)
+    ran_here = []  # a forked copy's runs would not show here
+
+    class Recording(forking):
+        def run(self, case):
+            ran_here.append(case.name)
+            return super().run(case)
+
+    answers = {case.name: Actual(document={"n": int(case.name.split("-")[1])}) for case in cases}
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        results = run_cases(cases, Recording(answers), workers=2)
+    finally:
+        release.set()
+        other.join()
+    assert [r.status for r in results] == [PASS] * 6
+    assert ran_here == [case.name for case in cases]

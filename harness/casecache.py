@@ -1,0 +1,177 @@
+"""A cache of loaded case files, so that a run does not parse and check an unchanged corpus again.
+
+Like Python's ``.pyc`` files: an entry holds what :func:`harness.cases.load_file` made of one
+file (each case's data after the file's defaults), under a key that digests everything that
+result depends on: the file's bytes and the name cases are shown under, what the cases are
+loaded for (:class:`~harness.cases.Purpose`), the case schema, ``BEHAVIOURS.md`` and the
+named schemas there are, the loader's own code, and the Python and PyYAML that ran it. A
+change to any of them is another key, so an entry is never stale.
+
+- Only a file that loaded without a problem is stored: a file with problems is loaded, and
+  its problems reported, every time.
+- An entry carries a digest of its contents; one that does not match, cannot be read or
+  does not decode is ignored and the file loaded in full (and stored again).
+- An entry is written to a temporary file renamed into place, so a concurrent run reads a
+  whole entry or none; a cache that cannot be written is simply not written.
+- Entries not rewritten for :data:`MAX_AGE_DAYS` are removed when a run stores new ones.
+
+Where: ``$PATCHCONF_CASE_CACHE``, else ``cases/`` under patchconf's cache
+(``$PATCHCONF_CACHE``, default ``~/.cache/patchconf``); ``PATCHCONF_CASE_CACHE=off`` (or
+``0``, ``no``, ``false``) turns it off.
+
+Entries are ``marshal`` data (JSON values only, the fastest form Python reads back); marshal's
+format belongs to the Python version, which is part of the key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import marshal
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ENVIRONMENT_VARIABLE = "PATCHCONF_CASE_CACHE"
+OFF = ("off", "0", "no", "false")
+FORMAT = b"patchconf case cache 1\n"
+DIGEST_BYTES = 32
+SUFFIX = ".marshal"
+MAX_AGE_DAYS = 30
+# The modules whose code decides what a case file loads as.
+LOADER_MODULES = ("harness/__init__.py", "harness/cases.py", "harness/casecache.py", "harness/fastschema.py",
+                  "harness/yamlio.py")
+
+
+def cache_directory() -> Path | None:
+    """Where entries live, or None when the cache is turned off."""
+    setting = os.environ.get(ENVIRONMENT_VARIABLE, "")
+    if setting.strip().lower() in OFF:
+        return None
+    if setting:
+        return Path(setting)
+    from harness.gobuild import cache_root
+
+    return cache_root() / "cases"
+
+
+class CaseCache:
+    """Entries in one directory; what the key shares across files is digested once per context."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self._contexts: dict[tuple[Path, str], bytes] = {}
+        self._stored = False
+
+    @classmethod
+    def from_environment(cls) -> CaseCache | None:
+        directory = cache_directory()
+        return cls(directory) if directory is not None else None
+
+    def key(self, content: bytes, shown: str, root: Path, purpose: str, behaviours: Path) -> str:
+        """The entry name of a file's ``content`` shown as ``shown``, loaded under ``root`` for ``purpose``."""
+        context = self._contexts.get((root, purpose))
+        if context is None:
+            context = self._contexts[(root, purpose)] = _context_digest(root, purpose, behaviours)
+        digest = hashlib.sha256(context)
+        digest.update(shown.encode("utf-8", "surrogatepass") + b"\0")
+        digest.update(content)
+        return digest.hexdigest()
+
+    def get(self, key: str) -> list[dict[str, Any]] | None:
+        """The stored cases of an entry, or None if there is none or it is not whole and intact."""
+        try:
+            with open(self.directory / f"{key}{SUFFIX}", "rb") as stream:
+                data = stream.read()
+        except OSError:
+            return None
+        header = len(FORMAT) + DIGEST_BYTES
+        if not data.startswith(FORMAT) or len(data) < header:
+            return None
+        payload = data[header:]
+        if hashlib.blake2b(payload, digest_size=DIGEST_BYTES).digest() != data[len(FORMAT):header]:
+            return None
+        try:
+            cases = marshal.loads(payload)
+        except (EOFError, ValueError, TypeError):
+            return None
+        if not isinstance(cases, list) or not all(isinstance(case, dict) for case in cases):
+            return None
+        return cases
+
+    def put(self, key: str, cases: Sequence[Mapping[str, Any]]) -> None:
+        """Store an entry, atomically; a cache that cannot be written is left alone."""
+        try:
+            payload = marshal.dumps([dict(case) for case in cases])
+        except ValueError:  # not JSON data: nothing to store
+            return
+        data = FORMAT + hashlib.blake2b(payload, digest_size=DIGEST_BYTES).digest() + payload
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            if not self._stored:
+                self._stored = True
+                self._remove_old_entries()
+            handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=".entry-", suffix=".tmp")
+            try:
+                with os.fdopen(handle, "wb") as stream:
+                    stream.write(data)
+                os.replace(temporary, self.directory / f"{key}{SUFFIX}")
+            except BaseException:
+                Path(temporary).unlink(missing_ok=True)
+                raise
+        except OSError:
+            return
+
+    def _remove_old_entries(self) -> None:
+        oldest = time.time() - MAX_AGE_DAYS * 24 * 3600
+        for entry in os.scandir(self.directory):
+            try:
+                if entry.name.endswith((SUFFIX, ".tmp")) and entry.stat().st_mtime < oldest:
+                    os.unlink(entry.path)
+            except OSError:
+                continue  # removed by a concurrent run
+
+
+def _context_digest(root: Path, purpose: str, behaviours: Path) -> bytes:
+    """What every file's key under ``root`` shares: the loader, the schema, the behaviours, the named schemas."""
+    from harness.cases import SCHEMA_FILE, SCHEMAS_DIR
+
+    digest = hashlib.sha256(FORMAT)
+    digest.update(_loader_digest())
+    digest.update(purpose.encode() + b"\0")
+    for path in (root / SCHEMA_FILE, behaviours):
+        digest.update(_file_digest(path))
+    try:
+        named = sorted(os.listdir(root / SCHEMAS_DIR))
+    except OSError:
+        named = []
+    digest.update("\0".join(named).encode("utf-8", "surrogatepass") + b"\0")
+    return digest.digest()
+
+
+def _file_digest(path: Path) -> bytes:
+    try:
+        return hashlib.sha256(path.read_bytes()).digest()
+    except OSError as exc:
+        return f"unreadable: {exc}".encode()
+
+
+_LOADER_DIGEST: bytes | None = None
+
+
+def _loader_digest() -> bytes:
+    """The loader's code and what runs it (read once: code does not change under a running process)."""
+    global _LOADER_DIGEST
+    if _LOADER_DIGEST is None:
+        package = Path(__file__).resolve().parent.parent
+        digest = hashlib.sha256(f"{sys.version}\0{marshal.version}\0{yaml.__version__}\0"
+                                f"{yaml.__with_libyaml__}\0".encode())
+        for module in LOADER_MODULES:
+            digest.update(_file_digest(package / module))
+        _LOADER_DIGEST = digest.digest()
+    return _LOADER_DIGEST
