@@ -136,7 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
     fuzz.add_argument("--target", required=True, help="the target to judge (as for run)")
     fuzz.add_argument("--type", action="append", default=[], dest="types", metavar="TYPE",
                       help="only this patch type (repeatable; default: every type both sides run)")
-    fuzz.add_argument("--seed", type=int, default=0, help="names the inputs: the same seed, the same inputs (default 0)")
+    fuzz.add_argument("--seed", type=int, default=0,
+                      help="names the inputs: the same seed, the same inputs (default 0)")
     amount = fuzz.add_mutually_exclusive_group()
     amount.add_argument("--count", type=int, help="inputs to try (default 1000 unless --budget)")
     amount.add_argument("--budget", type=float, metavar="SECONDS", help="try inputs for this long instead")

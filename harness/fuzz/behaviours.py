@@ -98,12 +98,15 @@ def _strategic_creation(case: Case) -> list[str]:
         tags.append("SMP2-LIST")
     tags += _directives(documents)
     original, modified = documents[0], documents[1]
-    if isinstance(original, dict) and isinstance(modified, dict) and any(
-            original.get(key) != modified.get(key) for key in ("apiVersion", "kind")) or (
-            isinstance(original, dict) and isinstance(modified, dict)
-            and (original.get("metadata") or {}).get("name") != (modified.get("metadata") or {}).get("name")):
+    if isinstance(original, dict) and isinstance(modified, dict) and _identity(original) != _identity(modified):
         tags.append("SMP2-PRECONDITION")
     return tags
+
+
+def _identity(document: dict) -> tuple:
+    metadata = document.get("metadata")
+    name = metadata.get("name") if isinstance(metadata, dict) else None
+    return document.get("apiVersion"), document.get("kind"), name
 
 
 def _apply(case: Case) -> list[str]:

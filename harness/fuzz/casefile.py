@@ -52,7 +52,7 @@ def case_data(run: FuzzRun, finding: Finding, implementation: str) -> dict[str, 
 
 
 def file_text(description: str, cases: Sequence[dict[str, Any]]) -> str:
-    lines = member_lines("description", description, 0) + ["cases:"]
+    lines = [*member_lines("description", description, 0), "cases:"]
     for case in cases:
         lines += item_lines(case, 2)
     return "\n".join(lines) + "\n"

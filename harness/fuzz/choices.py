@@ -112,10 +112,11 @@ class NotReproduced(Exception):
 
 
 def shrink(generator: Generator, recorded: Sequence[int | bool], predicate: Callable[[Any], bool],
-           max_calls: int = 2000) -> Any:
+           max_calls: int = 2000, shrinking: bool = True) -> Any:
     """The smallest value ``generator`` makes that satisfies ``predicate``, starting from the one
     ``recorded`` made (which must satisfy it). Hypothesis' shrinker searches; at most
-    ``max_calls`` candidates are judged by ``predicate`` (the rest count as not satisfying it)."""
+    ``max_calls`` candidates are judged by ``predicate`` (the rest count as not satisfying it).
+    Without ``shrinking``, the recorded value itself, replayed by Hypothesis."""
     from hypothesis import Phase, find, settings
     from hypothesis.database import InMemoryExampleDatabase, choices_to_bytes
     from hypothesis.errors import FlakyFailure, NoSuchExample
@@ -139,7 +140,8 @@ def shrink(generator: Generator, recorded: Sequence[int | bool], predicate: Call
     # satisfies the predicate is reported, not replaced by another.
     try:
         return find(as_strategy(generator), bounded, database_key=key,
-                    settings=settings(database=database, phases=[Phase.reuse, Phase.shrink], deadline=None,
+                    settings=settings(database=database, phases=[Phase.reuse, Phase.shrink][:2 if shrinking else 1],
+                                      deadline=None,
                                       max_examples=max_calls))
     except NoSuchExample:
         raise NotReproduced("the recorded input no longer satisfies the predicate") from None

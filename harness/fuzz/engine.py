@@ -34,8 +34,9 @@ from harness.runner import FAIL, PASS, Result, judge
 from harness.targets.base import Actual, ActualError, Target, TargetCrash, TargetDeclined
 
 AGREE, DISAGREE, SKIP, UNJUDGED, NONDETERMINISTIC = "agree", "disagree", "skip", "unjudged", "nondeterministic"
-# Times the truth is asked again about an input it disagrees on, to tell a Go map order effect.
-REASKS = 8
+# Times the truth is asked again about an input it disagrees on, to tell a Go map order effect
+# (Go starts a small map's iteration at a random slot: one order can be far likelier than another).
+REASKS = 24
 BATCH = 64
 CREATED_PATCH_TYPES = frozenset({"merge-patch-2way", "merge-patch-3way", "strategic-2way", "strategic-3way"})
 # Shrinking one disagreement: Hypothesis' candidates, then members removed one at a time;

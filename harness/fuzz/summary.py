@@ -48,7 +48,8 @@ def summary_text(run: FuzzRun, written: list[tuple[Path, int]], shrunk: bool = T
         extra = [f"{run.count(status, case_type)} {label}" for status, label in
                  ((SKIP, "skipped"), (UNJUDGED, "not judgeable"), (NONDETERMINISTIC, "nondeterministic"))
                  if run.count(status, case_type)]
-        lines.append(f"  {case_type:<17} {agreed}/{judged} agree ({share})" + (f"; {', '.join(extra)}" if extra else ""))
+        notes = f"; {', '.join(extra)}" if extra else ""
+        lines.append(f"  {case_type:<17} {agreed}/{judged} agree ({share}){notes}")
     for reason, times in run.skip_reasons.most_common(5):
         lines.append(f"  skipped {times}x: {reason}")
     lines.append(f"distinct disagreements: {len(run.findings)}"
