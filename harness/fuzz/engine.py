@@ -242,9 +242,10 @@ def signature(case_type: str, expected: Outcome, actual: Actual, result: Result)
     kinds: set[str] = set()
     if case_type == "server-side-apply":
         for line in result.diff:
-            # "step 2: managedFields /0/time: expected 1, got 2" -> "managedFields"
-            words = line.split(":", 1)[-1].strip().split(" ")
-            kinds.add(words[0] if words else line)
+            # "step 2: managedFields /0/time: expected 1, got 2" -> "managedFields";
+            # "step 1: expected error 'conflict', got success" -> "expected error 'conflict'"
+            said = line.split(":", 1)[-1].strip()
+            kinds.add(said.split(",")[0] if said.startswith("expected") else said.split(" ")[0])
     elif expected.error is None and actual.error is None:
         for label, a, b in (("document", expected.document, actual.document), ("patch", expected.patch, actual.patch)):
             if a is ABSENT:

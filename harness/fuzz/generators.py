@@ -13,10 +13,10 @@ retainKeys maps, replace strategies, lists of lists, a field of any type).
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from typing import Any
 
+from harness.cases import copy_json
 from harness.fuzz.choices import Choices, pick, shuffled, some
 
 Json = Any
@@ -66,7 +66,7 @@ def mutated(c: Choices, original: Json, depth: int = 0, scalars: list = SCALARS)
         for key, member in original.items():
             if c.chance(0.1):
                 continue  # dropped
-            result[key] = mutated(c, member, depth + 1, scalars) if c.chance(0.5) else copy.deepcopy(member)
+            result[key] = mutated(c, member, depth + 1, scalars) if c.chance(0.5) else copy_json(member)
         for _ in range(c.integer(0, 1) if c.chance(0.3) else 0):
             result[pick(c, KEYS)] = value(c, depth + 1, scalars)
         return result
@@ -133,7 +133,7 @@ def json_patch(c: Choices) -> Members:
         operation: dict[str, Any] = {"op": op, "path": path}
         if op in ("add", "replace", "test", "bogus"):
             same = op == "test" and there is not None and c.chance(0.5)
-            operation["value"] = copy.deepcopy(there) if same else value(c, 1)
+            operation["value"] = copy_json(there) if same else value(c, 1)
         if op in ("move", "copy"):
             operation["from"], _ = _json_patch_path(c, nodes)
         if c.chance(0.03):
@@ -213,7 +213,7 @@ def _pod_spec(c: Choices) -> dict:
     if c.chance(0.4):
         sources = [{"emptyDir": {}}, {"hostPath": {"path": "/a"}}, {"configMap": {"name": "c1"}},
                    {"emptyDir": {"medium": "Memory"}}]
-        spec["volumes"] = [{"name": name, **copy.deepcopy(pick(c, sources))} for name in some(c, ["v1", "v2", "v3"])]
+        spec["volumes"] = [{"name": name, **copy_json(pick(c, sources))} for name in some(c, ["v1", "v2", "v3"])]
     if c.chance(0.2):
         spec["imagePullSecrets"] = [{"name": name} for name in some(c, ["s1", "s2"])]
     if c.chance(0.2):
@@ -335,7 +335,7 @@ PATCH_DIRECTIVES = ["delete", "replace", "merge", "bogus"]
 def _plain_patch(c: Choices, original: Json, modified: Json) -> Json:
     """A patch that takes ``original`` to ``modified`` as a merge patch would say it (lists whole)."""
     if not isinstance(original, dict) or not isinstance(modified, dict):
-        return copy.deepcopy(modified)
+        return copy_json(modified)
     patch: dict = {}
     for key in original:
         if key not in modified:
@@ -345,7 +345,7 @@ def _plain_patch(c: Choices, original: Json, modified: Json) -> Json:
             patch[key] = _plain_patch(c, original[key], modified[key])
     for key in modified:
         if key not in original:
-            patch[key] = copy.deepcopy(modified[key])
+            patch[key] = copy_json(modified[key])
     return patch
 
 
@@ -364,7 +364,7 @@ def with_directives(c: Choices, patch: Json) -> Json:
         items = [with_directives(c, item) for item in patch]
         maps = [item for item in items if isinstance(item, dict)]
         if maps and c.chance(0.12):
-            items.append({**copy.deepcopy(pick(c, maps)), "$patch": pick(c, PATCH_DIRECTIVES)})
+            items.append({**copy_json(pick(c, maps)), "$patch": pick(c, PATCH_DIRECTIVES)})
         if c.chance(0.04):
             items.append({"$patch": pick(c, ["replace", "delete"])})
         return items
@@ -451,6 +451,80 @@ def apply(c: Choices) -> Members:
     return members
 
 
+# --- server-side apply -------------------------------------------------------------------------
+
+
+def _ssa_widget_spec(c: Choices) -> dict:
+    """A spec of cases/schemas/ssa-widget: every list and map type structured-merge-diff knows."""
+    spec: dict = {}
+    if c.chance(0.4):
+        spec["replicas"] = pick(c, [1, 2, None])
+    if c.chance(0.3):
+        spec["mode"] = pick(c, ["a", "b", None])
+    if c.chance(0.4):
+        spec["settings"] = {key: pick(c, ["1", "2"]) for key in some(c, ["x", "y", "z"])}
+    if c.chance(0.3):
+        spec["selector"] = {key: "v" for key in some(c, ["app", "tier"])}
+    if c.chance(0.3):
+        spec["config"] = dict(some(c, [("size", 1), ("color", "red"), ("debug", True)]))
+    if c.chance(0.2):
+        spec["template"] = {"image": pick(c, ["i1", "i2"])}
+    if c.chance(0.3):
+        spec["args"] = some(c, ["a", "b", "c"])
+    if c.chance(0.4):
+        spec["tags"] = some(c, ["a", "b", "c"])
+    if c.chance(0.5):
+        containers = []
+        for name in some(c, ["web", "side", "log"]):
+            container: dict = {"name": name}
+            if c.chance(0.7):
+                container["image"] = pick(c, ["x", "y"])
+            if c.chance(0.3):
+                container["env"] = [{"name": env, "value": pick(c, ["1", "2"])} for env in some(c, ["A", "B"])]
+            containers.append(container)
+        spec["containers"] = containers
+    if c.chance(0.3):
+        ports = []
+        for port in some(c, [80, 443]):
+            ports.append({"port": port, **({"protocol": pick(c, ["TCP", "UDP"])} if c.chance(0.5) else {})})
+        spec["ports"] = ports
+    return spec
+
+
+def _ssa_widget(c: Choices) -> dict:
+    return {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": _ssa_widget_spec(c)}
+
+
+def _ssa_config_map(c: Choices) -> dict:
+    document: dict = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"},
+                      "data": {key: pick(c, ["1", "2"]) for key in some(c, ["a", "b", "c"])}}
+    if c.chance(0.3):
+        document["metadata"]["labels"] = {key: "x" for key in some(c, ["app", "tier"])}
+    return document
+
+
+def server_side_apply(c: Choices) -> Members:
+    """A few requests on one object by named managers: applies (forced or not), updates, merge patches."""
+    widget = c.chance(0.6)
+    make = _ssa_widget if widget else _ssa_config_map
+    steps = []
+    for number in range(c.integer(1, 3)):
+        # The first request creates the object (an update or patch of a missing object is refused).
+        op = pick(c, ["apply", "update", "patch"]) if number else "apply"
+        step: dict[str, Any] = {"op": op, "manager": pick(c, ["alice", "bob", "carol"])}
+        if op == "patch":
+            body = make(c)
+            step["patch_type"] = "merge-patch"
+            step["patch"] = {key: member for key, member in body.items() if key not in ("apiVersion", "kind")}
+            step["patch"].pop("metadata", None)
+        else:
+            step["object"] = make(c)
+        if op == "apply" and c.chance(0.3):
+            step["force"] = True
+        steps.append(step)
+    return {"steps": steps, **({"schema": {"named": "ssa-widget"}} if widget else {})}
+
+
 GENERATORS: dict[str, Callable[[Choices], Members]] = {
     "json-patch": json_patch,
     "merge-patch": merge_patch,
@@ -460,4 +534,5 @@ GENERATORS: dict[str, Callable[[Choices], Members]] = {
     "strategic-2way": strategic_2way,
     "strategic-3way": strategic_3way,
     "apply": apply,
+    "server-side-apply": server_side_apply,
 }
