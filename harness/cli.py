@@ -104,6 +104,9 @@ def build_parser() -> argparse.ArgumentParser:
     matrix.add_argument("--timeout", type=float)
     matrix.add_argument("--title", default="Compliance matrix", help="the report's heading")
     matrix.add_argument("--kubeconfig", metavar="PATH", help="kubeconfig for live targets (default: $KUBECONFIG)")
+    matrix.add_argument("--fuzz", type=int, metavar="COUNT",
+                        help="also fuzz each target (not upstream itself) with COUNT inputs against upstream "
+                             "(patchconf fuzz --seed 1) and give its agreement beside its pass rate")
     _add_answer_limit(matrix)
 
     verify = commands.add_parser("verify", help="confirm cases against upstream (and kubectl) and record provenance")
@@ -366,12 +369,47 @@ def cmd_matrix(args: argparse.Namespace) -> int:
         runs.append(run)
     if not runs:
         return 2
+    fuzzed = _fuzzed_agreement(runs, args) if args.fuzz else None
     args.out.parent.mkdir(parents=True, exist_ok=True)
     command = shlex.join(["patchconf", *args.argv])
-    args.out.write_text(matrix_markdown(runs, args.title, command), encoding="utf-8")
-    args.out.with_suffix(".html").write_text(matrix_html(runs, args.title, command), encoding="utf-8")
+    args.out.write_text(matrix_markdown(runs, args.title, command, fuzzed), encoding="utf-8")
+    args.out.with_suffix(".html").write_text(matrix_html(runs, args.title, command, fuzzed), encoding="utf-8")
     print(f"matrix: {args.out}, {args.out.with_suffix('.html')}")
     return 0
+
+
+FUZZ_SEED = 1
+
+
+def _fuzzed_agreement(runs: list, args: argparse.Namespace) -> dict[str, str]:
+    """Per target: its agreement with upstream on ``--fuzz`` inputs of the types both run (no shrinking)."""
+    from harness.fuzz.engine import fuzz
+    from harness.fuzz.generators import GENERATORS
+
+    try:
+        truth = make_target("upstream", max_answer_bytes=args.max_answer_bytes)
+    except TargetUnavailable as exc:
+        print(f"patchconf: no fuzzing, upstream unavailable: {exc}", file=sys.stderr)
+        return {}
+    cells: dict[str, str] = {}
+    try:
+        for run in runs:
+            if run.target.family == "upstream" or run.target_name.startswith("live"):
+                continue
+            types = [t for t in GENERATORS if t in truth.info.patch_types and t in run.target.patch_types]
+            if not types:
+                continue
+            target = make_target(run.target_name, timeout=args.timeout, max_answer_bytes=args.max_answer_bytes)
+            try:
+                fuzzed = fuzz(target, truth, types, FUZZ_SEED, count=args.fuzz, shrink=False)
+            finally:
+                target.close()
+            share = f"{100 * fuzzed.count('agree') / fuzzed.judged:.1f}%" if fuzzed.judged else "–"
+            cells[run.target_name] = f"{share} ({fuzzed.count('agree')}/{fuzzed.judged})"
+            print(f"fuzzed {run.target_name}: {cells[run.target_name]}")
+    finally:
+        truth.close()
+    return cells
 
 
 def _judges(args: argparse.Namespace) -> list:
