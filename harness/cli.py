@@ -547,8 +547,9 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
             print("patchconf fuzz: no patch type both sides run", file=sys.stderr)
             return 2
         count = args.count if args.count is not None or args.budget is not None else 1000
-        run = fuzz(target, truth, types, args.seed, count=count, budget=args.budget,
-                   progress=progress_printer(count, args.budget), shrink=not args.no_shrink)
+        with _sigterm_interrupts():
+            run = fuzz(target, truth, types, args.seed, count=count, budget=args.budget,
+                       progress=progress_printer(count, args.budget), shrink=not args.no_shrink)
     finally:
         for each in targets:
             each.close()

@@ -307,7 +307,9 @@ def fuzz(target: Target, truth: Target, types: Sequence[str], seed: int, count: 
     run.seconds = time.perf_counter() - started
     shrink_started = time.perf_counter()
     for found_signature, (item, judged) in first.items():
-        run.findings.append(_finding(item, judged, occurrences[found_signature], target, truth, shrink))
+        # An interrupted run reports what it found as found, at once.
+        run.findings.append(_finding(item, judged, occurrences[found_signature], target, truth,
+                                     shrink and not run.interrupted))
     run.shrink_seconds = time.perf_counter() - shrink_started
     run.findings.sort(key=lambda finding: finding.first_index)
     return run
