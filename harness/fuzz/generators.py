@@ -445,9 +445,18 @@ def apply(c: Choices) -> Members:
     roll = c.integer(0, 9)
     if roll == 9:
         members["current"] = None  # the first apply: kubectl creates the object
-        return members
+        return _namespaced(members)
     members["original"] = None if roll == 8 else last_applied  # 8: a live object without the annotation
     members["current"] = live(c, last_applied, make)
+    return _namespaced(members)
+
+
+def _namespaced(members: Members) -> Members:
+    """Every object with ``metadata.namespace`` spelt out, as kubectl fills it in before computing anything
+    (cases/README.md, apply cases)."""
+    for document in members.values():
+        if isinstance(document, dict) and isinstance(document.get("metadata"), dict):
+            document["metadata"].setdefault("namespace", "default")
     return members
 
 
