@@ -19,6 +19,9 @@ from harness.runner import ERROR, FAIL, PASS, SKIP, Result
 SYMBOLS = {PASS: "✓", FAIL: "✗", ERROR: "!", SKIP: "·"}
 REASON_LIMIT = 200
 FUZZ_COLUMN = "fuzzed: agree with upstream"
+FUZZ_NOTE = (f"*{FUZZ_COLUMN}*: the inputs `patchconf fuzz --seed 1` generates for the patch types the target "
+             "and upstream both run, each judged against upstream's answer as `patchconf run` judges a case "
+             "(inputs upstream answers inconsistently, or with no expectation, are not counted); `–`: not fuzzed.")
 
 
 def _rate(counter: Counter) -> str:
@@ -153,6 +156,8 @@ def matrix_markdown(runs: Sequence[Run], title: str = "Compliance matrix", comma
         out.append(f"| {label} | `{_cell(run.target_name)}` | {run.target.family} {run.target.version} | "
                    f"{run.target.profile} | " + " | ".join(str(counts.get(s, 0)) for s in (PASS, FAIL, ERROR, SKIP))
                    + " |" + fuzz_cell)
+    if fuzzed:
+        out += ["", FUZZ_NOTE]
     out += ["", "## Pass rate by behaviour", "", "| behaviour | " + " | ".join(labels) + " |",
             "|---|" + "---|" * len(runs)]
     for tag in tags:

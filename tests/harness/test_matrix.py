@@ -59,6 +59,7 @@ def test_matrix_gives_fuzzed_agreement_beside_the_pass_rate(write_case_file, scr
         in text
     assert text.count(" | 2 | 0 | 0 | 0 | 99.5% (1990/2000) |") == 1
     assert text.count(" | 2 | 0 | 0 | 0 | – |") == 1
+    assert "*fuzzed: agree with upstream*: the inputs `patchconf fuzz --seed 1` generates" in text
     assert "<th>fuzzed: agree with upstream</th>" in matrix_html(runs, fuzzed=fuzzed)
     assert "<td>99.5% (1990/2000)</td>" in matrix_html(runs, fuzzed=fuzzed)
 
