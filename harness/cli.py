@@ -153,6 +153,9 @@ def build_parser() -> argparse.ArgumentParser:
     matrix.add_argument("--timeout", type=float)
     matrix.add_argument("--title", default="Compliance matrix", help="the report's heading")
     matrix.add_argument("--kubeconfig", metavar="PATH", help="kubeconfig for live targets (default: $KUBECONFIG)")
+    matrix.add_argument("--fuzz", type=int, metavar="COUNT",
+                        help="also fuzz each target (not upstream itself) with COUNT inputs against upstream "
+                             "(patchconf fuzz --seed 1) and give its agreement beside its pass rate")
     _add_answer_limit(matrix)
 
     verify = commands.add_parser("verify", help="confirm cases against upstream (and kubectl) and record provenance")
@@ -178,6 +181,25 @@ def build_parser() -> argparse.ArgumentParser:
     rec.add_argument("--dry-run", action="store_true", help="show what would be written, write nothing")
     _add_answer_limit(verify)
     _add_answer_limit(rec)
+
+    fuzz = commands.add_parser(
+        "fuzz", help="random inputs for every flow, judged against Kubernetes' own code; "
+                     "each distinct disagreement shrunk and written as a case file")
+    fuzz.add_argument("--target", required=True, help="the target to judge (as for run)")
+    fuzz.add_argument("--type", action="append", default=[], dest="types", metavar="TYPE",
+                      help="only this patch type (repeatable; default: every type both sides run)")
+    fuzz.add_argument("--seed", type=int, default=0,
+                      help="names the inputs: the same seed, the same inputs (default 0)")
+    amount = fuzz.add_mutually_exclusive_group()
+    amount.add_argument("--count", type=int, help="inputs to try (default 1000 unless --budget)")
+    amount.add_argument("--budget", type=float, metavar="SECONDS", help="try inputs for this long instead")
+    fuzz.add_argument("--out", type=Path, metavar="DIR",
+                      help="where the minimal case files go (default: reports/fuzz/<target>/)")
+    fuzz.add_argument("--truth", default="upstream", metavar="TARGET",
+                      help="Kubernetes' code that answers each input (default: upstream; e.g. upstream@1.27)")
+    fuzz.add_argument("--no-shrink", action="store_true", help="write each disagreement as first found")
+    fuzz.add_argument("--timeout", type=float, help="seconds a cmd: target gets per input (default 10)")
+    _add_answer_limit(fuzz)
 
     commands.add_parser("targets", help="list the known targets")
 
@@ -213,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
     args.argv = list(sys.argv[1:] if argv is None else argv)
     handler = {"run": cmd_run, "report": cmd_report, "diff": cmd_diff, "validate": cmd_validate,
                "coverage": cmd_coverage, "targets": cmd_targets, "matrix": cmd_matrix, "verify": cmd_verify,
-               "record": cmd_record, "apiserver": cmd_apiserver, "live": cmd_live}
+               "record": cmd_record, "apiserver": cmd_apiserver, "fuzz": cmd_fuzz, "live": cmd_live}
     return handler[args.command](args)
 
 
@@ -410,12 +432,13 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     if not runs:
         return 2
     command = shlex.join(["patchconf", *args.argv])
+    fuzzed = _fuzzed_agreement(runs, args) if args.fuzz else None
     written: list[Path] = []
     out = args.out or (None if args.html else REPO_ROOT / "reports" / "compliance.md")
     if out:
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(matrix_markdown(runs, args.title, command), encoding="utf-8")
-        out.with_suffix(".html").write_text(matrix_html(runs, args.title, command), encoding="utf-8")
+        out.write_text(matrix_markdown(runs, args.title, command, fuzzed), encoding="utf-8")
+        out.with_suffix(".html").write_text(matrix_html(runs, args.title, command, fuzzed), encoding="utf-8")
         written += [out, out.with_suffix(".html")]
     if args.results:
         for label, run in zip(column_labels(runs), runs, strict=True):
@@ -465,6 +488,40 @@ def _matrix_runs_read(args: argparse.Namespace, cases: list[Case]) -> list[Run]:
         print(_quiet_summary(run).splitlines()[-1] + f"  {run.target_name} (from {path})")
         runs.append(run)
     return with_inputs(runs, cases)
+
+
+FUZZ_SEED = 1
+
+
+def _fuzzed_agreement(runs: list, args: argparse.Namespace) -> dict[str, str]:
+    """Per target: its agreement with upstream on ``--fuzz`` inputs of the types both run (no shrinking)."""
+    from harness.fuzz.engine import fuzz
+    from harness.fuzz.generators import GENERATORS
+
+    try:
+        truth = make_target("upstream", max_answer_bytes=args.max_answer_bytes)
+    except TargetUnavailable as exc:
+        print(f"patchconf: no fuzzing, upstream unavailable: {exc}", file=sys.stderr)
+        return {}
+    cells: dict[str, str] = {}
+    try:
+        for run in runs:
+            if run.target.family == "upstream" or run.target_name.startswith("live"):
+                continue
+            types = [t for t in GENERATORS if t in truth.info.patch_types and t in run.target.patch_types]
+            if not types:
+                continue
+            target = make_target(run.target_name, timeout=args.timeout, max_answer_bytes=args.max_answer_bytes)
+            try:
+                fuzzed = fuzz(target, truth, types, FUZZ_SEED, count=args.fuzz, shrink=False)
+            finally:
+                target.close()
+            share = f"{100 * fuzzed.count('agree') / fuzzed.judged:.1f}%" if fuzzed.judged else "–"
+            cells[run.target_name] = f"{share} ({fuzzed.count('agree')}/{fuzzed.judged})"
+            print(f"fuzzed {run.target_name}: {cells[run.target_name]}")
+    finally:
+        truth.close()
+    return cells
 
 
 def _judges(args: argparse.Namespace) -> list:
@@ -568,6 +625,57 @@ def cmd_record(args: argparse.Namespace) -> int:
     print(f"judges: {', '.join(f'{j.name} {j.info.version}' for j in judges)}; {verb} {recorded} of {len(todo)} "
           f"cases in {files} files" + (f"; {len(corpus.errors)} load errors" if corpus.errors else ""))
     return 0 if recorded == len(todo) and not corpus.errors else 1
+
+
+def cmd_fuzz(args: argparse.Namespace) -> int:
+    from harness.fuzz.casefile import NotWritable, write_findings
+    from harness.fuzz.engine import fuzz
+    from harness.fuzz.generators import GENERATORS
+    from harness.fuzz.summary import progress_printer, summary_text
+    from harness.verify import implementation_of
+
+    unknown = [t for t in args.types if t not in GENERATORS]
+    if unknown:
+        print(f"patchconf fuzz: no generator for {', '.join(unknown)}; types: {', '.join(GENERATORS)}",
+              file=sys.stderr)
+        return 2
+    targets = []
+    try:
+        for spec in (args.truth, args.target):
+            targets.append(make_target(spec, timeout=args.timeout, max_answer_bytes=args.max_answer_bytes))
+    except TargetUnavailable as exc:
+        print(f"patchconf fuzz: target {spec!r} unavailable: {exc}", file=sys.stderr)
+        for target in targets:
+            target.close()
+        return 2
+    truth, target = targets
+    try:
+        wanted = args.types or list(GENERATORS)
+        types = [t for t in wanted if t in truth.info.patch_types and t in target.info.patch_types]
+        for left in (t for t in wanted if t not in types):
+            who = truth.name if left not in truth.info.patch_types else target.name
+            print(f"patchconf fuzz: {left} left out: {who} does not run it", file=sys.stderr)
+        if not types:
+            print("patchconf fuzz: no patch type both sides run", file=sys.stderr)
+            return 2
+        count = args.count if args.count is not None or args.budget is not None else 1000
+        with _sigterm_interrupts():
+            run = fuzz(target, truth, types, args.seed, count=count, budget=args.budget,
+                       progress=progress_printer(count, args.budget), shrink=not args.no_shrink)
+    finally:
+        for each in targets:
+            each.close()
+    out = args.out or (REPO_ROOT / "reports" / "fuzz" / _slug(args.target))
+    written = []
+    if run.findings:
+        try:
+            written = write_findings(run, out, implementation_of(truth))
+        except NotWritable as exc:
+            print(f"patchconf fuzz: no case files written: {exc}", file=sys.stderr)
+    print(summary_text(run, written, shrunk=not args.no_shrink))
+    if run.interrupted:
+        return EXIT_SIGINT
+    return 0 if run.full_agreement else 1
 
 
 def cmd_live(args: argparse.Namespace) -> int:

@@ -11,13 +11,17 @@ from __future__ import annotations
 import html
 import json
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from harness.report import Run
 from harness.runner import ERROR, FAIL, PASS, SKIP, Result
 
 SYMBOLS = {PASS: "✓", FAIL: "✗", ERROR: "!", SKIP: "·"}
 REASON_LIMIT = 200
+FUZZ_COLUMN = "fuzzed: agree with upstream"
+FUZZ_NOTE = (f"*{FUZZ_COLUMN}*: the inputs `patchconf fuzz --seed 1` generates for the patch types the target "
+             "and upstream both run, each judged against upstream's answer as `patchconf run` judges a case "
+             "(inputs upstream answers inconsistently, or with no expectation, are not counted); `–`: not fuzzed.")
 
 
 def _rate(counter: Counter) -> str:
@@ -133,7 +137,9 @@ def _failures(run: Run) -> list[Result]:
     return [r for r in run.results if r.status in (FAIL, ERROR)]
 
 
-def matrix_markdown(runs: Sequence[Run], title: str = "Compliance matrix", command: str = "") -> str:
+def matrix_markdown(runs: Sequence[Run], title: str = "Compliance matrix", command: str = "",
+                    fuzzed: Mapping[str, str] | None = None) -> str:
+    """``fuzzed``: per target name, its agreement with upstream on fuzzed inputs (``patchconf matrix --fuzz``)."""
     labels = column_labels(runs)
     tags = sorted({tag for run in runs for result in run.results for tag in result.case.tags})
     per_run = [_by_tag(run) for run in runs]
@@ -141,13 +147,17 @@ def matrix_markdown(runs: Sequence[Run], title: str = "Compliance matrix", comma
         "Produced by `patchconf matrix`."
     out = [f"# {title}", "", f"{produced} Skipped cases (a target declares what it can run) are "
            "not counted in pass rates; `–`: the target ran none.", ""]
-    out += ["| column | target | implementation | profile | pass | fail | error | skip |",
-            "|---|---|---|---|---:|---:|---:|---:|"]
+    fuzz_head, fuzz_rule = (f" {FUZZ_COLUMN} |", "---:|") if fuzzed else ("", "")
+    out += ["| column | target | implementation | profile | pass | fail | error | skip |" + fuzz_head,
+            "|---|---|---|---|---:|---:|---:|---:|" + fuzz_rule]
     for label, run in zip(labels, runs, strict=True):
         counts = run.counts()
+        fuzz_cell = f" {fuzzed.get(run.target_name, '–')} |" if fuzzed else ""
         out.append(f"| {label} | `{_cell(run.target_name)}` | {run.target.family} {run.target.version} | "
                    f"{run.target.profile} | " + " | ".join(str(counts.get(s, 0)) for s in (PASS, FAIL, ERROR, SKIP))
-                   + " |")
+                   + " |" + fuzz_cell)
+    if fuzzed:
+        out += ["", FUZZ_NOTE]
     out += ["", "## Pass rate by behaviour", "", "| behaviour | " + " | ".join(labels) + " |",
             "|---|" + "---|" * len(runs)]
     for tag in tags:
@@ -182,7 +192,8 @@ def matrix_markdown(runs: Sequence[Run], title: str = "Compliance matrix", comma
     return "\n".join(out) + "\n"
 
 
-def matrix_html(runs: Sequence[Run], title: str = "Compliance matrix", command: str = "") -> str:
+def matrix_html(runs: Sequence[Run], title: str = "Compliance matrix", command: str = "",
+                fuzzed: Mapping[str, str] | None = None) -> str:
     esc = html.escape
     labels = column_labels(runs)
     tags = sorted({tag for run in runs for result in run.results for tag in result.case.tags})
@@ -191,7 +202,8 @@ def matrix_html(runs: Sequence[Run], title: str = "Compliance matrix", command: 
     summary = "".join(
         f"<tr><td>{esc(label)}</td><td><code>{esc(run.target_name)}</code></td>"
         f"<td>{esc(run.target.family)} {esc(run.target.version)}</td><td>{esc(run.target.profile)}</td>"
-        + "".join(f"<td>{run.counts().get(s, 0)}</td>" for s in (PASS, FAIL, ERROR, SKIP)) + "</tr>"
+        + "".join(f"<td>{run.counts().get(s, 0)}</td>" for s in (PASS, FAIL, ERROR, SKIP))
+        + (f"<td>{esc(fuzzed.get(run.target_name, '–'))}</td>" if fuzzed else "") + "</tr>"
         for label, run in zip(labels, runs, strict=True)
     )
     rates = "".join(
@@ -218,7 +230,8 @@ def matrix_html(runs: Sequence[Run], title: str = "Compliance matrix", command: 
             "</style></head><body>"
             f"<h1>{esc(title)}</h1><p>{produced}</p>"
             "<table><tr><th>column</th><th>target</th><th>implementation</th><th>profile</th><th>pass</th>"
-            f"<th>fail</th><th>error</th><th>skip</th></tr>{summary}</table>"
+            f"<th>fail</th><th>error</th><th>skip</th>{f'<th>{esc(FUZZ_COLUMN)}</th>' if fuzzed else ''}</tr>"
+            f"{summary}</table>"
             f"<h2>Pass rate by behaviour</h2><table><tr><th>behaviour</th>{head}</tr>{rates}</table>"
             f"<h2>Changed between targets</h2><table><tr><th>case</th><th>answers</th></tr>{changed}</table>"
             f"<h2>Failures by target</h2>{failures}</body></html>\n")

@@ -43,6 +43,25 @@ def test_matrix_shows_rates_per_behaviour_and_cells_per_case(write_case_file, sc
     assert "### good: none" in failures
     assert "| `cases/json-patch/m.yaml::negative` | expected error 'invalid-index', got success" in failures
     assert "<td>JP-K8S</td><td>100% (1/1)</td><td>0% (0/1)</td>" in matrix_html(runs)
+    assert "fuzzed" not in text
+
+
+def test_matrix_gives_fuzzed_agreement_beside_the_pass_rate(write_case_file, scripted):
+    cases, _ = load_file(write_case_file("json-patch/m.yaml", CASES))
+    good = scripted({"plain": Actual(document={"a": 1, "b": 2}), "negative": Actual(document={"a": [1, 2]})},
+                    family="good")
+    other = scripted({"plain": Actual(document={"a": 1, "b": 2}), "negative": Actual(document={"a": [1, 2]})},
+                     family="other")
+    runs = [Run(t.name, t.info, run_cases(cases, t)) for t in (good, other)]
+    fuzzed = {good.name: "99.5% (1990/2000)"}
+    text = matrix_markdown(runs, fuzzed=fuzzed)
+    assert "| column | target | implementation | profile | pass | fail | error | skip | fuzzed: agree with upstream |" \
+        in text
+    assert text.count(" | 2 | 0 | 0 | 0 | 99.5% (1990/2000) |") == 1
+    assert text.count(" | 2 | 0 | 0 | 0 | – |") == 1
+    assert "*fuzzed: agree with upstream*: the inputs `patchconf fuzz --seed 1` generates" in text
+    assert "<th>fuzzed: agree with upstream</th>" in matrix_html(runs, fuzzed=fuzzed)
+    assert "<td>99.5% (1990/2000)</td>" in matrix_html(runs, fuzzed=fuzzed)
 
 
 def test_command_targets_are_labelled_by_their_implementation(scripted):
