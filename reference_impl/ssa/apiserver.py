@@ -10,6 +10,7 @@ write) and the registry strategies' reset fields (the main resource cannot chang
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +25,14 @@ SERVER_OWNED = ("uid", "resourceVersion", "creationTimestamp", "generation", "ma
 # handlers/create.go: a request naming no fieldManager is recorded under its User-Agent's
 # first word, which for patchconf's own requests is this.
 DEFAULT_MANAGER = "patchconf"
+# The release whose rules run_case follows unless told: the corpus's (upstream's pinned 1.32, live 1.33).
+DEFAULT_KUBERNETES_VERSION = "1.32"
+# Kubernetes 1.34 took structured-merge-diff v6.3: a list-map item may name only some of its keys.
+PARTIAL_KEYS_SINCE = (1, 34)
+# Kubernetes 1.29 (apimachinery v0.29, structured-merge-diff v4.4): live objects with duplicate items are typed.
+LIVE_DUPLICATES_SINCE = (1, 29)
+# Kubernetes 1.37 (apimachinery v0.37): UpdateNoErrors keeps the stored managedFields instead of dropping them.
+KEEP_MANAGED_FIELDS_ON_ERROR_SINCE = (1, 37)
 STATUS = make_path("status")
 
 
@@ -87,13 +96,17 @@ class Store:
     clock: int = 0
     patch_meta: Any = None  # strategic merge patch metadata, for patch steps of that type
     managers: dict[str, FieldManager] = field(default_factory=dict)
+    # the release's field manager rules (FieldManager.live_duplicates, .keep_managed_fields_on_error)
+    live_duplicates: bool = True
+    keep_managed_fields_on_error: bool = False
 
     def __post_init__(self) -> None:
         main_reset = FieldSet.of(STATUS) if self.status_subresource else None
         status_reset = _everything_but_status(self.schema) if self.status_subresource else None
         self.managers = {
-            "": FieldManager(self.schema, self.api_version, self.kind, "", main_reset, self._now),
-            "status": FieldManager(self.schema, self.api_version, self.kind, "status", status_reset, self._now),
+            subresource: FieldManager(self.schema, self.api_version, self.kind, subresource, reset, self._now,
+                                      self.live_duplicates, self.keep_managed_fields_on_error)
+            for subresource, reset in (("", main_reset), ("status", status_reset))
         }
 
     def _now(self) -> int:
@@ -297,8 +310,22 @@ def _ignore_timestamp_only_changes(before: dict[str, Any] | None, after: dict[st
 
 def run_case(schema: Schema, api_version: str, kind: str, current: dict[str, Any] | None,
              steps: list[dict[str, Any]], status_subresource: bool = False, patch_meta: Any = None,
-             custom_resource: bool = False) -> list[dict]:
-    """Every step's result as the protocol carries it."""
-    store = Store(schema, api_version, kind, status_subresource, custom_resource, patch_meta=patch_meta)
+             custom_resource: bool = False, kubernetes_version: str = DEFAULT_KUBERNETES_VERSION) -> list[dict]:
+    """Every step's result as the protocol carries it, with the rules of Kubernetes ``kubernetes_version``
+    (e.g. "1.34"): list-map items naming some of their keys, duplicates in live objects, what an
+    update that cannot be tracked leaves in managedFields."""
+    release = _minor(kubernetes_version)
+    schema = schema.with_partial_keys(release >= PARTIAL_KEYS_SINCE)
+    store = Store(schema, api_version, kind, status_subresource, custom_resource, patch_meta=patch_meta,
+                  live_duplicates=release >= LIVE_DUPLICATES_SINCE,
+                  keep_managed_fields_on_error=release >= KEEP_MANAGED_FIELDS_ON_ERROR_SINCE)
     store.start(current)
     return [store.run(Step.from_json(step)).to_json() for step in steps]
+
+
+def _minor(version: str) -> tuple[int, int]:
+    """'1.34', 'v1.34.2' -> (1, 34)."""
+    match = re.match(r"v?([0-9]+)\.([0-9]+)", version)
+    if match is None:
+        raise ValueError(f"not a Kubernetes release: {version!r} (give e.g. 1.34)")
+    return int(match.group(1)), int(match.group(2))
