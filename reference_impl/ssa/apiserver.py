@@ -17,9 +17,9 @@ from typing import Any
 from reference_impl import json_patch, merge_patch
 from reference_impl.errors import PatchError
 from reference_impl.ssa.fieldpath import FieldSet, make_path
-from reference_impl.ssa.managedfields import FieldManager, RequestError
+from reference_impl.ssa.managedfields import DEFAULT_RELEASE, FieldManager, RequestError
 from reference_impl.ssa.schema import ABSENT_DEFAULT, Schema
-from reference_impl.ssa.typed import json_copy, resolve_or_none, values_equal
+from reference_impl.ssa.typed import PARTIAL_KEYS_SINCE, json_copy, resolve_or_none, values_equal
 
 SERVER_OWNED = ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields")
 # handlers/create.go: a request naming no fieldManager is recorded under its User-Agent's
@@ -27,12 +27,6 @@ SERVER_OWNED = ("uid", "resourceVersion", "creationTimestamp", "generation", "ma
 DEFAULT_MANAGER = "patchconf"
 # The release whose rules run_case follows unless told: the corpus's (upstream's pinned 1.32, live 1.33).
 DEFAULT_KUBERNETES_VERSION = "1.32"
-# Kubernetes 1.34 took structured-merge-diff v6.3: a list-map item may name only some of its keys.
-PARTIAL_KEYS_SINCE = (1, 34)
-# Kubernetes 1.29 (apimachinery v0.29, structured-merge-diff v4.4): live objects with duplicate items are typed.
-LIVE_DUPLICATES_SINCE = (1, 29)
-# Kubernetes 1.37 (apimachinery v0.37): UpdateNoErrors keeps the stored managedFields instead of dropping them.
-KEEP_MANAGED_FIELDS_ON_ERROR_SINCE = (1, 37)
 STATUS = make_path("status")
 
 
@@ -96,16 +90,14 @@ class Store:
     clock: int = 0
     patch_meta: Any = None  # strategic merge patch metadata, for patch steps of that type
     managers: dict[str, FieldManager] = field(default_factory=dict)
-    # the release's field manager rules (FieldManager.live_duplicates, .keep_managed_fields_on_error)
-    live_duplicates: bool = True
-    keep_managed_fields_on_error: bool = False
+    release: tuple[int, int] = DEFAULT_RELEASE  # the Kubernetes release whose field manager rules apply
 
     def __post_init__(self) -> None:
         main_reset = FieldSet.of(STATUS) if self.status_subresource else None
         status_reset = _everything_but_status(self.schema) if self.status_subresource else None
         self.managers = {
             subresource: FieldManager(self.schema, self.api_version, self.kind, subresource, reset, self._now,
-                                      self.live_duplicates, self.keep_managed_fields_on_error)
+                                      self.release)
             for subresource, reset in (("", main_reset), ("status", status_reset))
         }
 
@@ -317,8 +309,7 @@ def run_case(schema: Schema, api_version: str, kind: str, current: dict[str, Any
     release = _minor(kubernetes_version)
     schema = schema.with_partial_keys(release >= PARTIAL_KEYS_SINCE)
     store = Store(schema, api_version, kind, status_subresource, custom_resource, patch_meta=patch_meta,
-                  live_duplicates=release >= LIVE_DUPLICATES_SINCE,
-                  keep_managed_fields_on_error=release >= KEEP_MANAGED_FIELDS_ON_ERROR_SINCE)
+                  release=release)
     store.start(current)
     return [store.run(Step.from_json(step)).to_json() for step in steps]
 

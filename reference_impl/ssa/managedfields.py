@@ -17,7 +17,7 @@ from typing import Any
 from reference_impl import go_json
 from reference_impl.errors import PatchError
 from reference_impl.ssa.fieldpath import FieldSet, PathElement, VersionedSet, make_path, path_string
-from reference_impl.ssa.merge import Conflict, Conflicts, ManagedFields, Updater
+from reference_impl.ssa.merge import ORDER_SENSITIVE_NOOP_SINCE, Conflict, Conflicts, ManagedFields, Updater
 from reference_impl.ssa.schema import Schema
 from reference_impl.ssa.typed import TypedValue, ValidationError, json_copy
 
@@ -26,6 +26,13 @@ MAX_UPDATE_MANAGERS = 10
 BEFORE_FIRST_APPLY = "before-first-apply"
 ANCIENT_CHANGES = "ancient-changes"
 CURRENT_OPERATION = "current-operation"
+DEFAULT_RELEASE = (1, 32)
+# structuredmerge.go parses live and updated objects with typed.AllowDuplicates from apimachinery
+# v0.29 (Kubernetes 1.29); before, an object with duplicate list items cannot be typed.
+LIVE_DUPLICATES_SINCE = (1, 29)
+# UpdateNoErrors keeps the live object's managedFields when an update cannot be tracked from
+# apimachinery v0.37 (Kubernetes 1.37); before, it drops them.
+KEEP_MANAGED_FIELDS_ON_ERROR_SINCE = (1, 37)
 # stripMetaManager: never owned by anyone.
 STRIPPED = FieldSet.of(
     make_path("apiVersion"), make_path("kind"), make_path("metadata"),
@@ -156,15 +163,12 @@ class FieldManager:
     subresource: str = ""
     reset_fields: FieldSet | None = None
     clock: Any = None  # a callable giving the time stamped on entries
-    # structuredmerge.go parses live and updated objects with typed.AllowDuplicates from
-    # apimachinery v0.29 (Kubernetes 1.29); before, an object with duplicate items cannot be typed.
-    live_duplicates: bool = True
-    # UpdateNoErrors keeps the live object's managedFields when the update cannot be tracked from
-    # apimachinery v0.37 (Kubernetes 1.37); before, it drops them.
-    keep_managed_fields_on_error: bool = False
+    release: tuple[int, int] = DEFAULT_RELEASE  # the Kubernetes release whose rules apply
 
     def __post_init__(self) -> None:
-        self.updater = Updater(self.reset_fields)
+        self.updater = Updater(self.reset_fields, order_sensitive_noop=self.release >= ORDER_SENSITIVE_NOOP_SINCE)
+        self.live_duplicates = self.release >= LIVE_DUPLICATES_SINCE
+        self.keep_managed_fields_on_error = self.release >= KEEP_MANAGED_FIELDS_ON_ERROR_SINCE
 
     # --- FieldManager (fieldmanager.go) -------------------------------------------------------
 

@@ -22,6 +22,9 @@ class _Missing:
 
 MISSING: Any = _Missing()
 ASSOCIATIVE, ATOMIC = "associative", "atomic"
+# Kubernetes 1.34 took structured-merge-diff v6.3: a list-map item naming only some of its keys is
+# keyed by those (Schema.partial_keys), where before it was refused.
+PARTIAL_KEYS_SINCE = (1, 34)
 
 
 class ValidationError(Exception):

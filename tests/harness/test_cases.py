@@ -236,8 +236,8 @@ def test_a_server_side_apply_divergence_gives_one_outcome_per_step(write_case_fi
           - name: two-steps
             description: two steps
             steps:
-              - {op: apply, manager: a, object: {apiVersion: v1, kind: ConfigMap, metadata: {name: c}}, expected_changed: true}
-              - {op: apply, manager: a, object: {apiVersion: v1, kind: ConfigMap, metadata: {name: c}}, expected_changed: false}
+              - {op: apply, manager: a, object: {apiVersion: v1, kind: ConfigMap}, expected_changed: true}
+              - {op: apply, manager: a, object: {apiVersion: v1, kind: ConfigMap}, expected_changed: false}
             divergences:
               - {target: upstream, versions: ">=1.34", reason: one step only, steps: [{expected_changed: true}]}
               - {target: upstream, versions: "<1.29", reason: no steps, expected_error: {class: invalid-patch}}

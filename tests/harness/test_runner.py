@@ -216,10 +216,12 @@ def test_a_server_side_apply_divergence_states_each_steps_outcome(write_case_fil
 
     assert run_case(case, target(REFUSED, "1.33.0")).status == PASS
     new = run_case(case, target(KEYED, "1.34.1"))
-    assert (new.status, new.judged_by) == (PASS, "divergence: structured-merge-diff v6.3 keys an item by the keys it has")
+    assert (new.status, new.judged_by) == (
+        PASS, "divergence: structured-merge-diff v6.3 keys an item by the keys it has")
     refused_on_new = run_case(case, target(REFUSED, "1.34.1"))
     assert refused_on_new.status == FAIL
-    assert refused_on_new.reason == "step 2: expected success, got error 'invalid-patch': element 0: omits key field \"port\""
+    assert refused_on_new.reason == (
+        "step 2: expected success, got error 'invalid-patch': element 0: omits key field \"port\"")
     # a target whose own version is not a Kubernetes release is matched by the release it behaves as
     assert run_case(case, target(KEYED, "0.9.0", kubernetes_version="1.34")).status == PASS
     assert run_case(case, target(KEYED, "2.0.0", kubernetes_version="1.33")).status == FAIL

@@ -170,8 +170,9 @@ def test_an_item_naming_some_keys_is_refused_before_1_34_and_keyed_by_them_from_
                    "with keys has an element that omits key field \"host\" (and doesn't have default value)"}}
     (new,) = run_ports([step], "1.34")
     assert new["document"]["ports"] == [{"port": 80, "name": "web"}]
-    assert new["managed_fields"] == [{"manager": "a", "operation": "Apply", "apiVersion": "v1", "time": 1,
-                                      "fieldsV1": {"f:ports": {'k:{"port":80}': {".": {}, "f:name": {}, "f:port": {}}}}}]
+    assert new["managed_fields"] == [
+        {"manager": "a", "operation": "Apply", "apiVersion": "v1", "time": 1,
+         "fieldsV1": {"f:ports": {'k:{"port":80}': {".": {}, "f:name": {}, "f:port": {}}}}}]
 
 
 def test_an_item_naming_no_key_is_refused_by_every_release_in_its_own_words():
@@ -209,3 +210,12 @@ def test_an_update_that_cannot_be_tracked_keeps_the_stored_managed_fields_from_1
                 "fieldsV1": {"f:tags": {'v:"x"': {}}}}]
     assert run_ports(steps, "1.36")[1]["managed_fields"] == []
     assert run_ports(steps, "1.37")[1]["managed_fields"] == applied
+
+
+def test_an_apply_that_only_reorders_is_a_change_from_1_29_and_a_no_op_before():
+    steps = [{"op": "apply", "manager": "a", "object": _ports(tags=["x", "y"])},
+             {"op": "apply", "manager": "a", "object": _ports(tags=["y", "x"])}]
+    old = run_ports(steps, "1.28")[1]
+    assert (old["document"]["tags"], old["changed"], old["managed_fields"][0]["time"]) == (["x", "y"], False, 1)
+    new = run_ports(steps, "1.29")[1]
+    assert (new["document"]["tags"], new["changed"], new["managed_fields"][0]["time"]) == (["y", "x"], True, 2)
