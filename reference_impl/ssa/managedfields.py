@@ -277,7 +277,7 @@ class FieldManager:
             try:
                 live, managed = self._cap_managers_update(empty, live, managed, BEFORE_FIRST_APPLY)
             except (ValueError, ValidationError) as exc:  # the live object cannot be typed (duplicates before 1.29)
-                raise RequestError("unclassified", f"failed to create manager for existing fields: {exc}",
+                raise RequestError("invalid-document", f"failed to create manager for existing fields: {exc}",
                                    500, "InternalError") from exc
         return self._build_manager_info_apply(live, applied, managed, manager, force)
 

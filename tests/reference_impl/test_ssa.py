@@ -194,7 +194,7 @@ def test_duplicates_left_by_an_update_are_typed_from_1_29_and_break_applies_befo
     old = run_ports(steps, "1.28")
     assert old[1]["managed_fields"] == []  # UpdateNoErrors could not type the object: managedFields dropped
     assert old[2] == {"error": {
-        "class": "unclassified", "status": 500, "reason": "InternalError",
+        "class": "invalid-document", "status": 500, "reason": "InternalError",
         "message": "failed to create manager for existing fields: failed to convert new object (/p; /v1, Kind=P) "
                    "to smd typed: .tags: duplicate entries for key [=\"x\"]"}}
     new = run_ports(steps, "1.29")
