@@ -41,7 +41,7 @@ class ReferenceTarget(Target):
             version=_version(),
             patch_types=frozenset(self._runners()),
             messages=True,
-            description=f"patchconf reference_impl (Kubernetes {kubernetes_version}: its built-in schemas and "
+            description=f"patchconf reference_impl (Kubernetes {kubernetes_version}: its strategic merge schemas and "
                         "server-side apply rules)",
             kubernetes_version=kubernetes_version,
         )
