@@ -475,6 +475,7 @@ def _load_file(path: Path, purpose: Purpose, case_cache: CaseCache | None) -> tu
         if unknown:
             problems.append(problem(f"unknown behaviour ids {unknown} (see {BEHAVIOURS_FILE})", "tags"))
         problems.extend(_non_json_values(effective, shown, label, prefix))
+        problems.extend(problem(message, *where) for message, where in _divergence_problems(effective))
         schema_ref = effective.get("schema")
         named = schema_ref.get("named") if isinstance(schema_ref, dict) else None
         if isinstance(named, str) and not _named_schema_path(root, named):
@@ -538,11 +539,11 @@ def _build_case(file: str, data: Mapping[str, Any], path: Path | None = None) ->
         divergences=tuple(
             Divergence(
                 targets=(entry["target"],) if isinstance(entry["target"], str) else tuple(entry["target"]),
-                outcome=Outcome.from_json(entry),
+                outcome=_divergent_outcome(entry),
                 reason=entry["reason"],
                 versions=entry.get("versions"),
                 issue=entry.get("issue"),
-                alternatives=tuple(Outcome.from_json(alt) for alt in entry.get("alternatives", ())),
+                alternatives=tuple(_divergent_outcome(alt) for alt in entry.get("alternatives", ())),
             )
             for entry in data.get("divergences", ())
         ),
@@ -552,6 +553,34 @@ def _build_case(file: str, data: Mapping[str, Any], path: Path | None = None) ->
         aliases=tuple(data.get("aliases", ())),
         path=path,
     )
+
+
+def _divergent_outcome(entry: Mapping[str, Any]) -> Outcome:
+    """A divergence's outcome: a step sequence's (``steps``) or a single one."""
+    return _steps_outcome(entry["steps"]) if "steps" in entry else Outcome.from_json(entry)
+
+
+def _divergence_problems(case: Mapping[str, Any]) -> Iterator[tuple[str, tuple[str | int, ...]]]:
+    """What the schema cannot say of divergences: a step sequence's give one expectation per
+    step of the case, under ``steps``; no other case's may have ``steps``."""
+    steps = case.get("steps")
+    step_count = len(steps) if isinstance(steps, list) else None
+    for index, entry in enumerate(case.get("divergences") or ()):
+        if not isinstance(entry, dict):
+            continue
+        for where, outcome in [((index,), entry)] + [
+                ((index, "alternatives", position), alt)
+                for position, alt in enumerate(entry.get("alternatives") or ()) if isinstance(alt, dict)]:
+            at = ("divergences", *where)
+            stated = outcome.get("steps")
+            if step_count is None:
+                if stated is not None:
+                    yield "'steps' in a divergence is for server-side-apply cases only", (*at, "steps")
+            elif stated is None:
+                yield "a server-side-apply divergence states 'steps', one expectation per step of the case", at
+            elif isinstance(stated, list) and len(stated) != step_count:
+                yield (f"the divergence states {len(stated)} step expectations for the case's {step_count} steps",
+                       (*at, "steps"))
 
 
 def _steps_outcome(steps: list[Mapping[str, Any]]) -> Outcome:

@@ -114,7 +114,7 @@ def read_log(path: Path) -> Run:
     info = TargetInfo(
         family=target["family"], version=target["version"], patch_types=frozenset(target["patch_types"]),
         schemas=frozenset(target["schemas"]), profile=target["profile"], messages=target["messages"],
-        description=target.get("description", ""),
+        description=target.get("description", ""), kubernetes_version=target.get("kubernetes_version", ""),
     )
     run = Run(
         target["name"], info, [result for _, result in sorted(indexed, key=lambda pair: pair[0])],

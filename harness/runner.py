@@ -106,7 +106,7 @@ def expectations(case: Case, target: Target) -> tuple[list[Outcome], str]:
     """The outcomes this target is judged by, and where they come from."""
     info = target.info
     for divergence in case.divergences:
-        if divergence.applies_to(info.family, info.version):
+        if divergence.applies_to(info.family, info.release):
             return [divergence.outcome, *divergence.alternatives], f"divergence: {divergence.reason}"
     if info.profile in case.profiles:
         return [case.profiles[info.profile].outcome], f"profile {info.profile}"

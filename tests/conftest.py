@@ -46,10 +46,11 @@ class ScriptedTarget(Target):
     def __init__(self, answers: dict, family: str = "scripted", version: str = "1.30.2",
                  profile: str = "kubernetes", messages: bool = True,
                  patch_types: frozenset[str] = frozenset({"json-patch", "merge-patch", "strategic"}),
-                 name: str | None = None) -> None:
+                 name: str | None = None, kubernetes_version: str = "") -> None:
         self.name = name or family
         self.answers = answers
-        self.info = TargetInfo(family, version, patch_types, profile=profile, messages=messages)
+        self.info = TargetInfo(family, version, patch_types, profile=profile, messages=messages,
+                               kubernetes_version=kubernetes_version)
 
     def run(self, case: Case) -> Actual:
         answer = self.answers[case.name]

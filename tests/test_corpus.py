@@ -8,7 +8,7 @@ import pytest
 
 from harness.cases import iter_case_files, load_corpus
 from harness.coverage import coverage, minimum_for
-from harness.runner import ERROR, FAIL, SKIP, run_cases
+from harness.runner import ERROR, FAIL, PASS, SKIP, run_cases
 from harness.yamlio import yaml11_differences
 
 CASES = Path(__file__).resolve().parent.parent / "cases"
@@ -98,3 +98,15 @@ def test_upstream_agrees_with_every_case(corpus):
     credited = {c.id for c in corpus.cases if any(p["implementation"] == "upstream" for p in c.provenance)}
     not_run = [f"{r.case.id}: {r.reason}" for r in results if r.status == SKIP and r.case.id in credited]
     assert not_run == [], "cases credited to upstream that upstream cannot run"
+
+
+@pytest.mark.parametrize("release", ["1.27", "1.28", "1.29", "1.33", "1.34", "1.36", "1.37"])
+def test_reference_of_a_release_follows_the_cases_on_changed_behaviour(corpus, release):
+    """reference:1.MINOR answers the SSA-RELEASE cases as that release does: by the case, or by
+    the divergence declared for the release's range."""
+    from harness.targets.reference import ReferenceTarget
+
+    cases = [c for c in corpus.cases if "SSA-RELEASE" in c.tags]
+    assert len(cases) >= 15
+    results = run_cases(cases, ReferenceTarget(release))
+    assert [f"{r.case.id}: {r.status}: {r.reason}" for r in results if r.status != PASS] == []

@@ -18,7 +18,8 @@ __all__ = [
 ]
 
 TARGET_HELP = {
-    "reference": "the bundled pure-Python reference implementation",
+    "reference[:1.MINOR]": ("the bundled pure-Python reference implementation (:1.MINOR: with that Kubernetes "
+                            "release's strategic merge schemas and server-side apply rules; default 1.32)"),
     "kubectl[:PATH]": "kubectl patch --local (the kubectl on PATH, or the binary at PATH)",
     "kubectl-apply[:PATH]": "kubectl apply (client-side) against patchconf's loopback recording endpoint",
     "cmd:COMMAND": "any program speaking harness/PROTOCOL.md over stdin/stdout",

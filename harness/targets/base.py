@@ -28,11 +28,22 @@ class TargetInfo:
     profile: str = KUBERNETES_PROFILE
     messages: bool = False
     description: str = ""
+    # The Kubernetes release whose behaviour it has, when ``version`` is not one (the
+    # reference's is patchconf's; a peer's its library's): divergences' ``versions`` are
+    # matched against it.
+    kubernetes_version: str = ""
+
+    @property
+    def release(self) -> str:
+        """What divergences' ``versions`` are matched against: the Kubernetes release it behaves
+        as, else its own version (upstream's, kubectl's and a live server's are Kubernetes releases)."""
+        return self.kubernetes_version or self.version
 
     def to_json(self) -> dict[str, Any]:
         return {
             "family": self.family,
             "version": self.version,
+            **({"kubernetes_version": self.kubernetes_version} if self.kubernetes_version else {}),
             "patch_types": sorted(self.patch_types),
             "schemas": sorted(self.schemas),
             "profile": self.profile,

@@ -318,6 +318,7 @@ def _info_from_handshake(answer: dict[str, Any], family: str | None) -> TargetIn
         profile=str(capabilities.get("profile", "kubernetes")),
         messages=bool(capabilities.get("messages", False)),
         description=f"{name} {implementation.get('version', '')} ({implementation.get('language', '?')})".strip(),
+        kubernetes_version=str(implementation.get("kubernetes") or ""),
     )
 
 

@@ -10,10 +10,11 @@ patched as they are, except that numbers come out as Go writes them.
 from __future__ import annotations
 
 import os
+import re
 from importlib import metadata
 
 from harness.cases import Case, named_schema_path
-from harness.targets.base import Actual, ActualError, Target, TargetInfo
+from harness.targets.base import Actual, ActualError, Target, TargetInfo, TargetUnavailable
 from reference_impl import json_patch, kubernetes_object, merge_patch
 from reference_impl.errors import NoStrategicSchema, PatchError
 
@@ -33,15 +34,21 @@ class ReferenceTarget(Target):
     forks = True
 
     def __init__(self, kubernetes_version: str = DEFAULT_KUBERNETES_VERSION) -> None:
+        if not re.fullmatch(r"1\.[0-9]+", kubernetes_version):
+            raise TargetUnavailable(f"reference:{kubernetes_version}: give a Kubernetes minor release such as 1.34")
         self.kubernetes_version = kubernetes_version
         self.workers = min(os.cpu_count() or 1, MAX_WORKERS)
         self._runner_by_type = self._runners()
+        if kubernetes_version != DEFAULT_KUBERNETES_VERSION:
+            self.name = f"reference:{kubernetes_version}"
         self.info = TargetInfo(
             family="reference",
             version=_version(),
             patch_types=frozenset(self._runner_by_type),
             messages=True,
-            description=f"patchconf reference_impl (built-in schemas of Kubernetes {kubernetes_version})",
+            description=f"patchconf reference_impl (Kubernetes {kubernetes_version}: its strategic merge schemas and "
+                        "server-side apply rules)",
+            kubernetes_version=kubernetes_version,
         )
 
     def _runners(self) -> dict:
@@ -161,7 +168,8 @@ class ReferenceTarget(Target):
         root = schema.resolve(schema.root)
         has_status = root.map is not None and root.map.field("status") is not None
         results = apiserver.run_case(schema, api_version, kind, current, steps,
-                                     status_subresource=has_status, patch_meta=patch_meta, custom_resource=custom)
+                                     status_subresource=has_status, patch_meta=patch_meta, custom_resource=custom,
+                                     kubernetes_version=self.kubernetes_version)
         return Actual(document={"steps": results})
 
     def _ssa_schema(self, case: Case, api_version: str, kind: str, custom: bool):

@@ -83,16 +83,38 @@ def build(release: str | None = None) -> Path:
         requires = [f"-require={module}@{version}" for module in K8S_MODULES]
         _run([go, "mod", "edit", *requires, f"-require={JSON_PATCH_MODULE}"], work)
         _run([go, "mod", "tidy"], work)
-    # Before 1.31 client-go has no public schema of the built-in kinds for server-side apply
-    # (targets/upstream/ssa_builtin_pre131.go); before 1.30 csaupgrade has no Subresource
-    # option (csaupgrade_pre130.go).
-    minor = int(release.split(".")[1]) if release else None
-    tags = [tag for tag, before in (("patchconf_pre131", 31), ("patchconf_pre130", 30))
-            if minor is not None and minor < before]
-    tags = ["-tags", ",".join(tags)] if tags else []
-    _run([go, "build", "-trimpath", *tags, "-o", str(binary) + ".tmp", "."], work)
+    tags = build_tags(release)
+    if "patchconf_pre131" in tags:
+        copy_client_go_schema(go, work)
+    tag_flags = ["-tags", ",".join(tags)] if tags else []
+    _run([go, "build", "-trimpath", *tag_flags, "-o", str(binary) + ".tmp", "."], work)
     os.replace(str(binary) + ".tmp", binary)
     return binary
+
+
+def build_tags(release: str | None) -> list[str]:
+    """Build tags for a release: before 1.31 client-go hands out no schema of the built-in kinds
+    (ssa_builtin_pre131.go), before 1.30 csaupgrade has no Subresource option
+    (csaupgrade_pre130.go), and before 1.29 the type converter takes no validation options."""
+    minor = int(release.split(".")[1]) if release else None
+    if minor is None:
+        return []
+    return [tag for tag, before in (("patchconf_pre131", 31), ("patchconf_pre130", 30), ("patchconf_pre129", 29))
+            if minor < before]
+
+
+CLIENT_GO_SCHEMA = re.compile(r"var schemaYAML = typed\.YAMLObject\(`(.*?)`\)", re.DOTALL)
+
+
+def copy_client_go_schema(go: str, work: Path) -> None:
+    """Copy the built-in kinds' structured-merge-diff schema out of the release's client-go
+    (applyconfigurations/internal/internal.go, an internal package) into clientgo-schema.yaml."""
+    module_dir = Path(_run([go, "list", "-m", "-f", "{{.Dir}}", "k8s.io/client-go"], work).strip())
+    source = module_dir / "applyconfigurations" / "internal" / "internal.go"
+    found = CLIENT_GO_SCHEMA.search(source.read_text(encoding="utf-8")) if source.is_file() else None
+    if found is None:
+        raise TargetUnavailable(f"no schemaYAML in {source}: cannot type built-in kinds for server-side apply")
+    (work / "clientgo-schema.yaml").write_text(found.group(1), encoding="utf-8")
 
 
 class UpstreamTarget(CommandTarget):

@@ -10,6 +10,7 @@ write) and the registry strategies' reset fields (the main resource cannot chang
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,14 +18,16 @@ from reference_impl import json_patch, merge_patch
 from reference_impl.errors import PatchError
 from reference_impl.ssa import migration
 from reference_impl.ssa.fieldpath import FieldSet, make_path
-from reference_impl.ssa.managedfields import FieldManager, RequestError
+from reference_impl.ssa.managedfields import DEFAULT_RELEASE, FieldManager, RequestError
 from reference_impl.ssa.schema import ABSENT_DEFAULT, Schema
-from reference_impl.ssa.typed import json_copy, resolve_or_none, values_equal
+from reference_impl.ssa.typed import PARTIAL_KEYS_SINCE, json_copy, resolve_or_none, values_equal
 
 SERVER_OWNED = ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields")
 # handlers/create.go: a request naming no fieldManager is recorded under its User-Agent's
 # first word, which for patchconf's own requests is this.
 DEFAULT_MANAGER = "patchconf"
+# The release whose rules run_case follows unless told: the corpus's (upstream's pinned 1.32, live 1.33).
+DEFAULT_KUBERNETES_VERSION = "1.32"
 STATUS = make_path("status")
 
 
@@ -89,13 +92,15 @@ class Store:
     clock: int = 0
     patch_meta: Any = None  # strategic merge patch metadata, for patch steps of that type
     managers: dict[str, FieldManager] = field(default_factory=dict)
+    release: tuple[int, int] = DEFAULT_RELEASE  # the Kubernetes release whose field manager rules apply
 
     def __post_init__(self) -> None:
         main_reset = FieldSet.of(STATUS) if self.status_subresource else None
         status_reset = _everything_but_status(self.schema) if self.status_subresource else None
         self.managers = {
-            "": FieldManager(self.schema, self.api_version, self.kind, "", main_reset, self._now),
-            "status": FieldManager(self.schema, self.api_version, self.kind, "status", status_reset, self._now),
+            subresource: FieldManager(self.schema, self.api_version, self.kind, subresource, reset, self._now,
+                                      self.release)
+            for subresource, reset in (("", main_reset), ("status", status_reset))
         }
 
     def _now(self) -> int:
@@ -305,8 +310,21 @@ def _ignore_timestamp_only_changes(before: dict[str, Any] | None, after: dict[st
 
 def run_case(schema: Schema, api_version: str, kind: str, current: dict[str, Any] | None,
              steps: list[dict[str, Any]], status_subresource: bool = False, patch_meta: Any = None,
-             custom_resource: bool = False) -> list[dict]:
-    """Every step's result as the protocol carries it."""
-    store = Store(schema, api_version, kind, status_subresource, custom_resource, patch_meta=patch_meta)
+             custom_resource: bool = False, kubernetes_version: str = DEFAULT_KUBERNETES_VERSION) -> list[dict]:
+    """Every step's result as the protocol carries it, with the rules of Kubernetes ``kubernetes_version``
+    (e.g. "1.34"): list-map items naming some of their keys, duplicates in live objects, what an
+    update that cannot be tracked leaves in managedFields."""
+    release = _minor(kubernetes_version)
+    schema = schema.with_partial_keys(release >= PARTIAL_KEYS_SINCE)
+    store = Store(schema, api_version, kind, status_subresource, custom_resource, patch_meta=patch_meta,
+                  release=release)
     store.start(current)
     return [store.run(Step.from_json(step)).to_json() for step in steps]
+
+
+def _minor(version: str) -> tuple[int, int]:
+    """'1.34', 'v1.34.2' -> (1, 34)."""
+    match = re.match(r"v?([0-9]+)\.([0-9]+)", version)
+    if match is None:
+        raise ValueError(f"not a Kubernetes release: {version!r} (give e.g. 1.34)")
+    return int(match.group(1)), int(match.group(2))

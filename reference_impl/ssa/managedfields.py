@@ -17,7 +17,7 @@ from typing import Any
 from reference_impl import go_json
 from reference_impl.errors import PatchError
 from reference_impl.ssa.fieldpath import FieldSet, PathElement, VersionedSet, make_path, path_string
-from reference_impl.ssa.merge import Conflict, Conflicts, ManagedFields, Updater
+from reference_impl.ssa.merge import ORDER_SENSITIVE_NOOP_SINCE, Conflict, Conflicts, ManagedFields, Updater
 from reference_impl.ssa.schema import Schema
 from reference_impl.ssa.typed import TypedValue, ValidationError, json_copy
 
@@ -26,6 +26,13 @@ MAX_UPDATE_MANAGERS = 10
 BEFORE_FIRST_APPLY = "before-first-apply"
 ANCIENT_CHANGES = "ancient-changes"
 CURRENT_OPERATION = "current-operation"
+DEFAULT_RELEASE = (1, 32)
+# structuredmerge.go parses live and updated objects with typed.AllowDuplicates from apimachinery
+# v0.29 (Kubernetes 1.29); before, an object with duplicate list items cannot be typed.
+LIVE_DUPLICATES_SINCE = (1, 29)
+# UpdateNoErrors keeps the live object's managedFields when an update cannot be tracked from
+# apimachinery v0.37 (Kubernetes 1.37); before, it drops them.
+KEEP_MANAGED_FIELDS_ON_ERROR_SINCE = (1, 37)
 # stripMetaManager: never owned by anyone.
 STRIPPED = FieldSet.of(
     make_path("apiVersion"), make_path("kind"), make_path("metadata"),
@@ -156,9 +163,12 @@ class FieldManager:
     subresource: str = ""
     reset_fields: FieldSet | None = None
     clock: Any = None  # a callable giving the time stamped on entries
+    release: tuple[int, int] = DEFAULT_RELEASE  # the Kubernetes release whose rules apply
 
     def __post_init__(self) -> None:
-        self.updater = Updater(self.reset_fields)
+        self.updater = Updater(self.reset_fields, order_sensitive_noop=self.release >= ORDER_SENSITIVE_NOOP_SINCE)
+        self.live_duplicates = self.release >= LIVE_DUPLICATES_SINCE
+        self.keep_managed_fields_on_error = self.release >= KEEP_MANAGED_FIELDS_ON_ERROR_SINCE
 
     # --- FieldManager (fieldmanager.go) -------------------------------------------------------
 
@@ -171,7 +181,8 @@ class FieldManager:
             obj, managed = self._skip_non_applied_update(live, new, managed, manager)
         except (ValidationError, ValueError):
             # UpdateNoErrors: the update goes through; managedFields are dropped (v0.37+: kept as live's)
-            _set_managed_fields(new, None)
+            kept = json_copy(_managed_fields_of(live)) if self.keep_managed_fields_on_error else None
+            _set_managed_fields(new, kept)
             return new
         _set_managed_fields(obj, encode_managed_fields(managed))
         return obj
@@ -263,7 +274,11 @@ class FieldManager:
     def _skip_non_applied_apply(self, live, applied, managed, manager, force):
         if not managed.fields:
             empty = {"apiVersion": applied.get("apiVersion"), "kind": applied.get("kind")}
-            live, managed = self._cap_managers_update(empty, live, managed, BEFORE_FIRST_APPLY)
+            try:
+                live, managed = self._cap_managers_update(empty, live, managed, BEFORE_FIRST_APPLY)
+            except (ValueError, ValidationError) as exc:  # the live object cannot be typed (duplicates before 1.29)
+                raise RequestError("invalid-document", f"failed to create manager for existing fields: {exc}",
+                                   500, "InternalError") from exc
         return self._build_manager_info_apply(live, applied, managed, manager, force)
 
     # --- capManagers --------------------------------------------------------------------------
@@ -364,11 +379,14 @@ class FieldManager:
         return typed
 
     def _structured_merge_update(self, live, new, managed, manager):
-        try:
-            new_typed = self._typed(new, allow_duplicates=True)
-            live_typed = self._typed(live, allow_duplicates=True)
-        except ValidationError as exc:
-            raise ValueError(f"failed to convert to smd typed: {exc}") from exc
+        typed = {}
+        for which, obj in (("new", new), ("live", live)):
+            try:
+                typed[which] = self._typed(obj, allow_duplicates=self.live_duplicates)
+            except ValidationError as exc:
+                where = _gvknn(obj, self.api_version, self.kind)
+                raise ValueError(f"failed to convert {which} object ({where}) to smd typed: {exc}") from exc
+        new_typed, live_typed = typed["new"], typed["live"]
         _, fields = self.updater.update(live_typed, new_typed, self.api_version, managed.fields, manager)
         return new, Managed(fields, managed.times)
 
@@ -386,7 +404,7 @@ class FieldManager:
             raise RequestError("invalid-patch", f"failed to create typed patch object ({where}): {exc}",
                                500, "InternalError") from exc
         try:
-            live_typed = self._typed(live, allow_duplicates=True)
+            live_typed = self._typed(live, allow_duplicates=self.live_duplicates)
         except ValidationError as exc:
             raise RequestError("invalid-document", f"failed to create typed live object ({where}): {exc}",
                                500, "InternalError") from exc

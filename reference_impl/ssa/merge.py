@@ -66,11 +66,18 @@ def _ensure_untyped(fields: FieldSet) -> FieldSet:
     return FieldSet(set(fields.members), {e: _ensure_untyped(c) for e, c in fields.children.items()})
 
 
+# Kubernetes 1.29 took structured-merge-diff v4.4, whose Updater.Apply calls an apply a no-op only when
+# the merged object equals the live one (value.Equals, order included); v4.2 compared field sets, so an
+# apply that only reordered a list changed nothing.
+ORDER_SENSITIVE_NOOP_SINCE = (1, 29)
+
+
 class Updater:
     """merge.Updater with ``IgnoreFilter``: fields reset by the endpoint are nobody's."""
 
-    def __init__(self, reset_fields: FieldSet | None = None) -> None:
+    def __init__(self, reset_fields: FieldSet | None = None, order_sensitive_noop: bool = True) -> None:
         self.reset_fields = reset_fields
+        self.order_sensitive_noop = order_sensitive_noop
 
     def _filter(self, fields: FieldSet) -> FieldSet:
         return fields if self.reset_fields is None else fields.recursive_difference(self.reset_fields)
@@ -124,9 +131,11 @@ class Updater:
         managers[manager] = VersionedSet(self._filter(config.to_field_set()), version, True)
         merged = self._prune(merged, managers, manager, last)
         managers, _ = self._update(live, merged, managers, manager, force)
-        if values_equal(live.value, merged.value):
-            return None, managers
-        return merged, managers
+        if self.order_sensitive_noop:
+            unchanged = values_equal(live.value, merged.value)
+        else:
+            unchanged = live.compare(merged).is_same()
+        return (None if unchanged else merged), managers
 
     def _prune(self, merged: TypedValue, managers: ManagedFields, manager: str,
                last: VersionedSet | None) -> TypedValue:

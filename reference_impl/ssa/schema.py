@@ -161,12 +161,19 @@ class Schema:
     Named types are converted from their OpenAPI definition when first resolved.
     """
 
-    def __init__(self, types: _Types, root: TypeRef) -> None:
+    def __init__(self, types: _Types, root: TypeRef, partial_keys: bool = False) -> None:
         self._types = types
         self.root = root
+        # How typed reads a list-map item that names only some of its keys (typed.list_item_element):
+        # keyed by those from structured-merge-diff v6.3 (Kubernetes 1.34), refused before.
+        self.partial_keys = partial_keys
 
     def __repr__(self) -> str:
         return f"Schema(root={self.root!r})"
+
+    def with_partial_keys(self, partial_keys: bool) -> Schema:
+        """The same types, read with or without the partial-key rule (the named types are shared)."""
+        return self if partial_keys == self.partial_keys else Schema(self._types, self.root, partial_keys)
 
     def find_named_type(self, name: str) -> Atom | None:
         """elements.go FindNamedType."""

@@ -1,6 +1,6 @@
 """Values read through a schema: validate, field set, merge, compare, remove.
 
-Go twin: sigs.k8s.io/structured-merge-diff/v4/typed (helpers.go, validate.go,
+Go twin: sigs.k8s.io/structured-merge-diff/v4/typed (v6 from Kubernetes 1.34: helpers.go, validate.go,
 tofieldset.go, merge.go, compare.go, remove.go). Values are plain JSON data; ``MISSING``
 stands for Go's nil Value (no value at all), which differs from JSON ``null``.
 """
@@ -22,6 +22,9 @@ class _Missing:
 
 MISSING: Any = _Missing()
 ASSOCIATIVE, ATOMIC = "associative", "atomic"
+# Kubernetes 1.34 took structured-merge-diff v6.3: a list-map item naming only some of its keys is
+# keyed by those (Schema.partial_keys), where before it was refused.
+PARTIAL_KEYS_SINCE = (1, 34)
 
 
 class ValidationError(Exception):
@@ -106,10 +109,16 @@ def list_item_element(schema: Schema, list_type: ListType, item: Any) -> PathEle
                 continue
             declared = element_atom.map.field(name) if element_atom.map is not None else None
             default = declared.default if declared is not None else ABSENT_DEFAULT
-            if default is ABSENT_DEFAULT or default is None:
+            if default is not ABSENT_DEFAULT and default is not None:
+                fields[name] = default
+            elif not schema.partial_keys:
                 raise ValueError(f"associative list with keys has an element that omits key field {json.dumps(name)}"
                                  " (and doesn't have default value)")
-            fields[name] = default
+            # v6.3+: a key it lacks is left out; the keys it has name another item than a full key would
+        if not fields:
+            quoted = " ".join(json.dumps(name) for name in list_type.keys)  # Go's %q of a []string
+            raise ValueError(f"associative list with keys has an element that omits all key fields [{quoted}]"
+                             " (and doesn't have default values for any key fields)")
         return PathElement.key(fields)
     if isinstance(item, dict):
         raise ValueError("associative list without keys has an element that's a map type")

@@ -752,8 +752,12 @@ func applyFailure(err error) *ssaError {
 		return statusFailure(&apierrors.StatusError{ErrStatus: status.Status()})
 	}
 	class := "unclassified"
-	if strings.HasPrefix(err.Error(), "failed to create typed patch object") {
+	switch message := err.Error(); {
+	case strings.HasPrefix(message, "failed to create typed patch object"):
 		class = "invalid-patch" // the apply configuration does not type against the schema
+	case strings.HasPrefix(message, "failed to create typed live object"),
+		strings.HasPrefix(message, "failed to create manager for existing fields"):
+		class = "invalid-document" // the stored object does not type (duplicate items before 1.29)
 	}
 	return &ssaError{Class: class, Status: http.StatusInternalServerError, Message: err.Error()}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 )
@@ -132,4 +133,20 @@ func runSSACase(t *testing.T, caseJSON string) []json.RawMessage {
 		t.Fatalf("no step results: %s", strings.TrimSpace(string(answer)))
 	}
 	return response.Result.Steps
+}
+
+// The field manager's plain errors become the class of what did not type: the apply body, or
+// the stored object (before 1.29 an object with duplicate list items, which later releases type).
+func TestApplyFailureClasses(t *testing.T) {
+	for message, class := range map[string]string{
+		"failed to create typed patch object (/w; example.com/v1, Kind=Widget): .spec.x: field not declared in schema":                                                              "invalid-patch",
+		"failed to create typed live object (/w; example.com/v1, Kind=Widget): .spec.tags: duplicate entries for key [=\"a\"]":                                                      "invalid-document",
+		"failed to create manager for existing fields: failed to convert new object (/w; example.com/v1, Kind=Widget) to smd typed: .spec.tags: duplicate entries for key [=\"a\"]": "invalid-document",
+		"failed to prune fields: something else": "unclassified",
+	} {
+		got := applyFailure(errors.New(message))
+		if got.Class != class || got.Status != 500 || got.Message != message {
+			t.Errorf("applyFailure(%q) = %+v, want class %s, status 500, the message", message, got, class)
+		}
+	}
 }

@@ -224,3 +224,45 @@ def test_aliases_keep_former_ids(write_case_file):
     _, errors = load_file(write_case_file("json-patch/clash.yaml", clash))
     assert [(e.case, e.pointer, e.message) for e in errors] == [
         ("two", "/cases/1/aliases/0", "alias 'one' is the name of a case of this file")]
+
+
+def test_a_server_side_apply_divergence_gives_one_outcome_per_step(write_case_file):
+    text = """
+        defaults:
+          type: server-side-apply
+          tags: [SSA-KEYS]
+          provenance: [{implementation: upstream, version: "1.32.4"}]
+        cases:
+          - name: two-steps
+            description: two steps
+            steps:
+              - {op: apply, manager: a, object: {apiVersion: v1, kind: ConfigMap}, expected_changed: true}
+              - {op: apply, manager: a, object: {apiVersion: v1, kind: ConfigMap}, expected_changed: false}
+            divergences:
+              - {target: upstream, versions: ">=1.34", reason: one step only, steps: [{expected_changed: true}]}
+              - {target: upstream, versions: "<1.29", reason: no steps, expected_error: {class: invalid-patch}}
+              - target: upstream
+                reason: a step with both an error and an object
+                steps: [{expected_changed: true}, {expected_error: {class: conflict}, expected: {}}]
+          - name: single
+            description: a patch case
+            type: merge-patch
+            tags: [MP-NESTED]
+            original: {}
+            patch: {}
+            expected: {}
+            divergences:
+              - {target: upstream, reason: steps on a patch case, expected: {}, steps: [{expected_changed: true}]}
+    """
+    cases, errors = load_file(write_case_file("server-side-apply/divergences.yaml", text))
+    assert cases == []
+    assert sorted(str(error) for error in errors) == [
+        "cases/server-side-apply/divergences.yaml::single at /cases/1/divergences/0/steps: "
+        "'steps' in a divergence is for server-side-apply cases only",
+        "cases/server-side-apply/divergences.yaml::two-steps at /cases/0/divergences/0/steps: "
+        "the divergence states 1 step expectations for the case's 2 steps",
+        "cases/server-side-apply/divergences.yaml::two-steps at /cases/0/divergences/1: "
+        "a server-side-apply divergence states 'steps', one expectation per step of the case",
+        "cases/server-side-apply/divergences.yaml::two-steps at /cases/0/divergences/2/steps/1: "
+        "'expected_error' cannot be combined with 'expected' or 'expected_patch'",
+    ]

@@ -281,3 +281,62 @@ def test_a_process_with_other_threads_runs_its_cases_itself(write_case_file, for
         other.join()
     assert [r.status for r in results] == [PASS] * 6
     assert ran_here == [case.name for case in cases]
+
+
+SSA_CASES = """
+    defaults:
+      type: server-side-apply
+      tags: [SSA-KEYS]
+      provenance: [{implementation: upstream, version: "1.32.4"}]
+    cases:
+      - name: partial-key
+        description: refused before 1.34, keyed by the key it has from 1.34
+        steps:
+          - op: apply
+            manager: alice
+            object: {apiVersion: example.com/v1, kind: Widget, metadata: {name: w}, spec: {replicas: 1}}
+            expected_changed: true
+          - op: apply
+            manager: alice
+            object: {apiVersion: example.com/v1, kind: Widget, metadata: {name: w}, spec: {ports: [{protocol: UDP}]}}
+            expected_error: {class: invalid-patch, message: omits key field "port"}
+        divergences:
+          - target: [scripted, reference]
+            versions: ">=1.34"
+            reason: structured-merge-diff v6.3 keys an item by the keys it has
+            steps:
+              - expected_changed: true
+              - expected_changed: true
+                expected_managed_fields:
+                  - {manager: alice, operation: Apply, apiVersion: example.com/v1, time: 2,
+                     fieldsV1: {"f:spec": {"f:ports": {'k:{"protocol":"UDP"}': {".": {}, "f:protocol": {}}}}}}
+"""
+
+REFUSED = {"steps": [{"document": {}, "managed_fields": [], "changed": True},
+                     {"error": {"class": "invalid-patch", "message": 'element 0: omits key field "port"'}}]}
+KEYED = {"steps": [{"document": {}, "managed_fields": [], "changed": True},
+                   {"document": {}, "changed": True, "managed_fields": [
+                       {"manager": "alice", "operation": "Apply", "apiVersion": "example.com/v1", "time": 2,
+                        "fieldsV1": {"f:spec": {"f:ports": {'k:{"protocol":"UDP"}': {".": {}, "f:protocol": {}}}}}}]}]}
+
+
+def test_a_server_side_apply_divergence_states_each_steps_outcome(write_case_file, scripted):
+    (case,), errors = load_file(write_case_file("server-side-apply/versions.yaml", SSA_CASES))
+    assert errors == []
+    ssa = frozenset({"server-side-apply"})
+
+    def target(answer: dict, version: str, kubernetes_version: str = "") -> object:
+        return scripted({"partial-key": Actual(document=answer)}, version=version, patch_types=ssa,
+                        kubernetes_version=kubernetes_version)
+
+    assert run_case(case, target(REFUSED, "1.33.0")).status == PASS
+    new = run_case(case, target(KEYED, "1.34.1"))
+    assert (new.status, new.judged_by) == (
+        PASS, "divergence: structured-merge-diff v6.3 keys an item by the keys it has")
+    refused_on_new = run_case(case, target(REFUSED, "1.34.1"))
+    assert refused_on_new.status == FAIL
+    assert refused_on_new.reason == (
+        "step 2: expected success, got error 'invalid-patch': element 0: omits key field \"port\"")
+    # a target whose own version is not a Kubernetes release is matched by the release it behaves as
+    assert run_case(case, target(KEYED, "0.9.0", kubernetes_version="1.34")).status == PASS
+    assert run_case(case, target(KEYED, "2.0.0", kubernetes_version="1.33")).status == FAIL

@@ -138,3 +138,84 @@ def test_eleventh_update_manager_folds_the_two_oldest_into_ancient_changes():
     managers = [entry["manager"] for entry in results[-1]["managed_fields"]]
     assert managers == ["ancient-changes", *(f"m{i:02d}" for i in range(2, 11))]
     assert results[-1]["managed_fields"][0]["fieldsV1"] == {"f:data": {".": {}, "f:k0": {}, "f:k1": {}}}
+
+
+# --- rules that changed between Kubernetes releases (run_case's kubernetes_version) ---------------
+
+PORTS_SCHEMA = from_openapi({"P": {"type": "object", "properties": {
+    "apiVersion": {"type": "string"}, "kind": {"type": "string"},
+    "metadata": {"type": "object", "properties": {
+        "name": {"type": "string"}, "uid": {"type": "string"},
+        "managedFields": {"type": "array", "items": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}},
+    "ports": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["port", "host"],
+              "items": {"type": "object", "properties": {
+                  "port": {"type": "integer"}, "host": {"type": "string"}, "name": {"type": "string"}}}},
+    "tags": {"type": "array", "items": {"type": "string"}, "x-kubernetes-list-type": "set"}}}}, "P")
+
+
+def _ports(**fields):
+    return {"apiVersion": "v1", "kind": "P", "metadata": {"name": "p"}, **fields}
+
+
+def run_ports(steps, kubernetes_version):
+    return apiserver.run_case(PORTS_SCHEMA, "v1", "P", None, steps, kubernetes_version=kubernetes_version)
+
+
+def test_an_item_naming_some_keys_is_refused_before_1_34_and_keyed_by_them_from_1_34():
+    step = {"op": "apply", "manager": "a", "object": _ports(ports=[{"port": 80, "name": "web"}])}
+    (old,) = run_ports([step], "1.33")
+    assert old == {"error": {
+        "class": "invalid-patch", "status": 500, "reason": "InternalError",
+        "message": "failed to create typed patch object (/p; /v1, Kind=P): .ports: element 0: associative list "
+                   "with keys has an element that omits key field \"host\" (and doesn't have default value)"}}
+    (new,) = run_ports([step], "1.34")
+    assert new["document"]["ports"] == [{"port": 80, "name": "web"}]
+    assert new["managed_fields"] == [
+        {"manager": "a", "operation": "Apply", "apiVersion": "v1", "time": 1,
+         "fieldsV1": {"f:ports": {'k:{"port":80}': {".": {}, "f:name": {}, "f:port": {}}}}}]
+
+
+def test_an_item_naming_no_key_is_refused_by_every_release_in_its_own_words():
+    step = {"op": "apply", "manager": "a", "object": _ports(ports=[{"name": "web"}])}
+    messages = {version: run_ports([step], version)[0]["error"]["message"].split(": ", 2)[2]
+                for version in ("1.27", "1.34")}
+    assert messages == {
+        "1.27": 'element 0: associative list with keys has an element that omits key field "port" '
+                "(and doesn't have default value)",
+        "1.34": 'element 0: associative list with keys has an element that omits all key fields ["port" "host"] '
+                "(and doesn't have default values for any key fields)",
+    }
+
+
+def test_duplicates_left_by_an_update_are_typed_from_1_29_and_break_applies_before():
+    steps = [{"op": "apply", "manager": "a", "object": _ports(tags=["x"])},
+             {"op": "update", "manager": "u", "object": _ports(tags=["x", "x"])},
+             {"op": "apply", "manager": "b", "object": _ports(tags=["y"])}]
+    old = run_ports(steps, "1.28")
+    assert old[1]["managed_fields"] == []  # UpdateNoErrors could not type the object: managedFields dropped
+    assert old[2] == {"error": {
+        "class": "invalid-document", "status": 500, "reason": "InternalError",
+        "message": "failed to create manager for existing fields: failed to convert new object (/p; /v1, Kind=P) "
+                   "to smd typed: .tags: duplicate entries for key [=\"x\"]"}}
+    new = run_ports(steps, "1.29")
+    assert new[1]["managed_fields"] == [
+        {"manager": "u", "operation": "Update", "apiVersion": "v1", "time": 2, "fieldsV1": {"f:tags": {'v:"x"': {}}}}]
+    assert new[2]["document"]["tags"] == ["x", "x", "y"]
+
+
+def test_an_update_that_cannot_be_tracked_keeps_the_stored_managed_fields_from_1_37():
+    steps = [{"op": "apply", "manager": "a", "object": _ports(tags=["x"])},
+             {"op": "update", "manager": "u", "object": _ports(ports=[{"name": "no keys"}])}]
+    applied = [{"manager": "a", "operation": "Apply", "apiVersion": "v1", "time": 1,
+                "fieldsV1": {"f:tags": {'v:"x"': {}}}}]
+    assert run_ports(steps, "1.36")[1]["managed_fields"] == []
+    assert run_ports(steps, "1.37")[1]["managed_fields"] == applied
+
+
+def test_an_apply_that_only_reorders_is_a_change_from_1_29_and_a_no_op_before():
+    steps = [{"op": "apply", "manager": "a", "object": _ports(tags=["x", "y"])},
+             {"op": "apply", "manager": "a", "object": _ports(tags=["y", "x"])}]
+    old = run_ports(steps, "1.28")[1]
+    assert (old["document"]["tags"], old["changed"], old["managed_fields"][0]["time"]) == (["x", "y"], False, 1)
+    new = run_ports(steps, "1.29")[1]
+    assert (new["document"]["tags"], new["changed"], new["managed_fields"][0]["time"]) == (["y", "x"], True, 2)
