@@ -26,12 +26,13 @@ Where upstream's output depends on more than the JSON, we follow upstream:
 - Lists are paired up after sorting them by ``fmt.Sprintf("%v", …)`` of their values (or
   merge-key values) with Go's unstable ``sort.Sort`` (:mod:`.gosort`): values that print
   alike (``1`` and ``"1"``) pair up as if they were equal, and among duplicates Go's sort
-  decides which is kept.
+  decides which is kept (where all print differently, any sort finds Go's order).
 - Upstream sorts a primitive merge list of the *original* document in place before
   comparing it with ``modified``, so a change of order alone goes unnoticed; conflict
   detection likewise sorts (and deduplicates) a replaced primitive list of the patch in
-  place, and that sorted list is what gets sent. Every input is copied first so that we
-  can make the same changes to our copies.
+  place, and that sorted list is what gets sent. Where such a change is read again, we
+  make it to a copy of our own (:class:`_Diff`, :func:`create_three_way`); elsewhere the
+  documents are only read, and a patch shares no value with them.
 - When the second patch of a three-way merge deletes list elements of the first with
   ``$patch: delete``, Go removes them from the first list's backing array in place and
   appends new elements into the freed slots; the first list, read again to order the
@@ -149,16 +150,15 @@ def create_two_way(
     Mirrors ``CreateTwoWayMergePatch``: a ``null`` document reads as ``{}``; a failed
     precondition raises :class:`PreconditionFailed`.
     """
-    original_map = _document(original)
-    modified_map = _document(modified)
-    patch = _Diff(DiffOptions()).maps(original_map, modified_map, meta)
+    # One diff only reads its documents; the patch shares values with modified until copied.
+    patch = _tree_copy(_Diff(DiffOptions()).maps(_document(original), _document(modified), meta))
     _check_preconditions(patch, preconditions)
     return patch
 
 
 def diff(original: Json, modified: Json, meta: PatchMeta, options: DiffOptions = DiffOptions()) -> dict:
     """upstream's ``diffMaps`` with explicit options (the building block of both creations)."""
-    return _Diff(options).maps(_document(original), _document(modified), meta)
+    return _tree_copy(_Diff(options).maps(_document(original), _document(modified), meta))
 
 
 def create_three_way(
@@ -177,15 +177,21 @@ def create_three_way(
     ``modified`` dropped. Without ``overwrite`` it raises :class:`Conflict` when the patch
     would change something that was changed from ``original`` to ``current``.
     """
-    original_map = _document(original)
-    modified_map = _document(modified)
-    current_map = _document(current)
-    delta = _Diff(DiffOptions(ignore_deletions=True)).maps(current_map, modified_map, meta)
-    deletions = _Diff(DiffOptions(ignore_changes_and_additions=True)).maps(original_map, modified_map, meta)
+    # Merging the two patches changes values they share with modified: that needs our own
+    # copy. The conflict check diffs original and current again as the first diffs left them
+    # (primitive lists sorted in place): that needs our own copies of those two as well.
+    sorts_in_place = not overwrite
+    original_map = _document(original, copied=sorts_in_place)
+    modified_map = _document(modified, copied=True)
+    current_map = _document(current, copied=sorts_in_place)
+    delta = _Diff(DiffOptions(ignore_deletions=True), sorts_in_place).maps(current_map, modified_map, meta)
+    deletions = _Diff(DiffOptions(ignore_changes_and_additions=True), sorts_in_place).maps(
+        original_map, modified_map, meta
+    )
     patch = _Combine().maps(deletions, delta, meta)
     _check_preconditions(patch, preconditions)
     if not overwrite:
-        changed = _Diff(DiffOptions(set_element_order=False)).maps(original_map, current_map, meta)
+        changed = _Diff(DiffOptions(set_element_order=False), sorts_in_place).maps(original_map, current_map, meta)
         if _Conflicts().field(patch, changed, meta, "", ""):
             raise Conflict(
                 f"patch:\n{_yaml(patch)}\nconflicts with changes made from original to current:\n{_yaml(changed)}\n"
@@ -193,14 +199,25 @@ def create_three_way(
     return patch
 
 
-def _document(document: Json) -> dict:
-    """Our own copy of an input, as upstream decodes it (``null`` is ``{}``)."""
+def _document(document: Json, copied: bool = False) -> dict:
+    """An input as upstream decodes it (``null`` is ``{}``), as our own copy if ``copied``."""
     if document is None:
         return {}
     if type(document) is not dict:
         raise InvalidDocument("invalid JSON document")
-    return copy.deepcopy(document)
+    return _tree_copy(document) if copied else document
 
+
+def _tree_copy(value: Json) -> Json:
+    """A copy of a JSON value in which every map and list is its own, as decoded JSON is."""
+    kind = type(value)
+    if kind is dict:
+        return {key: _tree_copy(item) for key, item in value.items()}
+    if kind is list:
+        return [_tree_copy(item) for item in value]
+    if kind in (str, int, float, bool) or value is None:
+        return value
+    return copy.deepcopy(value)  # a subclass of a JSON type, copied as it is
 
 def _check_preconditions(patch: dict, preconditions: Iterable[Precondition]) -> None:
     for precondition in preconditions:
@@ -220,6 +237,8 @@ def _yaml(value: Json) -> str:
 def _deep_equal(left: Json, right: Json) -> bool:
     """``reflect.DeepEqual`` of two decoded JSON values (``1`` and ``1.0`` differ)."""
     left_kind = type(left)
+    if left_kind is str and type(right) is str:
+        return left == right
     if left_kind is dict:
         return (
             type(right) is dict
@@ -233,6 +252,14 @@ def _deep_equal(left: Json, right: Json) -> bool:
     return _key(left) == _key(right)
 
 
+def _same_go_type(left: Json, right: Json) -> bool:
+    """Whether upstream decodes both values to the same Go type."""
+    kind = type(left)
+    if kind is type(right) and kind is not int:  # (an integer beyond int64 is a float64)
+        return True
+    return _go_type(left) == _go_type(right)
+
+
 def _printed(value: Json) -> str:
     """``fmt.Sprintf("%v", value)``: how upstream compares and sorts list values."""
     return _go_v(value)
@@ -240,9 +267,22 @@ def _printed(value: Json) -> str:
 
 def _sorted_by_printed(items: list, printed: Callable[[Json], str] = _printed) -> None:
     """Sort ``items`` in place as upstream's ``sortScalars`` / ``sortMapsBasedOnField`` do."""
+    items[:] = [item for _, item in _printed_in_order(items, printed)]
+
+
+def _printed_in_order(items: list, printed: Callable[[Json], str]) -> list[tuple[str, Json]]:
+    """(printed text, item) of each item, in the order upstream's sort leaves them."""
     keyed = [(printed(item), item) for item in items]
-    go_sort(keyed, lambda left, right: left[0] <= right[0])
-    items[:] = [item for _, item in keyed]
+    if len({text for text, _ in keyed}) == len(keyed):
+        # Distinct texts: Go's `<=` is then a strict order, which only one order satisfies.
+        keyed.sort(key=_text)
+    else:
+        go_sort(keyed, lambda left, right: left[0] <= right[0])
+    return keyed
+
+
+def _text(pair: tuple[str, Json]) -> str:
+    return pair[0]
 
 
 def _field_strategy(field_meta: FieldMeta) -> tuple[bool, str]:
@@ -265,8 +305,16 @@ def _extract_key(key: str, prefix: str) -> str:
 
 
 class _Diff:
-    def __init__(self, options: DiffOptions) -> None:
+    """One diff of two documents; it never changes ``modified``.
+
+    Upstream sorts each primitive merge list of ``original`` in place before comparing it;
+    with ``sorts_in_place`` so do we (on a copy of our own), for a later diff reading the
+    same document; otherwise the sorted list is a copy and ``original`` is only read.
+    """
+
+    def __init__(self, options: DiffOptions, sorts_in_place: bool = False) -> None:
         self.options = options
+        self.sorts_in_place = sorts_in_place
 
     # ---- maps -------------------------------------------------------------------------
 
@@ -286,13 +334,14 @@ class _Diff:
             if key == DIRECTIVE:
                 self.directive(before, after, patch)
                 continue
-            if _go_type(before) != _go_type(after):
+            if not _same_go_type(before, after):
                 if not options.ignore_changes_and_additions:
                     patch[key] = after
                 continue
-            if type(before) is dict:
+            kind = type(before)
+            if kind is dict:
                 self.map_field(key, before, after, patch, meta)
-            elif type(before) is list:
+            elif kind is list:
                 self.list_field(key, before, after, patch, meta)
             else:
                 self.replace_if_changed(key, before, after, patch)
@@ -393,22 +442,24 @@ class _Diff:
         """Walk both lists sorted by merge key (``diffListsOfMaps``): changes and deletions."""
         options = self.options
         merge_key = field_meta.merge_key
-        originals, modifieds = list(original), list(modified)
-        for items in (originals, modifieds):
-            _sorted_by_printed(items, lambda element: _printed(element.get(merge_key)))
+
+        def printed_key(element: dict) -> str:
+            return _printed(element.get(merge_key))
+
+        originals = _printed_in_order(original, printed_key)
+        modifieds = _printed_in_order(modified, printed_key)
         changes: list = []
         deletions: list = []
         i = j = 0
         while i < len(originals) or j < len(modifieds):
-            before_value = after_value = None
+            both = i < len(originals) and j < len(modifieds)
             before_text = after_text = ""
             if i < len(originals):
-                before, before_value = _keyed_element(originals[i], merge_key)
-                before_text = _printed(before_value)
+                before_text, before = originals[i]
+                before_value = _merge_key_value(before, merge_key)
             if j < len(modifieds):
-                after, after_value = _keyed_element(modifieds[j], merge_key)
-                after_text = _printed(after_value)
-            both = i < len(originals) and j < len(modifieds)
+                after_text, after = modifieds[j]
+                after_value = _merge_key_value(after, merge_key)
             if both and before_text == after_text:
                 nested = self.maps(before, after, field_meta.schema, retain_keys)
                 if nested:
@@ -429,6 +480,8 @@ class _Diff:
         """Walk both lists sorted by printed value (``diffListsOfScalars``)."""
         options = self.options
         # Upstream sorts the original list in place; the setElementOrder check below sees it sorted.
+        if not self.sorts_in_place:
+            original = list(original)
         _sorted_by_printed(original)
         modifieds = list(modified)
         _sorted_by_printed(modifieds)
@@ -462,13 +515,13 @@ class _Diff:
         return additions, deletions, order
 
 
-def _keyed_element(element: Json, merge_key: str) -> tuple[dict, Json]:
-    """A map of a merge list and its merge-key value (``getMapAndMergeKeyValueByIndex``)."""
+def _merge_key_value(element: Json, merge_key: str) -> Json:
+    """The merge-key value of a map of a merge list (``getMapAndMergeKeyValueByIndex``)."""
     if type(element) is not dict:
         raise TypeMismatch(_bad_arg_type(GO_MAP, element))
     if merge_key not in element:
         raise MergeKeyMissing(_no_merge_key(element, merge_key))
-    return element, element[merge_key]
+    return element[merge_key]
 
 
 def _order_same(original: list, modified: list, merge_key: str) -> bool:
