@@ -49,6 +49,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 import yaml
@@ -77,6 +78,7 @@ from reference_impl.strategic.apply import (
     _bad_arg_type,
     _deduplicate,
     _element_kind,
+    _go_equal,
     _go_s,
     _go_type,
     _go_v,
@@ -177,17 +179,20 @@ def create_three_way(
     ``modified`` dropped. Without ``overwrite`` it raises :class:`Conflict` when the patch
     would change something that was changed from ``original`` to ``current``.
     """
-    # Merging the two patches changes values they share with modified: that needs our own
-    # copy. The conflict check diffs original and current again as the first diffs left them
-    # (primitive lists sorted in place): that needs our own copies of those two as well.
+    # The conflict check diffs original and current again as the first diffs left them
+    # (primitive lists sorted in place): that needs our own copies of those two.
     sorts_in_place = not overwrite
     original_map = _document(original, copied=sorts_in_place)
-    modified_map = _document(modified, copied=True)
+    modified_map = _document(modified)
     current_map = _document(current, copied=sorts_in_place)
     delta = _Diff(DiffOptions(ignore_deletions=True), sorts_in_place).maps(current_map, modified_map, meta)
     deletions = _Diff(DiffOptions(ignore_changes_and_additions=True), sorts_in_place).maps(
         original_map, modified_map, meta
     )
+    # The patches share values with modified, and with each other; merging them changes
+    # some. copy.deepcopy makes them our own and keeps what they share shared, as if we
+    # had diffed a copy of modified.
+    deletions, delta = copy.deepcopy((deletions, delta))
     patch = _Combine().maps(deletions, delta, meta)
     _check_preconditions(patch, preconditions)
     if not overwrite:
@@ -260,29 +265,25 @@ def _same_go_type(left: Json, right: Json) -> bool:
     return _go_type(left) == _go_type(right)
 
 
-def _printed(value: Json) -> str:
-    """``fmt.Sprintf("%v", value)``: how upstream compares and sorts list values."""
-    return _go_v(value)
+# fmt.Sprintf("%v", value): how upstream compares and sorts list values.
+_printed = _go_v
 
 
-def _sorted_by_printed(items: list, printed: Callable[[Json], str] = _printed) -> None:
-    """Sort ``items`` in place as upstream's ``sortScalars`` / ``sortMapsBasedOnField`` do."""
-    items[:] = [item for _, item in _printed_in_order(items, printed)]
+def _sorted_by_printed(items: list) -> None:
+    """Sort ``items`` in place as upstream's ``sortScalars`` does."""
+    items[:] = [item for _, item in _in_printed_order(items, [_printed(item) for item in items])]
 
 
-def _printed_in_order(items: list, printed: Callable[[Json], str]) -> list[tuple[str, Json]]:
-    """(printed text, item) of each item, in the order upstream's sort leaves them."""
-    keyed = [(printed(item), item) for item in items]
-    if len({text for text, _ in keyed}) == len(keyed):
+def _in_printed_order(items: list, texts: list[str]) -> list[tuple[str, Json]]:
+    """(text, item) of each item, in the order upstream's sort by the printed ``texts`` of the
+    items (``sortScalars``, ``sortMapsBasedOnField``) leaves them."""
+    keyed = list(zip(texts, items, strict=True))
+    if len(set(texts)) == len(keyed):
         # Distinct texts: Go's `<=` is then a strict order, which only one order satisfies.
-        keyed.sort(key=_text)
+        keyed.sort(key=itemgetter(0))
     else:
         go_sort(keyed, lambda left, right: left[0] <= right[0])
     return keyed
-
-
-def _text(pair: tuple[str, Json]) -> str:
-    return pair[0]
 
 
 def _field_strategy(field_meta: FieldMeta) -> tuple[bool, str]:
@@ -343,8 +344,8 @@ class _Diff:
                 self.map_field(key, before, after, patch, meta)
             elif kind is list:
                 self.list_field(key, before, after, patch, meta)
-            else:
-                self.replace_if_changed(key, before, after, patch)
+            elif not options.ignore_changes_and_additions and not _deep_equal(before, after):
+                patch[key] = after
         if not options.ignore_deletions:
             for key in original:
                 if key not in modified:
@@ -443,21 +444,19 @@ class _Diff:
         options = self.options
         merge_key = field_meta.merge_key
 
-        def printed_key(element: dict) -> str:
-            return _printed(element.get(merge_key))
-
-        originals = _printed_in_order(original, printed_key)
-        modifieds = _printed_in_order(modified, printed_key)
+        originals = _in_printed_order(original, [_printed(element.get(merge_key)) for element in original])
+        modifieds = _in_printed_order(modified, [_printed(element.get(merge_key)) for element in modified])
         changes: list = []
         deletions: list = []
         i = j = 0
-        while i < len(originals) or j < len(modifieds):
-            both = i < len(originals) and j < len(modifieds)
+        ends = len(originals), len(modifieds)
+        while i < ends[0] or j < ends[1]:
+            both = i < ends[0] and j < ends[1]
             before_text = after_text = ""
-            if i < len(originals):
+            if i < ends[0]:
                 before_text, before = originals[i]
                 before_value = _merge_key_value(before, merge_key)
-            if j < len(modifieds):
+            if j < ends[1]:
                 after_text, after = modifieds[j]
                 after_value = _merge_key_value(after, merge_key)
             if both and before_text == after_text:
@@ -466,7 +465,7 @@ class _Diff:
                     nested[merge_key] = after_value
                     changes.append(nested)
                 i, j = i + 1, j + 1
-            elif i >= len(originals) or (both and before_text > after_text):
+            elif i >= ends[0] or (both and before_text > after_text):
                 if not options.ignore_changes_and_additions:
                     changes.append(after)
                 j += 1
@@ -525,10 +524,13 @@ def _merge_key_value(element: Json, merge_key: str) -> Json:
 
 
 def _order_same(original: list, modified: list, merge_key: str) -> bool:
-    """Whether both lists name the same merge keys in the same order (``isOrderSame``)."""
+    """Whether both lists name the same merge keys in the same order (``isOrderSame``).
+
+    Every item is a map with the merge key (:meth:`_Diff.paired_maps` checked).
+    """
     if len(original) != len(modified):
         return False
-    return all(_same_merge_key(before, after, merge_key) for before, after in zip(original, modified, strict=True))
+    return all(map(_go_equal, [item[merge_key] for item in original], [item[merge_key] for item in modified]))
 
 
 def _has_additional_field(original: dict, modified: dict) -> bool:
