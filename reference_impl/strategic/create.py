@@ -440,39 +440,49 @@ class _Diff:
     def paired_maps(
         self, original: list, modified: list, field_meta: FieldMeta, retain_keys: bool
     ) -> tuple[list, list]:
-        """Walk both lists sorted by merge key (``diffListsOfMaps``): changes and deletions."""
-        options = self.options
-        merge_key = field_meta.merge_key
+        """Walk both lists sorted by merge key (``diffListsOfMaps``): changes and deletions.
 
-        originals = _in_printed_order(original, [_printed(element.get(merge_key)) for element in original])
-        modifieds = _in_printed_order(modified, [_printed(element.get(merge_key)) for element in modified])
+        Items whose merge keys print alike are diffed, an item only ``modified`` has is
+        added, one only ``original`` has is deleted. Each item is checked as the walk meets it.
+        """
+        merge_key = field_meta.merge_key
+        originals = _in_printed_order(original, _merge_key_texts(original, merge_key))
+        modifieds = _in_printed_order(modified, _merge_key_texts(modified, merge_key))
         changes: list = []
         deletions: list = []
+
+        def added(item: dict) -> None:
+            _merge_key_value(item, merge_key)
+            if not self.options.ignore_changes_and_additions:
+                changes.append(item)
+
+        def deleted(item: dict) -> None:
+            value = _merge_key_value(item, merge_key)
+            if not self.options.ignore_deletions:
+                deletions.append({merge_key: value, DIRECTIVE: DELETE})
+
         i = j = 0
-        ends = len(originals), len(modifieds)
-        while i < ends[0] or j < ends[1]:
-            both = i < ends[0] and j < ends[1]
-            before_text = after_text = ""
-            if i < ends[0]:
-                before_text, before = originals[i]
-                before_value = _merge_key_value(before, merge_key)
-            if j < ends[1]:
-                after_text, after = modifieds[j]
-                after_value = _merge_key_value(after, merge_key)
-            if both and before_text == after_text:
+        while i < len(originals) and j < len(modifieds):
+            before_text, before = originals[i]
+            after_text, after = modifieds[j]
+            _merge_key_value(before, merge_key)
+            after_value = _merge_key_value(after, merge_key)
+            if before_text == after_text:
                 nested = self.maps(before, after, field_meta.schema, retain_keys)
                 if nested:
                     nested[merge_key] = after_value
                     changes.append(nested)
                 i, j = i + 1, j + 1
-            elif i >= ends[0] or (both and before_text > after_text):
-                if not options.ignore_changes_and_additions:
-                    changes.append(after)
+            elif before_text > after_text:
+                added(after)
                 j += 1
             else:
-                if not options.ignore_deletions:
-                    deletions.append({merge_key: before_value, DIRECTIVE: DELETE})
+                deleted(before)
                 i += 1
+        for _, before in originals[i:]:
+            deleted(before)
+        for _, after in modifieds[j:]:
+            added(after)
         return changes, deletions
 
     def lists_of_scalars(self, original: list, modified: list) -> tuple[list, list, list]:
@@ -512,6 +522,12 @@ class _Diff:
         if options.set_element_order and wants_order:
             order = modified
         return additions, deletions, order
+
+
+def _merge_key_texts(items: list, merge_key: str) -> list[str]:
+    """``%v`` of the merge-key value of each map of a merge list (a string prints as itself)."""
+    values = [item.get(merge_key) for item in items]
+    return [value if type(value) is str else _printed(value) for value in values]
 
 
 def _merge_key_value(element: Json, merge_key: str) -> Json:
