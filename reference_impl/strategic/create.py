@@ -224,6 +224,7 @@ def _tree_copy(value: Json) -> Json:
         return value
     return copy.deepcopy(value)  # a subclass of a JSON type, copied as it is
 
+
 def _check_preconditions(patch: dict, preconditions: Iterable[Precondition]) -> None:
     for precondition in preconditions:
         if not precondition(patch):
@@ -275,8 +276,8 @@ def _sorted_by_printed(items: list) -> None:
 
 
 def _in_printed_order(items: list, texts: list[str]) -> list[tuple[str, Json]]:
-    """(text, item) of each item, in the order upstream's sort by the printed ``texts`` of the
-    items (``sortScalars``, ``sortMapsBasedOnField``) leaves them."""
+    """(text, item) pairs in the order upstream's sort by printed text leaves the items
+    (``sortScalars``, ``sortMapsBasedOnField``); ``texts`` are the items' printed texts."""
     keyed = list(zip(texts, items, strict=True))
     if len(set(texts)) == len(keyed):
         # Distinct texts: Go's `<=` is then a strict order, which only one order satisfies.
