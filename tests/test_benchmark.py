@@ -1,8 +1,10 @@
-"""benchmarks/strategic_apply.py: the same inputs through the reference and upstream, side by side."""
+"""benchmarks/strategic_apply.py: the same inputs through the reference and upstream, side by side
+(apply, two-way and three-way creation)."""
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import shutil
 import sys
 from pathlib import Path
@@ -38,18 +40,72 @@ def test_the_table_shows_both_figures_their_ratio_and_whether_the_results_agree(
     ]
 
 
-def test_reference_only_run_prints_its_row(bench, capsys):
+def test_the_new_configuration_changes_image_and_one_env_var_of_every_tenth_container(bench):
+    original = bench.deployment(25)["spec"]["template"]["spec"]["containers"]
+    modified = bench.changed_deployment(25)["spec"]["template"]["spec"]["containers"]
+    changed = [i for i, (before, after) in enumerate(zip(original, modified, strict=True)) if before != after]
+    assert changed == [0, 10, 20]
+    assert modified[10]["image"] == "registry.example/app10:2.0"
+    assert [i for i, (a, b) in enumerate(zip(original[10]["env"], modified[10]["env"], strict=True)) if a != b] == [7]
+    assert modified[10]["env"][7] == {"name": "VAR_7", "value": "changed"}
+
+
+def test_the_live_object_carries_what_a_server_adds(bench):
+    live = bench.live_deployment(3)
+    names = [c["name"] for c in live["spec"]["template"]["spec"]["containers"]]
+    assert names == ["c0", "c1", "c2", "proxy-sidecar"]
+    assert live["status"] == {"replicas": 3, "readyReplicas": 3, "observedGeneration": 4}
+    assert {"uid", "resourceVersion", "generation", "creationTimestamp"} <= live["metadata"].keys()
+
+
+@pytest.mark.parametrize("operation", ["two-way", "three-way"])
+def test_reference_creation_answers_the_patch_of_the_change(bench, operation):
+    # Three-way: the sidecar and status of the live object are not in the last-applied
+    # configuration, so they stay; the patch is the two-way one.
+    texts = [json.dumps(document) for document in bench.OPERATIONS[operation].inputs(11).values()]
+    timings, text = bench.reference_run(bench.OPERATIONS[operation], texts, 2)
+    assert len(timings) == 2 and all(ms > 0 for ms in timings)
+    env_order = [{"name": f"VAR_{j}"} for j in range(20)]
+    assert json.loads(text) == {"spec": {"template": {"spec": {
+        "$setElementOrder/containers": [{"name": f"c{i}"} for i in range(11)],
+        "containers": [
+            {"name": f"c{i}", "image": f"registry.example/app{i}:2.0",
+             "$setElementOrder/env": env_order, "env": [{"name": "VAR_7", "value": "changed"}]}
+            for i in (0, 10)
+        ],
+    }}}}
+
+
+def test_reference_only_run_prints_a_table_per_operation(bench, capsys):
     assert bench.main(["--sizes", "10", "--no-upstream"]) == 0
-    lines = capsys.readouterr().out.splitlines()
+    out = capsys.readouterr().out
+    lines = out.splitlines()
     assert lines[0].startswith("# ") and "upstream: not run" in lines[0]
-    assert lines[3].split()[0] == "10" and lines[3].split()[2] == "n/a"
+    assert [line for line in lines if line.startswith("## ")] == [
+        "## apply: StrategicMergePatch(object, patch)",
+        "## two-way creation: CreateTwoWayMergePatch(original, modified)",
+        "## three-way creation: CreateThreeWayMergePatch(original, modified, current, overwrite=true)",
+    ]
+    rows = [line.split() for line in lines if line.split() and line.split()[0] == "10"]
+    assert len(rows) == 3 and all(row[2] == "n/a" for row in rows)
+
+
+def test_ops_chooses_the_tables_and_refuses_unknown_ones(bench, capsys):
+    assert bench.main(["--ops", "three-way", "--sizes", "5", "--no-upstream"]) == 0
+    assert [line for line in capsys.readouterr().out.splitlines() if line.startswith("## ")] == [
+        "## three-way creation: CreateThreeWayMergePatch(original, modified, current, overwrite=true)"]
+    with pytest.raises(SystemExit) as exit_info:
+        bench.main(["--ops", "merge", "--no-upstream"])
+    assert exit_info.value.code == 2
+    assert "unknown operation 'merge'" in capsys.readouterr().err
 
 
 @pytest.mark.skipif(shutil.which("go") is None, reason="Go is not installed: upstream is built from Go modules")
-def test_upstream_times_the_same_inputs_and_reaches_the_same_document(bench):
+@pytest.mark.parametrize("operation", ["apply", "two-way", "three-way"])
+def test_upstream_times_the_same_inputs_and_gives_the_same_answer(bench, operation):
     from harness.targets.upstream import build
 
-    row, kubernetes = bench.measure(30, build())
+    row, kubernetes = bench.measure(bench.OPERATIONS[operation], 30, build())
     assert row.same_result is True
     assert row.upstream_ms > 0 and row.reference_ms > 0
     assert row.ratio == row.reference_ms / row.upstream_ms

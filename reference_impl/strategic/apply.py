@@ -1070,6 +1070,8 @@ def _same_merge_key(left: Json, right: Json, merge_key: str) -> bool:
 def _go_equal(left: Json, right: Json) -> bool:
     """Go's ``==`` on two interface values holding decoded JSON."""
     left_kind, right_kind = type(left), type(right)
+    if left_kind is str and right_kind is str:
+        return left == right
     if left_kind in (dict, list) or right_kind in (dict, list):
         if left_kind is right_kind:
             raise _uncomparable(left)

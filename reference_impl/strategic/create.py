@@ -26,12 +26,13 @@ Where upstream's output depends on more than the JSON, we follow upstream:
 - Lists are paired up after sorting them by ``fmt.Sprintf("%v", …)`` of their values (or
   merge-key values) with Go's unstable ``sort.Sort`` (:mod:`.gosort`): values that print
   alike (``1`` and ``"1"``) pair up as if they were equal, and among duplicates Go's sort
-  decides which is kept.
+  decides which is kept (where all print differently, any sort finds Go's order).
 - Upstream sorts a primitive merge list of the *original* document in place before
   comparing it with ``modified``, so a change of order alone goes unnoticed; conflict
   detection likewise sorts (and deduplicates) a replaced primitive list of the patch in
-  place, and that sorted list is what gets sent. Every input is copied first so that we
-  can make the same changes to our copies.
+  place, and that sorted list is what gets sent. Where such a change is read again, we
+  make it to a copy of our own (:class:`_Diff`, :func:`create_three_way`); elsewhere the
+  documents are only read, and a patch shares no value with them.
 - When the second patch of a three-way merge deletes list elements of the first with
   ``$patch: delete``, Go removes them from the first list's backing array in place and
   appends new elements into the freed slots; the first list, read again to order the
@@ -48,6 +49,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 import yaml
@@ -76,6 +78,7 @@ from reference_impl.strategic.apply import (
     _bad_arg_type,
     _deduplicate,
     _element_kind,
+    _go_equal,
     _go_s,
     _go_type,
     _go_v,
@@ -149,16 +152,15 @@ def create_two_way(
     Mirrors ``CreateTwoWayMergePatch``: a ``null`` document reads as ``{}``; a failed
     precondition raises :class:`PreconditionFailed`.
     """
-    original_map = _document(original)
-    modified_map = _document(modified)
-    patch = _Diff(DiffOptions()).maps(original_map, modified_map, meta)
+    # One diff only reads its documents; the patch shares values with modified until copied.
+    patch = _tree_copy(_Diff(DiffOptions()).maps(_document(original), _document(modified), meta))
     _check_preconditions(patch, preconditions)
     return patch
 
 
 def diff(original: Json, modified: Json, meta: PatchMeta, options: DiffOptions = DiffOptions()) -> dict:
     """upstream's ``diffMaps`` with explicit options (the building block of both creations)."""
-    return _Diff(options).maps(_document(original), _document(modified), meta)
+    return _tree_copy(_Diff(options).maps(_document(original), _document(modified), meta))
 
 
 def create_three_way(
@@ -177,15 +179,24 @@ def create_three_way(
     ``modified`` dropped. Without ``overwrite`` it raises :class:`Conflict` when the patch
     would change something that was changed from ``original`` to ``current``.
     """
-    original_map = _document(original)
+    # The conflict check diffs original and current again as the first diffs left them
+    # (primitive lists sorted in place): that needs our own copies of those two.
+    sorts_in_place = not overwrite
+    original_map = _document(original, copied=sorts_in_place)
     modified_map = _document(modified)
-    current_map = _document(current)
-    delta = _Diff(DiffOptions(ignore_deletions=True)).maps(current_map, modified_map, meta)
-    deletions = _Diff(DiffOptions(ignore_changes_and_additions=True)).maps(original_map, modified_map, meta)
+    current_map = _document(current, copied=sorts_in_place)
+    delta = _Diff(DiffOptions(ignore_deletions=True), sorts_in_place).maps(current_map, modified_map, meta)
+    deletions = _Diff(DiffOptions(ignore_changes_and_additions=True), sorts_in_place).maps(
+        original_map, modified_map, meta
+    )
+    # The patches share values with modified, and with each other; merging them changes
+    # some. copy.deepcopy makes them our own and keeps what they share shared, as if we
+    # had diffed a copy of modified.
+    deletions, delta = copy.deepcopy((deletions, delta))
     patch = _Combine().maps(deletions, delta, meta)
     _check_preconditions(patch, preconditions)
     if not overwrite:
-        changed = _Diff(DiffOptions(set_element_order=False)).maps(original_map, current_map, meta)
+        changed = _Diff(DiffOptions(set_element_order=False), sorts_in_place).maps(original_map, current_map, meta)
         if _Conflicts().field(patch, changed, meta, "", ""):
             raise Conflict(
                 f"patch:\n{_yaml(patch)}\nconflicts with changes made from original to current:\n{_yaml(changed)}\n"
@@ -193,13 +204,25 @@ def create_three_way(
     return patch
 
 
-def _document(document: Json) -> dict:
-    """Our own copy of an input, as upstream decodes it (``null`` is ``{}``)."""
+def _document(document: Json, copied: bool = False) -> dict:
+    """An input as upstream decodes it (``null`` is ``{}``), as our own copy if ``copied``."""
     if document is None:
         return {}
     if type(document) is not dict:
         raise InvalidDocument("invalid JSON document")
-    return copy.deepcopy(document)
+    return _tree_copy(document) if copied else document
+
+
+def _tree_copy(value: Json) -> Json:
+    """A copy of a JSON value in which every map and list is its own, as decoded JSON is."""
+    kind = type(value)
+    if kind is dict:
+        return {key: _tree_copy(item) for key, item in value.items()}
+    if kind is list:
+        return [_tree_copy(item) for item in value]
+    if kind in (str, int, float, bool) or value is None:
+        return value
+    return copy.deepcopy(value)  # a subclass of a JSON type, copied as it is
 
 
 def _check_preconditions(patch: dict, preconditions: Iterable[Precondition]) -> None:
@@ -220,6 +243,8 @@ def _yaml(value: Json) -> str:
 def _deep_equal(left: Json, right: Json) -> bool:
     """``reflect.DeepEqual`` of two decoded JSON values (``1`` and ``1.0`` differ)."""
     left_kind = type(left)
+    if left_kind is str and type(right) is str:
+        return left == right
     if left_kind is dict:
         return (
             type(right) is dict
@@ -233,16 +258,33 @@ def _deep_equal(left: Json, right: Json) -> bool:
     return _key(left) == _key(right)
 
 
-def _printed(value: Json) -> str:
-    """``fmt.Sprintf("%v", value)``: how upstream compares and sorts list values."""
-    return _go_v(value)
+def _same_go_type(left: Json, right: Json) -> bool:
+    """Whether upstream decodes both values to the same Go type."""
+    kind = type(left)
+    if kind is type(right) and kind is not int:  # (an integer beyond int64 is a float64)
+        return True
+    return _go_type(left) == _go_type(right)
 
 
-def _sorted_by_printed(items: list, printed: Callable[[Json], str] = _printed) -> None:
-    """Sort ``items`` in place as upstream's ``sortScalars`` / ``sortMapsBasedOnField`` do."""
-    keyed = [(printed(item), item) for item in items]
-    go_sort(keyed, lambda left, right: left[0] <= right[0])
-    items[:] = [item for _, item in keyed]
+# fmt.Sprintf("%v", value): how upstream compares and sorts list values.
+_printed = _go_v
+
+
+def _sorted_by_printed(items: list) -> None:
+    """Sort ``items`` in place as upstream's ``sortScalars`` does."""
+    items[:] = [item for _, item in _in_printed_order(items, [_printed(item) for item in items])]
+
+
+def _in_printed_order(items: list, texts: list[str]) -> list[tuple[str, Json]]:
+    """(text, item) pairs in the order upstream's sort by printed text leaves the items
+    (``sortScalars``, ``sortMapsBasedOnField``); ``texts`` are the items' printed texts."""
+    keyed = list(zip(texts, items, strict=True))
+    if len(set(texts)) == len(keyed):
+        # Distinct texts: Go's `<=` is then a strict order, which only one order satisfies.
+        keyed.sort(key=itemgetter(0))
+    else:
+        go_sort(keyed, lambda left, right: left[0] <= right[0])
+    return keyed
 
 
 def _field_strategy(field_meta: FieldMeta) -> tuple[bool, str]:
@@ -265,8 +307,16 @@ def _extract_key(key: str, prefix: str) -> str:
 
 
 class _Diff:
-    def __init__(self, options: DiffOptions) -> None:
+    """One diff of two documents; it never changes ``modified``.
+
+    Upstream sorts each primitive merge list of ``original`` in place before comparing it;
+    with ``sorts_in_place`` so do we (on a copy of our own), for a later diff reading the
+    same document; otherwise the sorted list is a copy and ``original`` is only read.
+    """
+
+    def __init__(self, options: DiffOptions, sorts_in_place: bool = False) -> None:
         self.options = options
+        self.sorts_in_place = sorts_in_place
 
     # ---- maps -------------------------------------------------------------------------
 
@@ -286,16 +336,17 @@ class _Diff:
             if key == DIRECTIVE:
                 self.directive(before, after, patch)
                 continue
-            if _go_type(before) != _go_type(after):
+            if not _same_go_type(before, after):
                 if not options.ignore_changes_and_additions:
                     patch[key] = after
                 continue
-            if type(before) is dict:
+            kind = type(before)
+            if kind is dict:
                 self.map_field(key, before, after, patch, meta)
-            elif type(before) is list:
+            elif kind is list:
                 self.list_field(key, before, after, patch, meta)
-            else:
-                self.replace_if_changed(key, before, after, patch)
+            elif not options.ignore_changes_and_additions and not _deep_equal(before, after):
+                patch[key] = after
         if not options.ignore_deletions:
             for key in original:
                 if key not in modified:
@@ -390,45 +441,57 @@ class _Diff:
     def paired_maps(
         self, original: list, modified: list, field_meta: FieldMeta, retain_keys: bool
     ) -> tuple[list, list]:
-        """Walk both lists sorted by merge key (``diffListsOfMaps``): changes and deletions."""
-        options = self.options
+        """Walk both lists sorted by merge key (``diffListsOfMaps``): changes and deletions.
+
+        Items whose merge keys print alike are diffed, an item only ``modified`` has is
+        added, one only ``original`` has is deleted. Each item is checked as the walk meets it.
+        """
         merge_key = field_meta.merge_key
-        originals, modifieds = list(original), list(modified)
-        for items in (originals, modifieds):
-            _sorted_by_printed(items, lambda element: _printed(element.get(merge_key)))
+        originals = _in_printed_order(original, _merge_key_texts(original, merge_key))
+        modifieds = _in_printed_order(modified, _merge_key_texts(modified, merge_key))
         changes: list = []
         deletions: list = []
+
+        def added(item: dict) -> None:
+            _merge_key_value(item, merge_key)
+            if not self.options.ignore_changes_and_additions:
+                changes.append(item)
+
+        def deleted(item: dict) -> None:
+            value = _merge_key_value(item, merge_key)
+            if not self.options.ignore_deletions:
+                deletions.append({merge_key: value, DIRECTIVE: DELETE})
+
         i = j = 0
-        while i < len(originals) or j < len(modifieds):
-            before_value = after_value = None
-            before_text = after_text = ""
-            if i < len(originals):
-                before, before_value = _keyed_element(originals[i], merge_key)
-                before_text = _printed(before_value)
-            if j < len(modifieds):
-                after, after_value = _keyed_element(modifieds[j], merge_key)
-                after_text = _printed(after_value)
-            both = i < len(originals) and j < len(modifieds)
-            if both and before_text == after_text:
+        while i < len(originals) and j < len(modifieds):
+            before_text, before = originals[i]
+            after_text, after = modifieds[j]
+            _merge_key_value(before, merge_key)
+            after_value = _merge_key_value(after, merge_key)
+            if before_text == after_text:
                 nested = self.maps(before, after, field_meta.schema, retain_keys)
                 if nested:
                     nested[merge_key] = after_value
                     changes.append(nested)
                 i, j = i + 1, j + 1
-            elif i >= len(originals) or (both and before_text > after_text):
-                if not options.ignore_changes_and_additions:
-                    changes.append(after)
+            elif before_text > after_text:
+                added(after)
                 j += 1
             else:
-                if not options.ignore_deletions:
-                    deletions.append({merge_key: before_value, DIRECTIVE: DELETE})
+                deleted(before)
                 i += 1
+        for _, before in originals[i:]:
+            deleted(before)
+        for _, after in modifieds[j:]:
+            added(after)
         return changes, deletions
 
     def lists_of_scalars(self, original: list, modified: list) -> tuple[list, list, list]:
         """Walk both lists sorted by printed value (``diffListsOfScalars``)."""
         options = self.options
         # Upstream sorts the original list in place; the setElementOrder check below sees it sorted.
+        if not self.sorts_in_place:
+            original = list(original)
         _sorted_by_printed(original)
         modifieds = list(modified)
         _sorted_by_printed(modifieds)
@@ -462,20 +525,29 @@ class _Diff:
         return additions, deletions, order
 
 
-def _keyed_element(element: Json, merge_key: str) -> tuple[dict, Json]:
-    """A map of a merge list and its merge-key value (``getMapAndMergeKeyValueByIndex``)."""
+def _merge_key_texts(items: list, merge_key: str) -> list[str]:
+    """``%v`` of the merge-key value of each map of a merge list (a string prints as itself)."""
+    values = [item.get(merge_key) for item in items]
+    return [value if type(value) is str else _printed(value) for value in values]
+
+
+def _merge_key_value(element: Json, merge_key: str) -> Json:
+    """The merge-key value of a map of a merge list (``getMapAndMergeKeyValueByIndex``)."""
     if type(element) is not dict:
         raise TypeMismatch(_bad_arg_type(GO_MAP, element))
     if merge_key not in element:
         raise MergeKeyMissing(_no_merge_key(element, merge_key))
-    return element, element[merge_key]
+    return element[merge_key]
 
 
 def _order_same(original: list, modified: list, merge_key: str) -> bool:
-    """Whether both lists name the same merge keys in the same order (``isOrderSame``)."""
+    """Whether both lists name the same merge keys in the same order (``isOrderSame``).
+
+    Every item is a map with the merge key (:meth:`_Diff.paired_maps` checked).
+    """
     if len(original) != len(modified):
         return False
-    return all(_same_merge_key(before, after, merge_key) for before, after in zip(original, modified, strict=True))
+    return all(map(_go_equal, [item[merge_key] for item in original], [item[merge_key] for item in modified]))
 
 
 def _has_additional_field(original: dict, modified: dict) -> bool:
