@@ -39,7 +39,8 @@ import shutil
 import subprocess
 import tempfile
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -216,6 +217,9 @@ def _status(code: int, reason: str, message: str) -> dict[str, Any]:
 class _Handler(BaseHTTPRequestHandler):
     server: _Server
     protocol_version = "HTTP/1.1"
+    # Headers and body are separate writes: with Nagle's algorithm each answer waited for
+    # kubectl's delayed ACK (40 ms), several times per invocation.
+    disable_nagle_algorithm = True
 
     def log_message(self, format: str, *args: Any) -> None:
         """Requests are recorded in the state, not logged."""
@@ -228,29 +232,39 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def _body(self) -> bytes | None:
+    def _serving(self) -> EndpointState | None:
+        """The invocation being served; None (answered 503) between invocations."""
+        state = self.server.state
+        if state is None:
+            self.close_connection = True
+            self._reply(503, _status(503, "ServiceUnavailable", "the recording endpoint serves no kubectl now"))
+        return state
+
+    def _body(self, state: EndpointState) -> bytes | None:
         """The request's body; None (refused, answered 413) beyond the answer size limit."""
         length = int(self.headers.get("Content-Length") or 0)
-        limit = self.server.state.max_body_bytes
+        limit = state.max_body_bytes
         if length > limit:  # what kubectl sends is its answer, bounded like any target's
-            self.server.state.refuse(f"{self.command} {self.path}: a body of {length:,} bytes, "
+            state.refuse(f"{self.command} {self.path}: a body of {length:,} bytes, "
                                      + bounded.too_large("a request", limit))
             self.close_connection = True
             self._reply(413, _status(413, "RequestEntityTooLarge", "the body is over patchconf's answer size limit"))
             return None
         return self.rfile.read(length) if length else b""
 
-    def _unexpected(self, body: bytes = b"") -> None:
+    def _unexpected(self, state: EndpointState, body: bytes = b"") -> None:
         text = f"{self.command} {self.path}"
         if body:
             text += f" {body[:200]!r}"
-        self.server.state.refuse(text)
+        state.refuse(text)
         code, reason = (404, "NotFound") if self.command == "GET" else (405, "MethodNotAllowed")
         message = f"patchconf recording endpoint does not serve {self.command} {urlsplit(self.path).path}"
         self._reply(code, _status(code, reason, message))
 
     def do_GET(self) -> None:
-        state = self.server.state
+        state = self._serving()
+        if state is None:
+            return
         path = urlsplit(self.path).path
         state.record(Recorded("GET", path, "", b""))
         discovery = _discovery(state, path)
@@ -267,18 +281,18 @@ class _Handler(BaseHTTPRequestHandler):
         elif any(r.serves(path) for r in state.resources):
             self._reply(404, _status(404, "NotFound", f"{path} not found"))  # an object that does not exist
         else:
-            self._unexpected()
+            self._unexpected(state)
 
     def do_PATCH(self) -> None:
-        state = self.server.state
-        path = urlsplit(self.path).path
-        body = self._body()
-        if body is None:
+        state = self._serving()
+        body = None if state is None else self._body(state)
+        if state is None or body is None:
             return
+        path = urlsplit(self.path).path
         content_type = (self.headers.get("Content-Type") or "").split(";")[0].strip()
         state.record(Recorded("PATCH", path, content_type, body))
         if path not in state.objects:
-            self._unexpected(body)
+            self._unexpected(state, body)
             return
         code, answer = state.patch_document(state.objects[path], content_type, body)
         if code == 200:
@@ -287,15 +301,15 @@ class _Handler(BaseHTTPRequestHandler):
         self._reply(code, answer)
 
     def do_POST(self) -> None:
-        state = self.server.state
-        path = urlsplit(self.path).path
-        body = self._body()
-        if body is None:
+        state = self._serving()
+        body = None if state is None else self._body(state)
+        if state is None or body is None:
             return
+        path = urlsplit(self.path).path
         content_type = (self.headers.get("Content-Type") or "").split(";")[0].strip()
         state.record(Recorded("POST", path, content_type, body))
         if not any(r.serves(path, collection=True) for r in state.resources):
-            self._unexpected(body)
+            self._unexpected(state, body)
             return
         try:
             self._reply(201, json.loads(body))
@@ -303,19 +317,21 @@ class _Handler(BaseHTTPRequestHandler):
             self._reply(400, _status(400, "BadRequest", "the created object is not JSON"))
 
     def do_PUT(self) -> None:
-        body = self._body()
-        if body is not None:
-            self._unexpected(body)
+        state = self._serving()
+        body = None if state is None else self._body(state)
+        if state is not None and body is not None:
+            self._unexpected(state, body)
 
     def do_DELETE(self) -> None:
-        body = self._body()
-        if body is not None:
-            self._unexpected(body)
+        state = self._serving()
+        body = None if state is None else self._body(state)
+        if state is not None and body is not None:
+            self._unexpected(state, body)
 
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
-    state: EndpointState
+    state: EndpointState | None = None
 
 
 def _discovery(state: EndpointState, path: str) -> dict[str, Any] | None:
@@ -352,26 +368,85 @@ def _unique(resources: Iterable[Resource]) -> list[Resource]:
 
 
 class RecordingEndpoint:
-    """A loopback apiserver stand-in for one kubectl invocation (use as a context manager)."""
+    """A loopback apiserver stand-in serving one kubectl invocation's state at a time
+    (``state``; None between invocations). Use as a context manager, or start and stop it."""
 
-    def __init__(self, state: EndpointState) -> None:
-        self.state = state
+    def __init__(self, state: EndpointState | None = None) -> None:
         self._server = _Server(("127.0.0.1", 0), _Handler)
         self._server.state = state
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     @property
+    def state(self) -> EndpointState | None:
+        return self._server.state
+
+    @state.setter
+    def state(self, state: EndpointState | None) -> None:
+        self._server.state = state
+
+    @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self._server.server_address[1]}"
 
-    def __enter__(self) -> RecordingEndpoint:
+    def start(self) -> None:
         self._thread.start()
+
+    def stop(self) -> None:
+        self._server.shutdown()  # returns once serve_forever's poll (up to half a second) has seen it
+        self._server.server_close()
+        self._thread.join(timeout=5)
+
+    def __enter__(self) -> RecordingEndpoint:
+        self.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
+        self.stop()
+
+
+class EndpointPool:
+    """The run's recording endpoints, one per kubectl invocation in flight, reused.
+
+    Stopping a server costs up to half a second, which a server per invocation paid twice
+    per case. An idle endpoint instead takes the next invocation's state; each invocation
+    still has an endpoint, a kubeconfig and a cache directory of its own.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._idle: list[RecordingEndpoint] = []
+        self._started: list[RecordingEndpoint] = []
+
+    @property
+    def size(self) -> int:
+        return len(self._started)
+
+    @contextmanager
+    def serving(self, state: EndpointState) -> Iterator[RecordingEndpoint]:
+        with self._lock:
+            endpoint = self._idle.pop() if self._idle else None
+        if endpoint is None:
+            endpoint = RecordingEndpoint()
+            endpoint.start()
+            with self._lock:
+                self._started.append(endpoint)
+        endpoint.state = state
+        try:
+            yield endpoint
+        finally:
+            endpoint.state = None
+            with self._lock:
+                self._idle.append(endpoint)
+
+    def close(self) -> None:
+        """Stop every endpoint, all at once (each waits for its server's poll)."""
+        with self._lock:
+            endpoints, self._started, self._idle = self._started, [], []
+        stoppers = [threading.Thread(target=endpoint.stop) for endpoint in endpoints]
+        for stopper in stoppers:
+            stopper.start()
+        for stopper in stoppers:
+            stopper.join()
 
 
 def kubeconfig_text(server_url: str) -> str:
@@ -424,6 +499,7 @@ class KubectlApplyTarget(Target):
         self._tmp = tempfile.TemporaryDirectory(prefix="patchconf-kubectl-apply-")
         self._env = {k: v for k, v in os.environ.items() if k != "KUBECONFIG" and not k.startswith("KUBECTL_")}
         self.max_answer_bytes = bounded.max_answer_bytes(max_answer_bytes)
+        self._endpoints = EndpointPool()
 
     def skip_reason(self, case: Case) -> str | None:
         reason = super().skip_reason(case)
@@ -569,7 +645,7 @@ class KubectlApplyTarget(Target):
 
     def _kubectl(self, arguments: list[str], state: EndpointState, directory: Path) -> KubectlRun:
         directory.mkdir()
-        with RecordingEndpoint(state) as endpoint:
+        with self._endpoints.serving(state) as endpoint:
             (directory / "kubeconfig").write_text(kubeconfig_text(endpoint.url), encoding="utf-8")
             command = [self.binary, *arguments, "--kubeconfig", str(directory / "kubeconfig"),
                        "--cache-dir", str(directory / "cache"), "--request-timeout", REQUEST_TIMEOUT]
@@ -580,6 +656,7 @@ class KubectlApplyTarget(Target):
         return KubectlRun(completed.returncode, completed.stdout, completed.stderr, state)
 
     def close(self) -> None:
+        self._endpoints.close()
         self._tmp.cleanup()
 
 
