@@ -221,8 +221,8 @@ def _status(code: int, reason: str, message: str) -> dict[str, Any]:
 class _Handler(BaseHTTPRequestHandler):
     server: _Server
     protocol_version = "HTTP/1.1"
-    # Headers and body are separate writes: with Nagle's algorithm each answer waited for
-    # kubectl's delayed ACK (40 ms), several times per invocation.
+    # Headers and body are separate writes: with Nagle's algorithm the body waited for kubectl's
+    # delayed ACK of the headers (40 ms), at every request after a connection's first.
     disable_nagle_algorithm = True
 
     def log_message(self, format: str, *args: Any) -> None:
@@ -250,11 +250,17 @@ class _Handler(BaseHTTPRequestHandler):
         limit = state.max_body_bytes
         if length > limit:  # what kubectl sends is its answer, bounded like any target's
             state.refuse(f"{self.command} {self.path}: a body of {length:,} bytes, "
-                                     + bounded.too_large("a request", limit))
+                         + bounded.too_large("a request", limit))
             self.close_connection = True
             self._reply(413, _status(413, "RequestEntityTooLarge", "the body is over patchconf's answer size limit"))
             return None
         return self.rfile.read(length) if length else b""
+
+    def _received(self) -> tuple[EndpointState, bytes] | None:
+        """The invocation being served and the request's body; None when either was refused."""
+        state = self._serving()
+        body = None if state is None else self._body(state)
+        return None if state is None or body is None else (state, body)
 
     def _unexpected(self, state: EndpointState, body: bytes = b"") -> None:
         text = f"{self.command} {self.path}"
@@ -288,10 +294,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._unexpected(state)
 
     def do_PATCH(self) -> None:
-        state = self._serving()
-        body = None if state is None else self._body(state)
-        if state is None or body is None:
+        received = self._received()
+        if received is None:
             return
+        state, body = received
         path = urlsplit(self.path).path
         content_type = (self.headers.get("Content-Type") or "").split(";")[0].strip()
         state.record(Recorded("PATCH", path, content_type, body))
@@ -305,10 +311,10 @@ class _Handler(BaseHTTPRequestHandler):
         self._reply(code, answer)
 
     def do_POST(self) -> None:
-        state = self._serving()
-        body = None if state is None else self._body(state)
-        if state is None or body is None:
+        received = self._received()
+        if received is None:
             return
+        state, body = received
         path = urlsplit(self.path).path
         content_type = (self.headers.get("Content-Type") or "").split(";")[0].strip()
         state.record(Recorded("POST", path, content_type, body))
@@ -321,16 +327,14 @@ class _Handler(BaseHTTPRequestHandler):
             self._reply(400, _status(400, "BadRequest", "the created object is not JSON"))
 
     def do_PUT(self) -> None:
-        state = self._serving()
-        body = None if state is None else self._body(state)
-        if state is not None and body is not None:
-            self._unexpected(state, body)
+        received = self._received()
+        if received is not None:
+            self._unexpected(*received)
 
     def do_DELETE(self) -> None:
-        state = self._serving()
-        body = None if state is None else self._body(state)
-        if state is not None and body is not None:
-            self._unexpected(state, body)
+        received = self._received()
+        if received is not None:
+            self._unexpected(*received)
 
 
 class _Server(ThreadingHTTPServer):
