@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.bounded import AnswerTooLarge, Oversize, parse_size, read_lines, run_bounded
+from harness.bounded import AnswerTooLarge, Oversize, parse_size, read_lines, run_bounded, wait_for_exit
 from harness.cases import load_file
 from harness.runner import ERROR, FAIL, PASS, STORED_CHARS, run_case, stored, stored_lines
 from harness.targets.base import ProtocolError
@@ -300,6 +300,26 @@ def test_run_bounded_kills_a_program_printing_too_much():
     done = run_bounded([sys.executable, "-c", "import sys; print('out'); print('err', file=sys.stderr)"],
                        limit=100, timeout=60)
     assert (done.returncode, done.stdout, done.stderr) == (0, "out\n", "err\n")
+
+
+@pytest.mark.parametrize("pidfd", [True, False], ids=["pidfd", "polling"])
+def test_waiting_for_a_program_gives_its_exit_status_or_times_out(pidfd, monkeypatch):
+    if not pidfd:
+        monkeypatch.delattr(os, "pidfd_open", raising=False)
+    exited = subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"])
+    while Path(f"/proc/{exited.pid}/stat").read_text().rpartition(")")[2].split()[0] != "Z":
+        time.sleep(0.01)  # until it has exited (not yet reaped)
+    assert wait_for_exit(exited, timeout=60) == 3
+    sleeping = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        with pytest.raises(subprocess.TimeoutExpired):
+            wait_for_exit(sleeping, timeout=0.2)
+        assert sleeping.returncode is None
+        sleeping.kill()
+        assert wait_for_exit(sleeping, timeout=60) == -signal.SIGKILL
+    finally:
+        sleeping.kill()
+        sleeping.wait()
 
 
 def test_kubectl_printing_too_much_fails_its_case(tmp_path, write_case_file):

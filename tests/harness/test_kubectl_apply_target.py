@@ -22,6 +22,8 @@ from harness.cases import load_file
 from harness.runner import PASS, SKIP, run_case, run_cases
 from harness.targets import TargetUnavailable, make_target
 from harness.targets.kubectl_apply import (
+    KUBECTL_GO_MEMORY,
+    EndpointPool,
     EndpointState,
     KubectlApplyTarget,
     RecordingEndpoint,
@@ -136,6 +138,52 @@ def test_patch_and_create_are_recorded_with_their_content_type():
     assert [r.body for r in endpoint.state.sent("POST")] == [b'{"a": 1}']
 
 
+def test_the_pool_gives_each_invocation_in_flight_its_own_endpoint_and_reuses_idle_ones():
+    configmap = resource_of({"apiVersion": "v1", "kind": "ConfigMap"})
+    path = "/api/v1/namespaces/default/configmaps/demo"
+    first = _state(configmap, objects={path: {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "1"}}})
+    second = _state(configmap, objects={path: {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "2"}}})
+    third = _state(configmap)
+    pool = EndpointPool()
+    try:
+        with pool.serving(first) as endpoint:
+            with pool.serving(second) as other:  # two invocations at once: the same path, each its own object
+                assert other.url != endpoint.url
+                assert _request(other.url + path)[1]["metadata"] == {"name": "2"}
+            assert _request(endpoint.url + path)[1]["metadata"] == {"name": "1"}
+        urls = {endpoint.url, other.url}
+        status, answer = _request(endpoint.url + "/api/v1")  # between invocations: served to no one
+        assert (status, answer["reason"]) == (503, "ServiceUnavailable")
+        with pool.serving(third) as reused:
+            assert reused.url in urls
+            assert _request(reused.url + path)[0] == 404
+        assert pool.size == 2
+    finally:
+        pool.close()
+    assert [r.path for r in first.requests] == [path]
+    assert [r.path for r in second.requests] == [path]
+    assert [r.path for r in third.requests] == [path]
+    for url in urls:  # closed: nothing listens any more
+        with pytest.raises(urllib.error.URLError):
+            _request(url + "/api")
+
+
+def test_kubectl_runs_without_go_collections_unless_the_environment_says_otherwise(tmp_path, monkeypatch):
+    fake = tmp_path / "kubectl"
+    fake.write_text("#!/bin/sh\necho '{\"clientVersion\":{\"gitVersion\":\"v1.32.4\"}}'\n")
+    fake.chmod(0o755)
+    monkeypatch.delenv("GOGC", raising=False)
+    monkeypatch.delenv("GOMEMLIMIT", raising=False)
+    target = KubectlApplyTarget(str(fake))
+    target.close()
+    assert {key: target._env.get(key) for key in ("GOGC", "GOMEMLIMIT")} == KUBECTL_GO_MEMORY == {
+        "GOGC": "off", "GOMEMLIMIT": "512MiB"}
+    monkeypatch.setenv("GOGC", "200")
+    target = KubectlApplyTarget(str(fake))
+    target.close()
+    assert (target._env["GOGC"], "GOMEMLIMIT" in target._env) == ("200", False)
+
+
 def test_verify_names_each_route_to_kubectl(scripted):
     from harness.verify import via_of
 
@@ -237,6 +285,55 @@ def test_oldest_and_newest_kubectl_releases_agree_with_the_fixture(binary, fixtu
     finally:
         release.close()
     assert {r.case.name: (r.status, r.reason) for r in results} == {name: (PASS, "") for name in fixture_cases}
+
+
+@needs_kubectl
+def test_a_run_asks_kubectl_once_for_the_annotation_of_each_distinct_original(fixture_cases, monkeypatch):
+    import harness.targets.kubectl_apply as kubectl_apply
+
+    commands: list[list[str]] = []
+    real_run_process = kubectl_apply.run_process
+
+    def counting(command, *arguments, **options):
+        commands.append(command)
+        return real_run_process(command, *arguments, **options)
+
+    def annotations() -> int:  # kubectl apply --dry-run=client writing original's annotation
+        return sum("--dry-run=client" in command for command in commands)
+
+    def applies() -> int:
+        return sum(command[1] == "apply" and "--dry-run=client" not in command for command in commands)
+
+    monkeypatch.setattr(kubectl_apply, "run_process", counting)
+    sharing = [fixture_cases["conflict-without-overwrite"], fixture_cases["unchanged-sends-nothing"]]
+    assert sharing[0].inputs["original"] == sharing[1].inputs["original"]
+    target = KubectlApplyTarget()
+    try:
+        results = run_cases(list(fixture_cases.values()), target, workers=1)
+        # 6 of the 7 cases have an original; two of them share theirs
+        assert (annotations(), applies()) == (5, 7)
+        results += run_cases(sharing, target, workers=1)
+        assert (annotations(), applies()) == (5, 9)
+    finally:
+        target.close()
+    assert [(r.case.name, r.status, r.reason) for r in results] == [
+        (case.name, PASS, "") for case in [*fixture_cases.values(), *sharing]]
+    fresh = KubectlApplyTarget()  # what kubectl wrote is remembered for one run only
+    try:
+        assert run_case(sharing[0], fresh).status == PASS
+    finally:
+        fresh.close()
+    assert (annotations(), applies()) == (6, 10)
+
+
+@needs_kubectl
+def test_cases_run_in_parallel_each_see_only_their_own_objects(target, fixture_cases):
+    """Several of the fixture's cases serve the same object path (configmap team/demo) with
+    different live objects; run many at once, each must see its own."""
+    cases = list(fixture_cases.values()) * 3
+    results = run_cases(cases, target, workers=8)
+    assert [(r.case.name, r.status, r.reason) for r in results] == [(case.name, PASS, "") for case in cases]
+    assert target._endpoints.size <= 8
 
 
 @needs_kubectl
