@@ -40,11 +40,14 @@ def _by_tag(run: Run) -> dict[str, Counter]:
 
 
 def column_labels(runs: Sequence[Run]) -> list[str]:
-    """Short, unique column names: a command target is named by the implementation it reports."""
-    labels = []
-    for run in runs:
-        label = run.target.family if run.target_name.startswith("cmd:") else run.target_name
-        labels.append(label)
+    """Short, unique column names: a command target is named by the implementation it reports,
+    and by its version too when the same implementation runs at several (a library's history)."""
+    labels = [run.target.family if run.target_name.startswith("cmd:") else run.target_name for run in runs]
+    versions: dict[str, set[str]] = {}
+    for label, run in zip(labels, runs, strict=True):
+        versions.setdefault(label, set()).add(run.target.version)
+    labels = [f"{label} {run.target.version}" if len(versions[label]) > 1 else label
+              for label, run in zip(labels, runs, strict=True)]
     counts = Counter(labels)
     seen: Counter = Counter()
     unique = []

@@ -24,8 +24,9 @@ TARGET_HELP = {
     "kubectl-apply[:PATH]": "kubectl apply (client-side) against patchconf's loopback recording endpoint",
     "cmd:COMMAND": "any program speaking harness/PROTOCOL.md over stdin/stdout",
     "upstream[@1.MINOR]": "Kubernetes' own Go code (targets/upstream), built from its modules; needs go",
-    "peer:NAME": ("another Go library from targets/peers/NAME (evanphx-json-patch-v5, kustomize-kyaml, "
-                  "client-go-fake, controller-runtime-fake); needs go"),
+    "peer:NAME[@VERSION]": ("another Go library from targets/peers/NAME (evanphx-json-patch-v5, kustomize-kyaml, "
+                            "client-go-fake, controller-runtime-fake), @VERSION: built against that release "
+                            "of its library; needs go"),
     "live[:CONTEXT]": "a real API server (kubeconfig: --kubeconfig, $KUBECONFIG, ~/.kube/config)",
 }
 

@@ -34,6 +34,13 @@ KIT_DIR = REPO_ROOT / "targets" / "peerkit"
 # (their field manager stamps time.Now() and orders entries by whole seconds), so a case
 # takes about a second a step: a longer deadline, and more instances, which mostly sleep.
 SSA_FAKES = ("client-go-fake", "controller-runtime-fake")
+# The library each peer wraps: `peer:NAME@VERSION` builds the peer against that release of it.
+LIBRARY_MODULES = {
+    "evanphx-json-patch-v5": "github.com/evanphx/json-patch/v5",
+    "kustomize-kyaml": "sigs.k8s.io/kustomize/kyaml",
+    "client-go-fake": "k8s.io/client-go",
+    "controller-runtime-fake": "sigs.k8s.io/controller-runtime",
+}
 SSA_FAKE_TIMEOUT = 60.0
 SSA_FAKE_WORKERS = 8
 
@@ -45,15 +52,21 @@ def available_peers() -> list[str]:
     return sorted(p.name for p in PEERS_DIR.iterdir() if (p / "go.mod").is_file())
 
 
-def build(name: str) -> Path:
-    """Path of the peer's binary, building it if its sources changed since the last build."""
+def build(name: str, library_version: str | None = None) -> Path:
+    """Path of the peer's binary, building it if its sources changed since the last build.
+
+    ``library_version`` (e.g. ``v5.6.0``) builds it against that release of its library
+    instead of the one its go.mod pins (``go get`` then ``go mod tidy`` in the build copy).
+    """
+    if library_version is not None and not re.fullmatch(r"v[0-9]+\.[0-9]+\.[0-9]+[0-9A-Za-z.+-]*", library_version):
+        raise TargetUnavailable(f"peer:{name}@{library_version}: give a module version such as v1.2.3")
     if not re.fullmatch(r"[a-z0-9][a-z0-9._-]*", name or ""):
         raise TargetUnavailable(f"peer: give a peer name, one of: {', '.join(available_peers()) or 'none'}")
     source = PEERS_DIR / name
     if not (source / "go.mod").is_file():
         raise TargetUnavailable(f"no peer {name!r} in {PEERS_DIR}; known peers: {', '.join(available_peers())}")
     go = _go()
-    digest = _source_digest(source) + _source_digest(KIT_DIR)
+    digest = _source_digest(source) + _source_digest(KIT_DIR) + (library_version or "")
     build_dir = cache_root() / "peers" / f"{name}-{hashlib.sha256(digest.encode()).hexdigest()[:16]}"
     binary = build_dir / name
     if binary.is_file():
@@ -65,6 +78,11 @@ def build(name: str) -> Path:
     skip = shutil.ignore_patterns("*_test.go", "README.md")
     shutil.copytree(source, work / "peers" / name, ignore=skip)
     shutil.copytree(KIT_DIR, work / "peerkit", ignore=skip)
+    if library_version is not None:
+        if name not in LIBRARY_MODULES:
+            raise TargetUnavailable(f"peer {name!r} names no library module to take another version of")
+        _run([go, "get", f"{LIBRARY_MODULES[name]}@{library_version}"], work / "peers" / name)
+        _run([go, "mod", "tidy"], work / "peers" / name)
     _run([go, "build", "-trimpath", "-o", str(binary) + ".tmp", "."], work / "peers" / name)
     os.replace(str(binary) + ".tmp", binary)
     return binary
@@ -72,9 +90,10 @@ def build(name: str) -> Path:
 
 class PeerTarget(CommandTarget):
     def __init__(self, name: str, timeout: float | None = None, max_answer_bytes: int | None = None) -> None:
-        binary = build(name)
+        name, _, library_version = name.partition("@")
+        binary = build(name, library_version or None)
         fake = name in SSA_FAKES
         super().__init__(shlex.quote(str(binary)), timeout=timeout or (SSA_FAKE_TIMEOUT if fake else 10.0),
                          workers=max(SSA_FAKE_WORKERS, os.cpu_count() or 1) if fake else os.cpu_count() or 1,
                          family=name, max_answer_bytes=max_answer_bytes)
-        self.name = f"peer:{name}"
+        self.name = f"peer:{name}" + (f"@{library_version}" if library_version else "")

@@ -120,3 +120,23 @@ def test_a_change_the_case_declares_says_so(write_case_file, scripted):
     runs = [Run(name, t.info, run_cases(cases, t)) for name, t in (("upstream@1.28", old), ("upstream@1.29", new))]
     assert ("| `cases/json-patch/d.yaml::old-releases-differ` | `upstream@1.28`: ✓ declared divergence: fixed in 1.29"
             "<br>`upstream@1.29`: ✓ as the case expects |") in matrix_markdown(runs)
+
+
+def test_one_library_at_two_releases_is_labelled_by_its_version(scripted):
+    from dataclasses import replace
+
+    older = scripted({}, family="python-jsonpatch")
+    newer_info = replace(older.info, version="1.47")
+    runs = [Run("cmd:/old/python a.py", replace(older.info, version="1.33"), []),
+            Run("cmd:/new/python a.py", newer_info, [])]
+    assert column_labels(runs) == ["python-jsonpatch 1.33", "python-jsonpatch 1.47"]
+
+
+def test_a_peer_release_must_be_a_module_version():
+    import pytest
+
+    from harness.targets import TargetUnavailable
+    from harness.targets.peer import build
+
+    with pytest.raises(TargetUnavailable, match=r"give a module version such as v1\.2\.3"):
+        build("kustomize-kyaml", "latest; rm -rf /")
