@@ -177,7 +177,15 @@ class Store:
         """What storage keeps of the field manager's result: a built-in object after a round trip
         through its Go type (:mod:`.gotypes`: ``data: {}`` dropped, ``strategy: {}`` written)."""
         obj = self._decoded(obj)
-        return obj if self.custom_resource else gotypes.round_trip(obj, self.api_version, self.kind)
+        if self.custom_resource:
+            return obj
+        stored = gotypes.round_trip(obj, self.api_version, self.kind)
+        metadata = stored.get("metadata")
+        if isinstance(metadata, dict) and metadata.get("creationTimestamp", "") is None:
+            # The zero metav1.Time the round trip writes as null is the server's to fill (rest.BeforeCreate,
+            # kept by BeforeUpdate); the reference keeps no creation time, as before the round trip.
+            del metadata["creationTimestamp"]
+        return stored
 
     def _create(self, obj: dict[str, Any]) -> dict[str, Any]:
         obj = self._stored(obj)
