@@ -24,6 +24,8 @@ import importlib.resources
 import json
 from typing import Any
 
+from reference_impl.ssa.typed import json_copy
+
 Shape = dict[str, Any]  # {"shape": string|int|float|bool|bytes|struct|pointer|slice|map|opaque, ...}
 NIL = None  # a nil pointer, slice or map, as the Go value is modelled here
 SCALAR_ZEROS = {"string": "", "int": 0, "float": 0, "bool": False}
@@ -53,6 +55,13 @@ def _fields(definition: str) -> list[dict[str, Any]]:
     return _go_types()["definitions"][definition]
 
 
+class _Zero:
+    """The zero value of a type with its own encoding (an absent metav1.Time, IntOrString...)."""
+
+    def __init__(self, shape: Shape) -> None:
+        self.encoded = shape["zero"]
+
+
 def _decoded(value: Any, shape: Shape) -> Any:
     """FromUnstructured: the Go value, with structs as dicts holding every field and nil as NIL."""
     kind = shape["shape"]
@@ -67,14 +76,7 @@ def _decoded(value: Any, shape: Shape) -> Any:
         return [_decoded(item, shape["elem"]) for item in value]
     if kind == "map" and isinstance(value, dict):
         return {key: _decoded(item, shape["elem"]) for key, item in value.items()}
-    return value  # a scalar, bytes (base64 text) or a type with its own encoding
-
-
-class _Zero:
-    """The zero value of a type with its own encoding (an absent metav1.Time, IntOrString...)."""
-
-    def __init__(self, shape: Shape) -> None:
-        self.encoded = shape["zero"]
+    return json_copy(value)  # a scalar, bytes (base64 text) or a type with its own encoding
 
 
 def _empty(value: Any, shape: Shape) -> bool:
