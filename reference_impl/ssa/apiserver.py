@@ -16,7 +16,7 @@ from typing import Any
 
 from reference_impl import json_patch, merge_patch
 from reference_impl.errors import PatchError
-from reference_impl.ssa import migration
+from reference_impl.ssa import gotypes, migration
 from reference_impl.ssa.fieldpath import FieldSet, make_path
 from reference_impl.ssa.managedfields import DEFAULT_RELEASE, FieldManager, RequestError
 from reference_impl.ssa.schema import ABSENT_DEFAULT, Schema
@@ -154,7 +154,7 @@ class Store:
             result = manager.update(self.live, self._decoded(step.object), step.manager or DEFAULT_MANAGER)
         else:
             result = manager.update(self.live, self._decoded(self._patched(step)), step.manager or DEFAULT_MANAGER)
-        return self._decoded(self._keep_what_the_endpoint_resets(result, step.subresource))
+        return self._stored(self._keep_what_the_endpoint_resets(result, step.subresource))
 
     def _decoded(self, obj: dict[str, Any]) -> dict[str, Any]:
         """An object as the server decodes and stores it.
@@ -173,11 +173,28 @@ class Store:
             return _with_defaults(self.schema, self.schema.root, obj)
         return _through_go_types(self.schema, self.schema.root, obj)
 
-    def _create(self, obj: dict[str, Any]) -> dict[str, Any]:
+    def _stored(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """What storage keeps of the field manager's result: a built-in object after a round trip
+        through its Go type (:mod:`.gotypes`: ``data: {}`` dropped, ``strategy: {}`` written)."""
         obj = self._decoded(obj)
+        if self.custom_resource:
+            return obj
+        stored = gotypes.round_trip(obj, self.api_version, self.kind)
+        metadata = stored.get("metadata")
+        if isinstance(metadata, dict) and metadata.get("creationTimestamp", "") is None:
+            # The zero metav1.Time the round trip writes as null is the server's to fill (rest.BeforeCreate,
+            # kept by BeforeUpdate); the reference keeps no creation time, as before the round trip.
+            del metadata["creationTimestamp"]
+        return stored
+
+    def _create(self, obj: dict[str, Any]) -> dict[str, Any]:
+        obj = self._stored(obj)
         obj.setdefault("metadata", {})["uid"] = "patchconf-uid"
-        if self.status_subresource:
+        if self.status_subresource:  # PrepareForCreate: a built-in kind's status is its Go zero value
             obj.pop("status", None)
+            empty = self._stored(_empty(self.api_version, self.kind))
+            if "status" in empty:
+                obj["status"] = empty["status"]
         return obj
 
     def _patched(self, step: Step) -> dict[str, Any]:

@@ -34,9 +34,10 @@ AGREEING_TYPES = ["merge-patch", "merge-patch-2way", "merge-patch-3way", "apply"
 # some of upstream's answers depend on Go's map order.
 LEAST_AGREEMENT = {"json-patch": 0.99, "strategic": 0.90, "strategic-2way": 0.99, "strategic-3way": 0.98}
 DEPARTING_TYPES = list(LEAST_AGREEMENT)
-# Server-side apply: the reference keeps an empty map (ConfigMap data: {}) that the typed round
-# trip of a built-in kind drops (omitempty), and so owns it; steps are slower, so fewer inputs.
-SSA_COUNT, SSA_LEAST_AGREEMENT = 300, 0.80
+# Server-side apply agrees everywhere, built-in kinds' round trip through their Go types included
+# (ConfigMap `data: {}`, `labels: {}` dropped from the object yet owned); steps are slower, so
+# fewer inputs (seeds 1-5, 2,000 inputs each, all agree; upstream showed no nondeterminism there).
+SSA_COUNT = 1000
 
 
 @pytest.fixture(scope="module")
@@ -71,8 +72,7 @@ def test_reference_departs_from_upstream_only_rarely(upstream) -> None:
     assert below == {}, [describe(f.signature) + f": {dict(f.verdict.case.inputs)}" for f in run.findings]
 
 
-def test_reference_server_side_apply_departs_from_upstream_only_rarely(upstream) -> None:
+def test_reference_server_side_apply_agrees_with_upstream(upstream) -> None:
     run = fuzz(ReferenceTarget(), upstream, ["server-side-apply"], SEED, count=SSA_COUNT, shrink=False)
-    assert run.judged > SSA_COUNT * 0.95
-    share = run.count(AGREE) / run.judged
-    assert share >= SSA_LEAST_AGREEMENT, [describe(f.signature) for f in run.findings]
+    assert (run.judged, run.count(AGREE)) == (SSA_COUNT, SSA_COUNT)
+    assert [describe(f.signature) + f": {dict(f.verdict.case.inputs)}" for f in run.findings] == []

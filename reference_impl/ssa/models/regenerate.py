@@ -1,12 +1,19 @@
 """Write ``kubernetes-<minor>.json`` from the OpenAPI v3 specs in Kubernetes' own module.
 
     python -m reference_impl.ssa.models.regenerate --kubernetes 1.33.13
+    python -m reference_impl.ssa.models.regenerate --go-types
+
 
 Downloads ``k8s.io/kubernetes@v<version>`` with ``go mod download`` (the module zip holds
 ``api/openapi-spec/v3/*.json``, the models the apiserver serves, with ``default`` values),
 merges every file's ``components.schemas``, keeps only what schemaconv reads, and indexes
 the kinds by ``x-kubernetes-group-version-kind`` as the type converter's ``indexModels``
 does. The output has one definition per line, keys sorted, so regenerations diff well.
+
+``--go-types`` writes ``go-types.json`` instead: what the models do not say, the Go shape of
+every built-in kind's fields (JSON name, omitempty, struct, pointer, slice, map or a type with
+its own encoding), which decides what a round trip through the Go type leaves of an object.
+targets/gotypes walks kubectl's scheme by reflection, at the k8s.io/api of its go.mod.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from typing import Any
 MODULE = "k8s.io/kubernetes"
 SPEC_DIR = Path("api") / "openapi-spec" / "v3"
 OUTPUT_DIR = Path(__file__).resolve().parent
+GO_TYPES_SOURCE = OUTPUT_DIR.parents[2] / "targets" / "gotypes"
 
 # What kube-openapi schemaconv (openapi.go, smd.go) reads of a schema; all else is dropped
 # (descriptions, required, enum, oneOf, x-kubernetes-unions, validations...).
@@ -114,11 +122,47 @@ def render(version: str, schemas: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def go_types() -> dict[str, Any]:
+    """The output of targets/gotypes: ``kinds`` (apiVersion/kind -> definition) and ``definitions``."""
+    completed = subprocess.run(["go", "run", "."], cwd=GO_TYPES_SOURCE, capture_output=True, text=True, check=False)
+    if completed.returncode != 0:
+        raise SystemExit(f"go run in {GO_TYPES_SOURCE} failed: {completed.stderr}")
+    return json.loads(completed.stdout)
+
+
+def render_go_types(shapes: Mapping[str, Any]) -> str:
+    def line(value: Any) -> str:
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+    go_mod = (GO_TYPES_SOURCE / "go.mod").read_text(encoding="utf-8")
+    api_version = next(row.split()[1] for row in go_mod.splitlines() if row.strip().startswith("k8s.io/api "))
+    lines = [
+        "{",
+        f'"source":{line(f"targets/gotypes: kubectl scheme, k8s.io/api {api_version}")},',
+        f'"kinds":{line(shapes["kinds"])},',
+        '"definitions":{',
+        ",\n".join(f"{line(name)}:{line(shapes['definitions'][name])}" for name in sorted(shapes["definitions"])),
+        "}",
+        "}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--kubernetes", required=True, metavar="VERSION", help="a full release, e.g. 1.33.13")
+    parser.add_argument("--kubernetes", metavar="VERSION", help="a full release, e.g. 1.33.13")
+    parser.add_argument("--go-types", action="store_true", help="write go-types.json from targets/gotypes")
     parser.add_argument("--output-dir", type=Path, default=OUTPUT_DIR)
     args = parser.parse_args(argv)
+    if args.go_types:
+        output = args.output_dir / "go-types.json"
+        text = render_go_types(go_types())
+        json.loads(text)
+        output.write_text(text, encoding="utf-8")
+        print(f"{output}: {len(text.encode()):,} bytes", file=sys.stderr)
+        return 0
+    if not args.kubernetes:
+        parser.error("give --kubernetes VERSION or --go-types")
     version = args.kubernetes.removeprefix("v")
     if version.count(".") != 2:
         parser.error("--kubernetes takes a full release such as 1.33.13")

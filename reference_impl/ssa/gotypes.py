@@ -1,0 +1,113 @@
+"""A built-in object's round trip through its Go type, as the apiserver decodes and stores it.
+
+Go twin: k8s.io/apimachinery/pkg/runtime converter.go (``DefaultUnstructuredConverter``
+FromUnstructured then ToUnstructured), which follows encoding/json's rules:
+
+- decoding fills a struct from the members it declares (others are dropped); a null or absent
+  member leaves the field's zero value: "" / 0 / false, nil for a pointer, slice or map, the
+  zero struct for a struct; a null in a ``map[string]string`` becomes "";
+- encoding writes every field but an ``omitempty`` one that is empty: "" / 0 / false, a nil
+  pointer, a nil or empty slice or map. A struct is never empty, so a non-pointer struct is
+  always written (``strategy: {}``), and a nil that is not ``omitempty`` is written as null;
+  types with their own encoding (metav1.Time, resource.Quantity, intstr.IntOrString) write
+  their zero value as they encode it (null, "0", 0).
+
+Values of the types with their own encoding pass through as given: their canonical forms
+(a Quantity's "1000m" -> "1") are not modelled. The Go shapes are data, ``models/go-types.json``,
+written from the Go types by ``python -m reference_impl.ssa.models.regenerate --go-types``.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.resources
+import json
+from typing import Any
+
+from reference_impl.ssa.typed import json_copy
+
+Shape = dict[str, Any]  # {"shape": string|int|float|bool|bytes|struct|pointer|slice|map|opaque, ...}
+NIL = None  # a nil pointer, slice or map, as the Go value is modelled here
+SCALAR_ZEROS = {"string": "", "int": 0, "float": 0, "bool": False}
+
+
+@functools.cache
+def _go_types() -> dict[str, Any]:
+    source = importlib.resources.files("reference_impl.ssa.models") / "go-types.json"
+    return json.loads(source.read_text(encoding="utf-8"))
+
+
+def definition_of(api_version: str, kind: str) -> str | None:
+    """The Go struct a built-in kind decodes into (e.g. io.k8s.api.core.v1.ConfigMap), None if none."""
+    return _go_types()["kinds"].get(f"{api_version}/{kind}")
+
+
+def round_trip(obj: dict[str, Any], api_version: str, kind: str) -> dict[str, Any]:
+    """``obj`` as it comes back from its kind's Go type; unchanged if the kind has none."""
+    definition = definition_of(api_version, kind)
+    if definition is None:
+        return obj
+    struct = {"shape": "struct", "definition": definition}
+    return _encoded(_decoded(obj, struct), struct)
+
+
+def _fields(definition: str) -> list[dict[str, Any]]:
+    return _go_types()["definitions"][definition]
+
+
+class _Zero:
+    """The zero value of a type with its own encoding (an absent metav1.Time, IntOrString...)."""
+
+    def __init__(self, shape: Shape) -> None:
+        self.encoded = shape["zero"]
+
+
+def _decoded(value: Any, shape: Shape) -> Any:
+    """FromUnstructured: the Go value, with structs as dicts holding every field and nil as NIL."""
+    kind = shape["shape"]
+    if kind == "struct":
+        members = value if isinstance(value, dict) else {}
+        return {field["name"]: _decoded(members.get(field["name"]), field) for field in _fields(shape["definition"])}
+    if value is None:
+        return SCALAR_ZEROS.get(kind, NIL) if kind != "opaque" else _Zero(shape)
+    if kind == "pointer":
+        return _decoded(value, shape["elem"])
+    if kind == "slice" and isinstance(value, list):
+        return [_decoded(item, shape["elem"]) for item in value]
+    if kind == "map" and isinstance(value, dict):
+        return {key: _decoded(item, shape["elem"]) for key, item in value.items()}
+    return json_copy(value)  # a scalar, bytes (base64 text) or a type with its own encoding
+
+
+def _empty(value: Any, shape: Shape) -> bool:
+    """converter.go isZero: what ``omitempty`` leaves out. A struct is never empty."""
+    kind = shape["shape"]
+    if kind in ("struct", "opaque"):
+        return False
+    if kind in ("pointer", "slice", "map", "bytes"):
+        return value is NIL or (kind != "pointer" and len(value) == 0)
+    return value == SCALAR_ZEROS[kind]
+
+
+def _encoded(value: Any, shape: Shape) -> Any:
+    """ToUnstructured: the JSON value of a Go value."""
+    kind = shape["shape"]
+    if isinstance(value, _Zero):
+        return value.encoded
+    if kind == "struct":
+        out = {}
+        for field in _fields(shape["definition"]):
+            member = value[field["name"]]
+            if field.get("omitempty") and _empty(member, field):
+                continue
+            out[field["name"]] = _encoded(member, field)
+        return out
+    if value is NIL:
+        return None
+    if kind == "pointer":
+        return _encoded(value, shape["elem"])
+    if kind == "slice" and isinstance(value, list):
+        return [_encoded(item, shape["elem"]) for item in value]
+    if kind == "map" and isinstance(value, dict):
+        return {key: _encoded(item, shape["elem"]) for key, item in value.items()}
+    return value
