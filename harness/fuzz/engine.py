@@ -5,7 +5,8 @@ Input *i* of a run with seed *S* is made by the generator of its patch type from
 The truth (``upstream``) answers each input; its answer becomes the case's expectation
 exactly as ``patchconf record`` writes one (:func:`harness.record.expectation_members`), and
 the target's answer is judged against it exactly as ``patchconf run`` judges a case
-(:func:`harness.runner.judge`). An input the truth cannot answer with a recordable outcome
+(:func:`harness.runner.judge`); for a target that reads a patched Kubernetes object back
+as kubectl does, the truth's document is first read back the same way (:func:`as_read_back`). An input the truth cannot answer with a recordable outcome
 (a panic, an unclassified error) is not judged and is counted as such.
 
 A disagreement is asked of the truth again: if the truth answers otherwise (its outcome
@@ -39,6 +40,10 @@ AGREE, DISAGREE, SKIP, UNJUDGED, NONDETERMINISTIC = "agree", "disagree", "skip",
 REASKS = 24
 BATCH = 64
 CREATED_PATCH_TYPES = frozenset({"merge-patch-2way", "merge-patch-3way", "strategic-2way", "strategic-3way"})
+# Targets that, as kubectl does, read the result of patching a Kubernetes object back as one,
+# and the patch types they do it for.
+OBJECT_READERS = frozenset({"reference", "kubectl"})
+READ_BACK_TYPES = frozenset({"json-patch", "merge-patch", "strategic"})
 # Shrinking one disagreement: Hypothesis' candidates, then members removed one at a time;
 # each within a number of candidates and of seconds.
 SHRINK_CALLS, SHRINK_SECONDS = 300, 8.0
@@ -164,7 +169,7 @@ def verdict(case: Case, target: Target, truth: Target, truth_answer: Actual | Ex
     if step_members:
         steps = [{**step, **added} for step, added in zip(case.inputs["steps"], step_members, strict=True)]
         members = {"steps": steps}
-    judged_members = dict(members)
+    judged_members = as_read_back(case, target, members)
     if case.type in CREATED_PATCH_TYPES and isinstance(answer, Actual) and answer.error is None \
             and answer.document is ABSENT:
         judged_members.pop("expected", None)  # the patched document is optional where a patch is created
@@ -185,6 +190,32 @@ def verdict(case: Case, target: Target, truth: Target, truth_answer: Actual | Ex
         return Verdict(AGREE, case, "", expected, truth_answer, result, members=members)
     return Verdict(DISAGREE, case, result.reason, expected, truth_answer, result,
                    signature(case.type, expected.outcome, answer, result), members)
+
+
+def as_read_back(case: Case, target: Target, members: dict[str, Any]) -> dict[str, Any]:
+    """The truth's answer as a target that reads a patched object back (kubectl's way) must give it.
+
+    kubectl decodes the result of patching a Kubernetes object as an object again, and refuses
+    one without a kind (the corpus's upstream divergences, e.g.
+    strategic/directive-delete.yaml::delete-root-leaves-no-object); ``upstream`` answers for the
+    patch library alone, which returns the document as it is.
+    """
+    if target.info.family not in OBJECT_READERS or case.type not in READ_BACK_TYPES \
+            or "expected" not in members or not _is_object(case.inputs.get("original")):
+        return dict(members)
+    document = members["expected"]
+    if not isinstance(document, dict):
+        message = "into Go value of type unstructured.detector"
+    elif document.get("kind") in (None, ""):
+        message = "Object 'Kind' is missing"
+    else:
+        return dict(members)
+    judged = {key: value for key, value in members.items() if key != "expected"}
+    return {**judged, "expected_error": {"class": "invalid-document", "message": message}}
+
+
+def _is_object(document: Any) -> bool:
+    return isinstance(document, dict) and "apiVersion" in document and "kind" in document
 
 
 def judge_case(case: Case, target: Target, truth: Target) -> Verdict:
