@@ -5,9 +5,13 @@ Input *i* of a run with seed *S* is made by the generator of its patch type from
 The truth (``upstream``) answers each input; its answer becomes the case's expectation
 exactly as ``patchconf record`` writes one (:func:`harness.record.expectation_members`), and
 the target's answer is judged against it exactly as ``patchconf run`` judges a case
-(:func:`harness.runner.judge`); for a target that reads a patched Kubernetes object back
-as kubectl does, the truth's document is first read back the same way (:func:`as_read_back`). An input the truth cannot answer with a recordable outcome
+(:func:`harness.runner.judge`). An input the truth cannot answer with a recordable outcome
 (a panic, an unclassified error) is not judged and is counted as such.
+
+A target that works as kubectl does (the reference, kubectl) is judged on kubectl's terms:
+the truth is given the object as kubectl hands it to the patch library
+(:func:`as_kubectl_passes_it`), and its document is read back as kubectl reads it
+(:func:`as_read_back`), as the corpus's upstream divergences record.
 
 A disagreement is asked of the truth again: if the truth answers otherwise (its outcome
 depends on Go's map order), the input is left out as nondeterministic. Disagreements are
@@ -18,11 +22,12 @@ Hypothesis to the smallest input with the same signature.
 
 from __future__ import annotations
 
+import json
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from harness.cases import ABSENT, INPUT_KEYS, Case, Outcome, SchemaRef
@@ -33,6 +38,7 @@ from harness.fuzz.generators import GENERATORS
 from harness.record import Unrecordable, expectation_members
 from harness.runner import FAIL, PASS, Result, judge
 from harness.targets.base import Actual, ActualError, Target, TargetCrash, TargetDeclined
+from reference_impl.kubernetes_object import through_go_json
 
 AGREE, DISAGREE, SKIP, UNJUDGED, NONDETERMINISTIC = "agree", "disagree", "skip", "unjudged", "nondeterministic"
 # Times the truth is asked again about an input it disagrees on, to tell a Go map order effect
@@ -218,7 +224,23 @@ def _is_object(document: Any) -> bool:
     return isinstance(document, dict) and "apiVersion" in document and "kind" in document
 
 
+def as_kubectl_passes_it(case: Case, target: Target) -> Case:
+    """``case`` with its original as kubectl hands it to the patch library, for a target that
+    works as kubectl does: the object decoded into Go's JSON model and written again (``30.0``
+    becomes ``30``; the corpus's upstream divergences, e.g.
+    strategic/numbers.yaml::float-merge-key-in-original-matches-on-kubectl-only). The truth is
+    then asked about the same bytes the library sees under kubectl."""
+    original = case.inputs.get("original")
+    if target.info.family not in OBJECT_READERS or case.type not in READ_BACK_TYPES or not _is_object(original):
+        return case
+    written = through_go_json(original)
+    if json.dumps(written) == json.dumps(original):
+        return case
+    return case.with_members({"original": written})
+
+
 def judge_case(case: Case, target: Target, truth: Target) -> Verdict:
+    case = as_kubectl_passes_it(case, target)
     reason = skip_reason(case, target, truth)
     if reason:
         return Verdict(SKIP, case, reason)
@@ -320,6 +342,7 @@ def fuzz(target: Target, truth: Target, types: Sequence[str], seed: int, count: 
             while (count is None or index < count) and (budget is None or time.perf_counter() - started < budget):
                 size = BATCH if count is None else min(BATCH, count - index)
                 batch = [generated_input(seed, types, index + offset) for offset in range(size)]
+                batch = [replace(item, case=as_kubectl_passes_it(item.case, target)) for item in batch]
                 for item, judged in zip(batch, _judge_batch(batch, target, truth, pool), strict=True):
                     if judged.status == DISAGREE and not deterministic(item.case, truth, judged.truth_answer):
                         judged = Verdict(NONDETERMINISTIC, item.case, "the truth answers otherwise when asked again")
