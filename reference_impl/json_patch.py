@@ -16,11 +16,14 @@ departs from RFC 6902:
   against ``null`` passes.
 - Only ``~0`` and ``~1`` are escapes; any other ``~`` is kept as it is.
 - A ``null`` patch is an empty patch.
+- A ``null`` document reads as an empty object until something writes into it, and a
+  patch that only reads (or fails) leaves it ``null``.
 
 Where the library crashes (a Go nil-pointer panic: ``test`` or root ``replace`` without
 ``value``, ``test`` comparing arrays that hold ``null``, writing through a ``null`` that
 an earlier op added) we give the RFC 6902 outcome and, for the missing ``value``, say in
-the message that upstream panics.
+the message that upstream panics. Writing into a ``null`` document (upstream: "assignment
+to entry in nil map") is refused with an :class:`InvalidDocument` saying so.
 
 The document and the patch are never mutated; the result shares nothing with either. A
 failing patch raises and leaves no partial result behind.
@@ -50,6 +53,7 @@ Container = dict[str, Json] | list[Json]
 _ABSENT: Any = object()
 
 UPSTREAM_PANIC = "upstream panics: runtime error: invalid memory address or nil pointer dereference"
+NIL_MAP_PANIC = "upstream panics: assignment to entry in nil map"
 
 _INT64_MIN = -(2**63)
 _INT64_MAX = 2**63 - 1
@@ -59,7 +63,7 @@ _ATOI_SYNTAX = re.compile(r"[+-]?[0-9]+")
 def apply(document: Json, patch: Json) -> Json:
     """The result of applying JSON Patch ``patch`` to ``document``, as Kubernetes does.
 
-    ``document`` must be an object or an array; ``patch`` a list of operation objects
+    ``document`` must be an object, an array or ``null``; ``patch`` a list of operation objects
     (or ``None``, which upstream reads as an empty patch). Raises a
     :class:`~reference_impl.errors.PatchError` at the first operation that fails.
     """
@@ -67,7 +71,7 @@ def apply(document: Json, patch: Json) -> Json:
     root = _working_copy(document)
     for operation in operations:
         root = operation.apply(root)
-    return root
+    return None if isinstance(root, _NullDocument) else root
 
 
 def decode(patch: Json) -> list[Operation]:
@@ -97,9 +101,20 @@ def _working_copy(document: Json) -> Container:
     if isinstance(document, dict | list):
         return copy.deepcopy(document)
     if document is None:
-        # Upstream reads a null document as an empty object that panics on the first write.
-        raise InvalidDocument(f"cannot patch a null document ({UPSTREAM_PANIC} on writes)")
+        return _NullDocument()
     raise InvalidDocument(_unmarshal_error(document, "jsonpatch.partialDoc"))
+
+
+class _NullDocument(dict):
+    """A ``null`` document as upstream holds it: a nil Go map.
+
+    It reads as an empty object (absent members are null, a root ``test`` against ``{}``
+    passes), a patch that only reads leaves it ``null``, and a root ``replace`` swaps it
+    for a real container. Writing into it makes upstream panic; we refuse instead.
+    """
+
+    def __setitem__(self, key: str, value: Json) -> None:
+        raise InvalidDocument(f"cannot write into a null document ({NIL_MAP_PANIC})", "/" + jsonpointer.escape(key))
 
 
 class Operation:

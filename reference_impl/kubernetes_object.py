@@ -59,6 +59,18 @@ def through_go_json(value: Any) -> Any:
     return go_number(value)
 
 
+def as_decoded(value: Any) -> Any:
+    """JSON text as apimachinery's JSON decoding reads it (a new structure): an integer
+    that fits int64 stays one, any other number is a float64 (``30.0`` stays a float)."""
+    if isinstance(value, dict):
+        return {key: as_decoded(child) for key, child in value.items()}
+    if isinstance(value, list):
+        return [as_decoded(child) for child in value]
+    if isinstance(value, int) and not isinstance(value, bool) and not INT64_MIN <= value <= INT64_MAX:
+        return float(value)
+    return value
+
+
 def through_float64(value: Any) -> Any:
     """``value`` decoded with Go's plain encoding/json, where every number is a float64."""
     if isinstance(value, dict):

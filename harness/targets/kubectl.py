@@ -43,6 +43,8 @@ ERROR_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"does not contain declared merge key|cannot merge lists without merge key", "merge-key-missing"),
     (r"list element types are not identical|expected a .* but received|data type is not struct", "type-mismatch"),
     (r"unable to decode \"|unstructured\.detector", "invalid-document"),
+    # Before retainKeys: an unknown $patch's message quotes its map, which may hold "$retainKeys".
+    (r"unknown patch type: .* in map:", "invalid-directive"),
     (r"retainKeys", "retain-keys-violation"),
     (
         r"invalid patch format of|merging lists cannot yet be specified|doesn't match \$setElementOrder",

@@ -66,6 +66,8 @@ var messagePatterns = []struct {
 	{regexp.MustCompile(`list element types are not identical`), "type-mismatch"},
 	// Checked before retainKeys: its message quotes the elements, which may name "$retainKeys".
 	{regexp.MustCompile(`doesn't match \$setElementOrder`), "invalid-directive"},
+	// Checked before retainKeys: mergepatch.ErrBadPatchType quotes the map, which may hold "$retainKeys".
+	{regexp.MustCompile(`unknown patch type: .* in map:`), "invalid-directive"},
 	{regexp.MustCompile(`retainKeys`), "retain-keys-violation"},
 	{regexp.MustCompile(`lists of lists|list of lists`), "list-of-lists"},
 	{regexp.MustCompile(`Unknown patch type|unknown patch type|\$patch|directive|doesn't match \$setElementOrder|merging lists cannot yet be specified in the patch`), "invalid-directive"},

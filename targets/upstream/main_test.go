@@ -213,6 +213,13 @@ var exchanges = []struct {
 			`\"kind\":\"ConfigMap\",\"metadata\":{\"annotations\":{},\"name\":\"c\"}}\n"},"name":"c"}}}}`,
 	},
 	{
+		name: "strategic: an unknown $patch is an invalid directive, though its map holds $retainKeys",
+		request: `{"cmd":"run","seq":24,"case":{"id":"t::bogus-patch","type":"strategic",` +
+			`"original":{"apiVersion":"v1","kind":"ConfigMap"},"patch":{"$patch":"bogus","$retainKeys":[]}}}`,
+		answer: `{"seq":24,"error":{"class":"invalid-directive","message":` +
+			`"unknown patch type: bogus in map: map[$patch:bogus $retainKeys:[]]"}}`,
+	},
+	{
 		name: "a case type upstream has no function for is skipped",
 		request: `{"cmd":"run","seq":15,"case":{"id":"t::put","type":"update",` +
 			`"original":{},"modified":{}}}`,

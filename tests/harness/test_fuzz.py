@@ -10,7 +10,15 @@ from harness.cases import Purpose, load_file
 from harness.cli import main
 from harness.fuzz import choices
 from harness.fuzz.casefile import NotWritable, write_findings
-from harness.fuzz.engine import AGREE, DISAGREE, fuzz, generated_input, judge_case
+from harness.fuzz.engine import (
+    AGREE,
+    DISAGREE,
+    as_kubectl_passes_it,
+    fuzz,
+    generated_input,
+    judge_case,
+    make_case,
+)
 from harness.fuzz.generators import GENERATORS
 from harness.runner import PASS, run_case
 from harness.targets.base import Actual
@@ -158,3 +166,49 @@ def test_the_command_reports_agreement_and_exits_0(capsys) -> None:
 def test_the_command_refuses_an_unknown_type(capsys) -> None:
     assert main(["fuzz", "--target", "reference", "--type", "update"]) == 2
     assert "no generator for update" in capsys.readouterr().err
+
+
+class LibraryTruth(PretendUpstream):
+    """Answers as the strategic merge library alone does for `$patch: delete` at the root: `{}`."""
+
+    def run(self, case) -> Actual:
+        return Actual(document={})
+
+
+class LibraryTarget(LibraryTruth):
+    """A patch library (not kubectl-like): it never reads a result back as an object."""
+
+    name = "peer:library"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.info = dataclasses.replace(self.info, family="peer:library")
+
+
+ROOT_DELETE = {"original": {"apiVersion": "v1", "kind": "ConfigMap"}, "patch": {"$patch": "delete"}}
+
+
+def test_a_kubectl_like_target_is_judged_on_the_document_read_back_as_kubectl_reads_it() -> None:
+    # The reference answers as kubectl: "Object 'Kind' is missing in '{}'" (the corpus's
+    # strategic/directive-delete.yaml::delete-root-leaves-no-object).
+    judged = judge_case(make_case("strategic", ROOT_DELETE, "root-delete"), ReferenceTarget(), LibraryTruth())
+    assert judged.status == AGREE
+    assert judged.members == {"expected": {}}
+
+
+def test_a_library_target_is_judged_on_the_document_as_the_library_returns_it() -> None:
+    judged = judge_case(make_case("strategic", ROOT_DELETE, "root-delete"), LibraryTarget(), LibraryTruth())
+    assert judged.status == AGREE
+    kubectl_like = judge_case(make_case("strategic", ROOT_DELETE, "root-delete"), LibraryTarget(), PretendUpstream())
+    assert kubectl_like.status == DISAGREE
+
+
+def test_a_kubectl_like_target_gets_the_object_as_kubectl_hands_it_to_the_library() -> None:
+    members = {"original": {"apiVersion": "v1", "kind": "Pod", "spec": {"n": 30.0}}, "patch": {}}
+    case = make_case("strategic", members, "float")
+    passed = as_kubectl_passes_it(case, ReferenceTarget())
+    assert passed.inputs["original"] == {"apiVersion": "v1", "kind": "Pod", "spec": {"n": 30}}
+    assert type(passed.inputs["original"]["spec"]["n"]) is int
+    assert as_kubectl_passes_it(case, LibraryTarget()) is case
+    bare = make_case("strategic", {"original": {"spec": {"n": 30.0}}, "patch": {}}, "bare")
+    assert as_kubectl_passes_it(bare, ReferenceTarget()) is bare

@@ -81,6 +81,8 @@ def test_explicit_binary_path_and_missing_binary():
     ("strategic merge patch is not supported for example.com/v1, Kind=Foo locally, try --type merge",
      "no-strategic-schema"),
     ("map: map[image:b] does not contain declared merge key: name", "merge-key-missing"),
+    ("unknown patch type: bogus in map: map[$patch:bogus $retainKeys:[]]", "invalid-directive"),
+    ("invalid patch format of retainKeys: map[$retainKeys:1]", "retain-keys-violation"),
     ("something nobody expected", "unclassified"),
 ])
 def test_error_classifier_on_real_messages(message, error_class):

@@ -2,9 +2,10 @@
 
 ``patchconf fuzz``'s generators (harness/fuzz/generators.py) make a fixed number of inputs of
 every flow from a fixed seed; the ``upstream`` target (built from the Go modules) answers
-each, and the reference is judged against that answer as ``patchconf run`` judges a case.
-Where the reference agrees everywhere, any disagreement fails; where it has known, open
-departures (below), each type must still agree on a least share of its inputs.
+each, and the reference is judged against that answer as ``patchconf run`` judges a case
+(on kubectl's terms, as the corpus records kubectl against the library: see
+harness/fuzz/engine.py). It must agree on every input: issue 16's acceptance,
+``patchconf fuzz --target reference --seed 1 --count 5000`` over these types.
 
 Skips (with the reason) where Go is missing or the upstream target cannot be built.
 ``PATCHCONF_UPSTREAM_COMMAND`` runs another upstream program instead (any command speaking
@@ -17,23 +18,20 @@ import os
 
 import pytest
 
-from harness.fuzz.engine import AGREE, DISAGREE, describe, fuzz
+from harness.fuzz.engine import AGREE, DISAGREE, NONDETERMINISTIC, UNJUDGED, describe, fuzz, verdict
 from harness.targets.base import TargetUnavailable
 from harness.targets.reference import ReferenceTarget
 
 SEED = 1
 COUNT = 5000
-AGREEING_TYPES = ["merge-patch", "merge-patch-2way", "merge-patch-3way", "apply"]
-
-# Where the reference still departs from upstream (open findings of `patchconf fuzz --target
-# reference --seed 1`, each shrunk to a case file: null JSON Patch documents, $retainKeys and
-# $deleteFromPrimitiveList beside fields a kind lacks, merge lists keyed by numbers, the YAML of
-# an empty key in a conflict message, and error classes where upstream's program reads the class
-# from the directive its message quotes): the least share of inputs each type must agree on, so
-# that a regression shows while those are open. Which rare departures a run meets varies, since
-# some of upstream's answers depend on Go's map order.
-LEAST_AGREEMENT = {"json-patch": 0.99, "strategic": 0.90, "strategic-2way": 0.99, "strategic-3way": 0.98}
-DEPARTING_TYPES = list(LEAST_AGREEMENT)
+TYPES = ["json-patch", "merge-patch", "strategic", "strategic-2way", "strategic-3way",
+         "merge-patch-2way", "merge-patch-3way", "apply"]
+# Upstream's only nondeterminism: strategic merge walks Go maps, whose iteration order is
+# random, so some inputs get a different answer (an error naming another field, a
+# $setElementOrder in another order) when asked again; the engine leaves those out. The other
+# flows answer the same every time.
+MAP_ORDER_TYPES = {"strategic", "strategic-2way", "strategic-3way"}
+MAP_ORDER_ASKS = 400
 # Server-side apply agrees everywhere, built-in kinds' round trip through their Go types included
 # (ConfigMap `data: {}`, `labels: {}` dropped from the object yet owned); steps are slower, so
 # fewer inputs (seeds 1-5, 2,000 inputs each, all agree; upstream showed no nondeterminism there).
@@ -58,18 +56,29 @@ def upstream():
     target.close()
 
 
+def upstream_also_answers(case, reference, upstream, times: int = MAP_ORDER_ASKS) -> bool:
+    """Whether upstream, asked again, ever answers as the reference does (one of its map orders)."""
+    answer = reference.run(case)
+    return any(verdict(case, reference, upstream, upstream.run(case), answer).status == AGREE for _ in range(times))
+
+
 def test_reference_agrees_with_upstream_on_fuzzed_inputs(upstream) -> None:
-    run = fuzz(ReferenceTarget(), upstream, AGREEING_TYPES, SEED, count=COUNT // 2, shrink=False)
-    assert run.judged > COUNT // 2 * 0.95
-    assert [describe(f.signature) + f": {dict(f.verdict.case.inputs)}" for f in run.findings] == []
-
-
-def test_reference_departs_from_upstream_only_rarely(upstream) -> None:
-    run = fuzz(ReferenceTarget(), upstream, DEPARTING_TYPES, SEED, count=COUNT // 2, shrink=False)
-    assert run.judged > COUNT // 2 * 0.95
-    shares = {t: run.count(AGREE, t) / (run.count(AGREE, t) + run.count(DISAGREE, t)) for t in DEPARTING_TYPES}
-    below = {t: f"{share:.3f}" for t, share in shares.items() if share < LEAST_AGREEMENT[t]}
-    assert below == {}, [describe(f.signature) + f": {dict(f.verdict.case.inputs)}" for f in run.findings]
+    reference = ReferenceTarget()
+    run = fuzz(reference, upstream, TYPES, SEED, count=COUNT, shrink=False)
+    # A disagreement survives only if upstream never gives the reference's answer: one that
+    # upstream gives in a rarer map order (and the engine's re-asks happened to miss) is upstream's
+    # nondeterminism, and only strategic merge has any.
+    map_order = [f for f in run.findings if f.signature[0] in MAP_ORDER_TYPES
+                 and upstream_also_answers(f.verdict.case, reference, upstream)]
+    assert [describe(f.signature) + f": {dict(f.verdict.case.inputs)}" for f in run.findings
+            if f not in map_order] == []
+    assert {t: run.count(NONDETERMINISTIC, t) for t in TYPES if t not in MAP_ORDER_TYPES} == \
+        dict.fromkeys(set(TYPES) - MAP_ORDER_TYPES, 0)
+    # Every input is accounted for: agreed on, or left out as upstream's panic or map order;
+    # and nearly all are judged, so the agreement is not vacuous.
+    assert run.count(AGREE) + run.count(UNJUDGED) + run.count(NONDETERMINISTIC) + run.count(DISAGREE) == COUNT
+    assert run.count(DISAGREE) == sum(f.occurrences for f in map_order)
+    assert run.count(AGREE) > COUNT * 0.98
 
 
 def test_reference_server_side_apply_agrees_with_upstream(upstream) -> None:

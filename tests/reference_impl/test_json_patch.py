@@ -883,12 +883,50 @@ def test_missing_value_where_upstream_panics_is_an_invalid_patch(patch, pointer)
     assert caught.value.pointer == pointer
 
 
-def test_null_document_is_refused():
-    # library: a null document reads as an empty object, and the first write panics
-    # ("assignment to entry in nil map"); we refuse the document up front.
+NIL_MAP_WRITE = "cannot write into a null document (upstream panics: assignment to entry in nil map)"
+NULL_TEST_A = {"op": "test", "path": "/a", "value": None}
+
+
+def test_null_document_refuses_writes():
+    # library: a null document is a nil Go map; the first write panics ("assignment to entry
+    # in nil map"), which we refuse.
     with pytest.raises(InvalidDocument) as caught:
-        json_patch.apply(None, [add("/0", 0)])
-    assert "upstream panics" in caught.value.message
+        json_patch.apply(None, [NULL_TEST_A, add("/a", 0)])
+    assert caught.value.message == "error in add for path: '/a': " + NIL_MAP_WRITE
+    assert caught.value.pointer == "/a"
+
+
+NO_KEY_A = "Unable to remove nonexistent key: a: missing value"
+
+
+@pytest.mark.parametrize(
+    ("patch", "error", "message"),
+    [
+        # library: a null document reads as an empty object until something writes
+        ([{"op": "remove", "path": ""}], PathNotFound,
+         'remove operation does not apply: doc is missing path: "": missing value'),
+        ([{"op": "remove", "path": "/a"}], PathNotFound, "error in remove for path: '/a': " + NO_KEY_A),
+        ([{"op": "test", "path": "", "value": None}], TestFailed, "testing value  failed: test failed"),
+        ([{"op": "test", "path": "", "value": []}], TestFailed, "testing value  failed: test failed"),
+        ([{"op": "test", "path": "/a", "value": 1}], TestFailed, "testing value /a failed: test failed"),
+        ([{}], InvalidPatch, "Unexpected kind: unknown"),
+        ([{"op": "move", "from": "/a", "path": "/b"}], PathNotFound, "error in move for path: 'a': " + NO_KEY_A),
+    ],
+)
+def test_null_document_reads_as_an_empty_object(patch, error, message):
+    with pytest.raises(error) as caught:
+        json_patch.apply(None, patch)
+    assert caught.value.message == message
+
+
+def test_null_document_stays_null_when_only_read():
+    assert json_patch.apply(None, []) is None
+    assert json_patch.apply(None, [{"op": "test", "path": "", "value": {}}, NULL_TEST_A]) is None
+
+
+def test_null_document_replaced_at_the_root_takes_writes():
+    patch = [{"op": "replace", "path": "", "value": {"a": 1}}, add("/b", 2)]
+    assert json_patch.apply(None, patch) == {"a": 1, "b": 2}
 
 
 # --- pointers -------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 import pytest
 
 from reference_impl.errors import InvalidDocument
-from reference_impl.kubernetes_object import go_number, read_back, through_go_json, through_yaml
+from reference_impl.kubernetes_object import as_decoded, go_number, read_back, through_go_json, through_yaml
 
 
 @pytest.mark.parametrize(("written", "read"), [
@@ -21,6 +21,16 @@ from reference_impl.kubernetes_object import go_number, read_back, through_go_js
 def test_numbers_come_back_as_go_writes_them(written, read):
     assert go_number(written) == read
     assert type(go_number(written)) is type(read)
+
+
+def test_bare_documents_keep_their_number_types_as_the_library_decodes_them():
+    # apimachinery's JSON decoding: int64 when the text is an integer that fits, else float64.
+    written = {"parts": [{"id": 2500000.0}, {"id": 7}], "big": 9223372036854775808, "flag": True}
+    decoded = as_decoded(written)
+    assert decoded == {"parts": [{"id": 2500000.0}, {"id": 7}], "big": 9223372036854775808.0, "flag": True}
+    assert [type(part["id"]) for part in decoded["parts"]] == [float, int]
+    assert type(decoded["big"]) is float
+    assert decoded["parts"] is not written["parts"]
 
 
 def test_structures_are_copied_not_changed():

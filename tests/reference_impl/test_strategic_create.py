@@ -515,6 +515,31 @@ def test_conflict_message_names_both_sides() -> None:
     )
 
 
+@pytest.mark.parametrize(("original", "current", "modified", "message"), [
+    (
+        {"data": {"c.txt": "1"}}, {"data": {"": 0}},
+        {"apiVersion": "v1", "kind": "ConfigMap", "data": {"c.txt": "1"}},
+        'patch:\napiVersion: v1\ndata:\n  c.txt: "1"\nkind: ConfigMap\n\n'
+        'conflicts with changes made from original to current:\ndata:\n  "": 0\n  c.txt: null\n\n',
+    ),
+    (
+        {"data": {"a": "x"}}, {"data": {"a": "z", "m~n": "0x1F", "n": "y"}},
+        {"apiVersion": "v1", "kind": "ConfigMap",
+         "data": {"a": "y", "~1": "2001-12-14", "a10": "1e3", "a9": "ü", "b": "on"}},
+        'patch:\napiVersion: v1\ndata:\n  ~1: "2001-12-14"\n  a: "y"\n  a9: ü\n  a10: "1e3"\n  b: "on"\n'
+        "kind: ConfigMap\n\nconflicts with changes made from original to current:\n"
+        'data:\n  a: z\n  m~n: "0x1F"\n  "n": "y"\n\n',
+    ),
+], ids=["empty-key", "go-yaml-quoting-and-key-order"])
+def test_conflict_message_is_yaml_as_go_yaml_writes_it(original, current, modified, message) -> None:
+    # go-yaml v2 (sigs.k8s.io/yaml): strings that would read back as another type double-quoted
+    # ("", "1", "y", "on", "1e3", dates), an empty key inline, keys in its natural order
+    # (non-letters first, digit runs by number), unicode as it is. Messages as upstream 1.32.4 wrote them.
+    with pytest.raises(PatchError) as raised:
+        create_three_way(original, modified, current, builtin_patch_meta("v1", "ConfigMap"), overwrite=False)
+    assert raised.value.message == message
+
+
 def test_go_sort_reverses_runs_of_equal_items_like_insertion_sort() -> None:
     # Go's sort.Sort with Less = "<=" (as strategicpatch sorts) swaps equal neighbours.
     # Go 1.26 sort.Sort on the same items printed [{0 first} {1 string} {1 int}].
