@@ -243,6 +243,48 @@ class _GoYamlDumper(yaml.SafeDumper):
             return self.analysis.empty and not self.analysis.multiline
         return simple
 
+    def write_single_quoted(self, text: str, split: bool = True) -> None:
+        """PyYAML's writer, except that line breaks ending the string are not followed by
+        indentation before the closing quote: go-yaml indents only before more text."""
+        self.write_indicator("'", True)
+        spaces = breaks = False
+        start = end = 0
+        while end <= len(text):
+            ch = text[end] if end < len(text) else None
+            if spaces:
+                if ch is None or ch != " ":
+                    if start + 1 == end and self.column > self.best_width and split and start != 0 \
+                            and end != len(text):
+                        self.write_indent()
+                    else:
+                        self.column += end - start
+                        self.stream.write(text[start:end])
+                    start = end
+            elif breaks:
+                if ch is None or ch not in LINE_BREAKS:
+                    if text[start] == "\n":
+                        self.write_line_break()
+                    for br in text[start:end]:
+                        self.write_line_break() if br == "\n" else self.write_line_break(br)
+                    if ch is not None:
+                        self.write_indent()
+                    start = end
+            elif (ch is None or ch in " " + LINE_BREAKS or ch == "'") and start < end:
+                self.column += end - start
+                self.stream.write(text[start:end])
+                start = end
+            if ch == "'":
+                self.column += 2
+                self.stream.write("''")
+                start = end + 1
+            if ch is not None:
+                spaces, breaks = ch == " ", ch in LINE_BREAKS
+            end += 1
+        self.write_indicator("'", False)
+
+
+LINE_BREAKS = "\n\x85\u2028\u2029"
+
 
 # go-yaml v2's resolve(): the plain scalars that would read back as something other than a string.
 _GO_YAML_NON_STRINGS = frozenset({
