@@ -111,6 +111,9 @@ class NotReproduced(Exception):
     """The recorded decisions no longer give a value satisfying the predicate."""
 
 
+SHRINK_SEED = 0
+
+
 def shrink(generator: Generator, recorded: Sequence[int | bool], predicate: Callable[[Any], bool],
            max_calls: int = 2000, shrinking: bool = True) -> Any:
     """The smallest value ``generator`` makes that satisfies ``predicate``, starting from the one
@@ -118,6 +121,7 @@ def shrink(generator: Generator, recorded: Sequence[int | bool], predicate: Call
     ``max_calls`` candidates are judged by ``predicate`` (the rest count as not satisfying it).
     Without ``shrinking``, the recorded value itself, replayed by Hypothesis."""
     from hypothesis import Phase, find, settings
+    from hypothesis import core as hypothesis_core
     from hypothesis.database import InMemoryExampleDatabase, choices_to_bytes
     from hypothesis.errors import FlakyFailure, NoSuchExample
 
@@ -137,7 +141,11 @@ def shrink(generator: Generator, recorded: Sequence[int | bool], predicate: Call
         return answers[key]
 
     # Replay the recording (reuse), then shrink; never generate: a value that no longer
-    # satisfies the predicate is reported, not replaced by another.
+    # satisfies the predicate is reported, not replaced by another. The shrinker's own random
+    # choices get a fixed seed (what pytest's --hypothesis-seed sets), so the same recording
+    # always shrinks to the same case; find()'s `random` argument would turn the database off.
+    forced = hypothesis_core.global_force_seed
+    hypothesis_core.global_force_seed = SHRINK_SEED
     try:
         return find(as_strategy(generator), bounded, database_key=key,
                     settings=settings(database=database, phases=[Phase.reuse, Phase.shrink][:2 if shrinking else 1],
@@ -147,3 +155,5 @@ def shrink(generator: Generator, recorded: Sequence[int | bool], predicate: Call
         raise NotReproduced("the recorded input no longer satisfies the predicate") from None
     except FlakyFailure as exc:
         raise NotReproduced(f"Hypothesis found the predicate flaky: {exc}") from None
+    finally:
+        hypothesis_core.global_force_seed = forced
