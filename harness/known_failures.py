@@ -14,9 +14,7 @@ from typing import Any
 
 from harness.cases import Case
 from harness.report import Run
-from harness.runner import ERROR, FAIL, PASS
-
-FAILING = (FAIL, ERROR)
+from harness.runner import FAILING, PASS
 
 
 class KnownFailuresError(ValueError):

@@ -111,11 +111,7 @@ def read_log(path: Path) -> Run:
     if header is None:
         raise ValueError(f"{path} is empty")
     target = header["target"]
-    info = TargetInfo(
-        family=target["family"], version=target["version"], patch_types=frozenset(target["patch_types"]),
-        schemas=frozenset(target["schemas"]), profile=target["profile"], messages=target["messages"],
-        description=target.get("description", ""), kubernetes_version=target.get("kubernetes_version", ""),
-    )
+    info = target_info_from_json(target)
     run = Run(
         target["name"], info, [result for _, result in sorted(indexed, key=lambda pair: pair[0])],
         [LoadError(e["file"], e["message"], e.get("case"), e.get("pointer", "")) for e in header["load_errors"]],
@@ -126,6 +122,15 @@ def read_log(path: Path) -> Run:
         interrupted=end["interrupted"] if end else NOT_FINISHED,
     )
     return run
+
+
+def target_info_from_json(target: dict[str, Any]) -> TargetInfo:
+    """A target's info as results.json / results.jsonl hold it (TargetInfo.to_json's inverse)."""
+    return TargetInfo(
+        family=target["family"], version=target["version"], patch_types=frozenset(target["patch_types"]),
+        schemas=frozenset(target["schemas"]), profile=target["profile"], messages=target["messages"],
+        description=target.get("description", ""), kubernetes_version=target.get("kubernetes_version", ""),
+    )
 
 
 def result_from_json(data: dict[str, Any]) -> Result:

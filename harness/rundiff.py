@@ -13,9 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.report import Run
-from harness.runner import ERROR, FAIL, PASS, SKIP, Result
-
-FAILING = (FAIL, ERROR)
+from harness.runner import FAILING, PASS, SKIP, Result
 
 
 @dataclass(frozen=True)
@@ -127,18 +125,13 @@ def read_run(path: Path) -> Run:
 def _read_results_json(path: Path) -> Run:
     from datetime import datetime
 
-    from harness.resultlog import result_from_json
-    from harness.targets.base import TargetInfo
+    from harness.resultlog import result_from_json, target_info_from_json
 
     data = json.loads(path.read_text(encoding="utf-8"))
     if not isinstance(data, dict) or data.get("patchconf_results") != 1:
         raise ValueError(f"{path} is not a patchconf results.json")
     target = data["target"]
-    info = TargetInfo(family=target["family"], version=target["version"],
-                      patch_types=frozenset(target["patch_types"]), schemas=frozenset(target["schemas"]),
-                      profile=target["profile"], messages=target["messages"],
-                      description=target.get("description", ""))
-    return Run(target["name"], info, [result_from_json(r) for r in data["results"]],
+    return Run(target["name"], target_info_from_json(target), [result_from_json(r) for r in data["results"]],
                started=datetime.fromisoformat(data["started"]), seconds=data.get("seconds", 0.0),
                arguments=data.get("arguments", {}), planned=data.get("planned"),
                interrupted=data.get("interrupted"))

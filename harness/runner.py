@@ -24,6 +24,7 @@ from harness.compare import explain, json_equal, show
 from harness.targets.base import Actual, ActualError, Target, TargetCrash, TargetDeclined
 
 PASS, FAIL, ERROR, SKIP = "pass", "fail", "error", "skip"
+FAILING = (FAIL, ERROR)  # the statuses that fail a run
 UNCLASSIFIED = "unclassified"
 # What a result keeps of an answer (and of an expectation): members whose JSON is longer are
 # stored as a note with their beginning, so results and reports stay small whatever a target printed.

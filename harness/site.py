@@ -25,14 +25,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from harness.runner import ERROR, FAIL, PASS, SKIP, Result
+from harness.runner import ERROR, FAIL, FAILING, PASS, SKIP, Result
 
 if TYPE_CHECKING:
     from harness.cases import Case
     from harness.report import Run
 
 STATUSES = (PASS, FAIL, ERROR, SKIP)
-FAILING = (FAIL, ERROR)
 SHOWN_JSON_CHARS = 20_000  # per block of expected, actual or inputs; results themselves cap members at 64 KiB
 BADGE_LABEL = "patchconf"
 ROW_SEPARATOR = "\n"  # a row a line: committed pages diff readably
