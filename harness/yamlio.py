@@ -306,6 +306,17 @@ def _bound_expansion(root: Any, root_event: yaml.Event, anchors: dict[str, tuple
             raise RefusedInput(f"aliases nest this collection deeper than {MAX_DEPTH} levels", event.start_mark)
 
 
+
+class PurePythonLoader(_JsonBuilder, yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser, CoreResolver):
+    """PyYAML's pure-Python scanner and parser, our resolver, events to JSON values."""
+
+    def __init__(self, stream: str) -> None:
+        yaml.reader.Reader.__init__(self, stream)
+        yaml.scanner.Scanner.__init__(self)
+        yaml.parser.Parser.__init__(self)
+        CoreResolver.__init__(self)
+
+
 if _CParser is not None:
 
     class JsonYamlLoader(_JsonBuilder, _CParser, CoreResolver):
@@ -316,16 +327,7 @@ if _CParser is not None:
             CoreResolver.__init__(self)
 
 else:  # pragma: no cover - depends on how PyYAML was installed
-
-    class JsonYamlLoader(_JsonBuilder, yaml.reader.Reader, yaml.scanner.Scanner,  # type: ignore[no-redef]
-                         yaml.parser.Parser, CoreResolver):
-        """PyYAML's pure-Python scanner and parser, our resolver, events to JSON values."""
-
-        def __init__(self, stream: str) -> None:
-            yaml.reader.Reader.__init__(self, stream)
-            yaml.scanner.Scanner.__init__(self)
-            yaml.parser.Parser.__init__(self)
-            CoreResolver.__init__(self)
+    JsonYamlLoader = PurePythonLoader  # type: ignore[misc]
 
 
 def _json_object(pairs: list[tuple[str, Any]]) -> dict:
@@ -364,6 +366,25 @@ def load_text(text: str, suffix: str = ".yaml") -> Any:
         _check_json_bounds(data)
         return data
     loader = JsonYamlLoader(text)
+    try:
+        return loader.get_single_data()
+    except yaml.scanner.ScannerError as exc:
+        if "maximum nesting depth" not in str(exc.problem):
+            _show_source(exc, text)
+            raise
+        # libyaml 0.2.6 (PyYAML 6.0.4's wheels) stops at 1,000 flow levels while it scans ahead,
+        # before our builder sees the 201st; PyYAML's own scanner looks ahead at most 1,024
+        # characters, so it finds where the 201st level opens and refuses it there.
+        return _load_pure_python(text)
+    except yaml.MarkedYAMLError as exc:
+        _show_source(exc, text)
+        raise
+    finally:
+        loader.dispose()
+
+
+def _load_pure_python(text: str) -> Any:
+    loader = PurePythonLoader(text)
     try:
         return loader.get_single_data()
     except yaml.MarkedYAMLError as exc:
