@@ -25,29 +25,35 @@ _ESCAPES.update({chr(code): f"\\u{code:04x}" for code in range(0x20) if chr(code
 _NEEDS_ESCAPE = re.compile("[" + re.escape("".join(_ESCAPES)) + "]")
 
 
-def encode(value: Any) -> str:
-    """``value`` as ``json.Marshal`` writes it (integers beyond int64 are float64s, as Go decodes them)."""
+def encode(value: Any, *, sort_keys: bool = True, numbers_as_written: bool = False) -> str:
+    """``value`` as ``json.Marshal`` writes it (integers beyond int64 are float64s, as Go decodes them).
+
+    A request body a case states is sent as the case writes it: ``sort_keys=False`` keeps its
+    key order and ``numbers_as_written`` its numbers (80.0 stays 80.0: a float merge key is what
+    a case may test), everything else as Go writes it.
+    """
     parts: list[str] = []
-    _encode(value, parts)
+    _encode(value, parts, sort_keys, numbers_as_written)
     return "".join(parts)
 
 
-def _encode(value: Any, parts: list[str]) -> None:
+def _encode(value: Any, parts: list[str], sort_keys: bool = True, numbers_as_written: bool = False) -> None:
     if isinstance(value, dict):
         parts.append("{")
-        for position, key in enumerate(sorted(value, key=lambda text: text.encode("utf-8", "surrogatepass"))):
+        keys = sorted(value, key=lambda text: text.encode("utf-8", "surrogatepass")) if sort_keys else value
+        for position, key in enumerate(keys):
             if position:
                 parts.append(",")
             parts.append(string(key))
             parts.append(":")
-            _encode(value[key], parts)
+            _encode(value[key], parts, sort_keys, numbers_as_written)
         parts.append("}")
     elif isinstance(value, list):
         parts.append("[")
         for position, item in enumerate(value):
             if position:
                 parts.append(",")
-            _encode(item, parts)
+            _encode(item, parts, sort_keys, numbers_as_written)
         parts.append("]")
     elif isinstance(value, str):
         parts.append(string(value))
@@ -58,9 +64,9 @@ def _encode(value: Any, parts: list[str]) -> None:
     elif value is False:
         parts.append("false")
     elif isinstance(value, int):
-        parts.append(str(value) if INT64_MIN <= value <= INT64_MAX else float64(float(value)))
+        parts.append(str(value) if numbers_as_written or INT64_MIN <= value <= INT64_MAX else float64(float(value)))
     elif isinstance(value, float):
-        parts.append(float64(value))
+        parts.append(repr(value) if numbers_as_written else float64(value))
     else:
         raise TypeError(f"not a JSON value: {value!r}")
 

@@ -51,6 +51,7 @@ from harness import bounded
 from harness.cases import ABSENT, Case
 from harness.targets.base import Actual, ActualError, Target, TargetCrash, TargetInfo, TargetUnavailable
 from harness.targets.kubectl import ERROR_PATTERNS, classify_error, find_kubectl, kubectl_version
+from reference_impl import go_json
 from reference_impl.kubernetes_object import is_custom_group
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
@@ -623,7 +624,7 @@ class KubectlApplyTarget(Target):
         resource = resource_of(original, cluster_scoped=not has_namespace)
         if resource is None or object_path(resource, original) is None:
             # Not an object kubectl could have applied; upstream stores the JSON as it is.
-            return go_json(original) + "\n"
+            return go_json.encode(original) + "\n"
         config = json.dumps(original)
         with self._annotations_lock:
             written = self._annotations.get(config)
@@ -700,10 +701,3 @@ def _json_body(recorded: Recorded) -> Any:
         raise TargetCrash(f"kubectl sent a {recorded.method} body that is not JSON: {recorded.body[:200]!r}") from exc
 
 
-def go_json(value: Any) -> str:
-    """JSON as Go's encoding/json writes it: sorted keys, compact, <, > and & escaped."""
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    for char, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
-                          ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
-        text = text.replace(char, escaped)
-    return text

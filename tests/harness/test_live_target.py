@@ -24,16 +24,11 @@ from harness.live_cluster import RUN_LABEL, Cluster, Response, cleanup
 from harness.runner import PASS, SKIP, run_case
 from harness.targets import TargetUnavailable, make_target
 from harness.targets.base import Actual, ActualError
-from harness.targets.live import (
-    _corpus_problem,
-    _field_conflicts,
-    _sent_patch,
-    _ssa_error_class,
-    _update_rule,
-    classify_response,
-    crd_schema,
-    go_json,
-)
+from harness.targets.live.apply_flow import sent_patch
+from harness.targets.live.corpus_fit import corpus_problem
+from harness.targets.live.crds import crd_schema
+from harness.targets.live.responses import classify_response, field_conflicts, ssa_error_class, update_rule
+from reference_impl import go_json
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -586,16 +581,16 @@ def test_corpus_problem_names_what_a_server_would_not_hold(write_case_file):
              metadata: {name: a}}, patch: [{op: add, path: /status/phase, value: Running}], expected: {}}
     """)
     cases, _ = load_file(path)
-    problems = {case.name: _corpus_problem(case) for case in cases}
+    problems = {case.name: corpus_problem(case) for case in cases}
     assert "metadata.name" in problems["rename"]
     assert problems["same-name"] is None
     assert "status" in problems["status"]
 
 
 def test_go_json_matches_encoding_json():
-    assert go_json({"b": "<&>", "a": [1, 2.5]}) == '{"a":[1,2.5],"b":"\\u003c\\u0026\\u003e"}'
-    assert go_json([1.0, 1e21, 1e-7, 0.00001, -3.0, "é"]) == '[1,1e+21,1e-7,0.00001,-3,"é"]'
-    assert go_json({"b": 80.0, "a": 1}, sort_keys=False, as_written=True) == '{"b":80.0,"a":1}'
+    assert go_json.encode({"b": "<&>", "a": [1, 2.5]}) == '{"a":[1,2.5],"b":"\\u003c\\u0026\\u003e"}'
+    assert go_json.encode([1.0, 1e21, 1e-7, 0.00001, -3.0, "é"]) == '[1,1e+21,1e-7,0.00001,-3,"é"]'
+    assert go_json.encode({"b": 80.0, "a": 1}, sort_keys=False, numbers_as_written=True) == '{"b":80.0,"a":1}'
 
 
 def test_sent_patch_is_read_from_kubectls_request_log():
@@ -604,8 +599,8 @@ def test_sent_patch_is_read_from_kubectls_request_log():
         'I1123 11:32:30.752536 1 helper.go:269] "Request Body" body="{\\"data\\":{\\"a\\":\\"\\\\u003cx\\"}}"',
         "\tcurl -v -XPATCH  -H \"Content-Type: application/strategic-merge-patch+json\" 'https://h/api/v1/x'",
     ])
-    assert _sent_patch(log) == {"data": {"a": "<x"}}
-    assert _sent_patch('I1 helper.go:105] "Request Body" body=""') is None
+    assert sent_patch(log) == {"data": {"a": "<x"}}
+    assert sent_patch('I1 helper.go:105] "Request Body" body=""') is None
 
 
 def test_update_rules_are_told_apart_from_invalid_objects():
@@ -615,7 +610,7 @@ def test_update_rules_are_told_apart_from_invalid_objects():
                                               "message": "field is immutable"}])
     invalid = _status(422, "Invalid", "x", [{"reason": "FieldValueRequired", "field": "spec.containers[0].image",
                                             "message": "Required value"}])
-    assert _update_rule(forbidden) and _update_rule(immutable) and not _update_rule(invalid)
+    assert update_rule(forbidden) and update_rule(immutable) and not update_rule(invalid)
 
 
 def test_other_targets_skip_live_only_cases():
@@ -744,10 +739,10 @@ def test_field_conflicts_are_read_from_status_causes():
         {"reason": "FieldManagerConflict", "message": 'conflict with "hpa" using v1', "field": ".data.a"},
         {"reason": "FieldManagerConflict", "message": 'conflict with "say \\"hi\\"" with subresource "status"',
          "field": ".status.x"}])
-    assert _field_conflicts(conflict) == [{"manager": "hpa", "field": ".data.a"},
+    assert field_conflicts(conflict) == [{"manager": "hpa", "field": ".data.a"},
                                           {"manager": 'say "hi"', "field": ".status.x"}]
-    assert _field_conflicts(_status(409, "Conflict", "the object has been modified")) == []
-    assert _field_conflicts(_status(422, "Invalid", "x")) is None
+    assert field_conflicts(_status(409, "Conflict", "the object has been modified")) == []
+    assert field_conflicts(_status(422, "Invalid", "x")) is None
 
 
 @pytest.mark.parametrize(("answer", "error_class"), [
@@ -758,4 +753,4 @@ def test_field_conflicts_are_read_from_status_causes():
      "invalid-patch"),
 ])
 def test_apply_errors_are_classed_by_status(answer, error_class):
-    assert _ssa_error_class(answer) == error_class
+    assert ssa_error_class(answer) == error_class

@@ -10,8 +10,8 @@ import pytest
 
 from harness.cases import Purpose, load_file
 from harness.record import RECORDED, record_cases
-from harness.targets import live_kubectl
 from harness.targets.base import Actual
+from harness.targets.live import kubectl_ssa
 from harness.verify import via_of
 
 CM = "{apiVersion: v1, kind: ConfigMap, metadata: {name: cm}, data: {a: '1'}}"
@@ -105,17 +105,17 @@ CONFLICT_LOG = "\n".join([
 
 
 def test_kubectls_failure_is_read_from_its_words_and_its_log():
-    assert live_kubectl.own_lines(CONFLICT_LOG) == ('Apply failed with 1 conflict: conflict with "scaler" '
+    assert kubectl_ssa.own_lines(CONFLICT_LOG) == ('Apply failed with 1 conflict: conflict with "scaler" '
                                                    "using v1: .data.a")
-    assert live_kubectl.last_failure_status(CONFLICT_LOG) == json.loads(CONFLICT_STATUS)
+    assert kubectl_ssa.last_failure_status(CONFLICT_LOG) == json.loads(CONFLICT_STATUS)
 
 
 def test_a_body_on_one_line_is_read_too_and_success_bodies_are_passed_over():
     failure = json.dumps({"kind": "Status", "status": "Failure", "code": 422})
     log = (f'I1 helper.go:269] "Response Body" body={json.dumps(failure)}\n'
            f'I1 helper.go:269] "Response Body" body={json.dumps(json.dumps({"kind": "ConfigMap"}))}\n')
-    assert live_kubectl.last_failure_status(log) == {"kind": "Status", "status": "Failure", "code": 422}
-    assert live_kubectl.last_failure_status("no bodies here") is None
+    assert kubectl_ssa.last_failure_status(log) == {"kind": "Status", "status": "Failure", "code": 422}
+    assert kubectl_ssa.last_failure_status("no bodies here") is None
 
 
 class _Judge:

@@ -1,0 +1,74 @@
+"""json-patch, merge-patch, strategic (PATCH) and update (PUT) cases: create ``original``, send the
+request, read the object back."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.cases import Case
+from harness.compare import json_equal
+from harness.live_cluster import Response
+from harness.targets.base import Actual, ActualError, TargetDeclined
+from harness.targets.live.conventions import CONTENT_TYPES, CREATE_QUERY, JSON_PATCH_APPLY_CLASSES
+from harness.targets.live.placement import Placement, is_object
+from harness.targets.live.responses import bare_json_patch_rejection, classify_response, full_message, update_rule
+from reference_impl import go_json
+
+
+class PatchFlow:
+    def _check_expected_object(self, case: Case, placement: Placement) -> None:
+        """A corpus case whose expected object a server cannot store (wrong Go types, invalid) is skipped."""
+        outcome = self._live_outcome(case)
+        if "live" in case.targets or outcome.error is not None or not is_object(outcome.document):
+            return
+        probe = self._dry_run(outcome.document, placement)
+        if not probe.ok:
+            raise TargetDeclined(f"the expected object cannot be stored by a server: {probe.status} "
+                                 f"{probe.reason()}: {full_message(probe)[:300]}")
+
+    def _create(self, document: Any, placement: Placement, case: Case) -> dict:
+        answer = self.cluster.request("POST", placement.collection, self._to_live(document, placement),
+                                      query=CREATE_QUERY)
+        if not answer.ok:
+            raise TargetDeclined(f"original rejected by the server: {answer.status} {answer.reason()}: "
+                                 f"{answer.message()}")
+        self._check_expected_object(case, placement)
+        return answer.body
+
+    def _run_patch(self, case: Case, placement: Placement) -> Actual:
+        before = self._create(case.input("original"), placement, case)
+        patch = self._patch_to_live(case.input("patch"), placement)
+        body = go_json.encode(patch, sort_keys=False, numbers_as_written=True).encode("utf-8")
+        answer = self.cluster.request("PATCH", placement.path, raw_body=body,
+                                      content_type=CONTENT_TYPES[case.type],
+                                      query={"fieldManager": "patchconf"})
+        return self._outcome(case, placement, before, answer)
+
+    def _run_update(self, case: Case, placement: Placement) -> Actual:
+        before = self._create(case.input("original"), placement, case)
+        body = self._to_live(case.input("modified"), placement, for_create=False)
+        answer = self.cluster.request("PUT", placement.path, body, query={"fieldManager": "patchconf"})
+        return self._outcome(case, placement, before, answer)
+
+    def _outcome(self, case: Case, placement: Placement, before: dict | None, answer: Response) -> Actual:
+        if answer.ok:
+            read = self.cluster.request("GET", placement.path)
+            if not read.ok:
+                return Actual(error=self._error(case, read), notes=("the object could not be read back",))
+            return Actual(document=self._present(case, placement, read.body), notes=self._notes)
+        if "live" not in case.targets and self._live_outcome(case).error is None and update_rule(answer):
+            raise TargetDeclined(f"the server's update rules refuse the change: {answer.message()[:300]}")
+        return Actual(error=self._error(case, answer), unchanged=self._unchanged(placement, before))
+
+    def _unchanged(self, placement: Placement, before: dict | None) -> bool | None:
+        if before is None:
+            return None
+        after = self.cluster.request("GET", placement.path)
+        if not after.ok:
+            return False
+        return json_equal(before, after.body)
+
+    def _error(self, case: Case, answer: Response) -> ActualError:
+        alternatives = JSON_PATCH_APPLY_CLASSES if bare_json_patch_rejection(case.type, answer) else ()
+        return ActualError(classify_response(case.type, answer), full_message(answer), answer.status,
+                           answer.reason() or None, alternatives)

@@ -1,0 +1,224 @@
+"""Where a case's object lives on the server (run name, namespace, API group) and the mapping
+between the case's terms and the server's, both ways."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from harness.cases import Case
+from harness.live_cluster import RUN_LABEL, Resource
+from harness.targets.base import TargetDeclined
+from harness.targets.live.conventions import LAST_APPLIED, SERVER_OWNED_METADATA
+from reference_impl import go_json
+
+
+@dataclass
+class Placement:
+    """Where a case's object lives on the server, and how to map it back to the case's terms."""
+
+    resource: Resource
+    api_version: str  # as the server knows it (custom groups are renamed per run)
+    case_api_version: str
+    name: str
+    case_name: str
+    case_namespace: str | None
+    namespace: str
+
+    @property
+    def path(self) -> str:
+        return self.resource.item(self.namespace, self.name)
+
+    @property
+    def collection(self) -> str:
+        return self.resource.collection(self.namespace)
+
+def shadow_of(placement: Placement) -> Placement:
+    """Where a dry-run create of the expected object goes: beside the case's object, never on it."""
+    return Placement(placement.resource, placement.api_version, placement.case_api_version,
+                     f"{placement.name[:55]}-dry", placement.case_name, placement.case_namespace,
+                     placement.namespace)
+
+def case_subject(case: Case) -> Any:
+    """The object the case creates on the server (server-side apply: ``current``, else the first
+    step's object, which an apply creates)."""
+    if case.type == "apply":
+        return case.inputs.get("modified")
+    if case.type == "server-side-apply":
+        current = case.inputs.get("current")
+        if current is not None:
+            return current
+        for step in case.inputs.get("steps") or ():
+            if isinstance(step, dict) and is_object(step.get("object")):
+                return step["object"]
+        return None
+    return case.inputs.get("original")
+
+
+def ssa_named_schema(case: Case) -> str | None:
+    """The named schema a server-side apply case's CRD carries."""
+    if case.type != "server-side-apply" or case.schema is None:
+        return None
+    return case.schema.named
+
+class LogicalClock:
+    """Timestamps for a case's logical times: time *t* is *t* seconds after a moment an hour ago,
+    so entries the case dates before step 1 (t <= 0) keep their order on the server."""
+
+    def __init__(self) -> None:
+        self.origin = datetime.now(UTC).replace(microsecond=0) - timedelta(hours=1)
+
+    def timestamp(self, time: int) -> str:
+        return (self.origin + timedelta(seconds=time)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+def is_object(document: Any) -> bool:
+    return (isinstance(document, dict) and isinstance(document.get("apiVersion"), str)
+            and isinstance(document.get("kind"), str) and isinstance(document.get("metadata"), dict)
+            and isinstance(document["metadata"].get("name"), str) and bool(document["metadata"]["name"]))
+
+
+def dns_label(text: str) -> str:
+    return re.sub(r"[^a-z0-9-]+", "-", text.lower()).strip("-")[:40] or "group"
+
+
+class PlacementMixin:
+    """The case's documents under the run's names, and the server's answers back in the case's."""
+
+    def _placement(self, case: Case) -> Placement:
+        document = case_subject(case)
+        resource = self._resource(document["apiVersion"], document["kind"], ssa_named_schema(case))
+        if isinstance(resource, str):
+            raise TargetDeclined(resource)
+        slug = re.sub(r"[^a-z0-9-]+", "-", case.name.lower()).strip("-")[:40].rstrip("-")
+        name = f"c{next(self._counter):04d}-{slug}".rstrip("-")
+        metadata = document.get("metadata") or {}
+        return Placement(resource, resource.group_version, document["apiVersion"], name, metadata["name"],
+                         metadata.get("namespace"), self.namespace)
+
+    def _to_live(self, document: Any, placement: Placement, for_create: bool = True, label: bool = True) -> Any:
+        """The case's object under its run name, namespace, group and (``label``) the run label."""
+        if not isinstance(document, dict):
+            return document
+        live = copy.deepcopy(document)
+        if live.get("apiVersion") == placement.case_api_version:
+            live["apiVersion"] = placement.api_version
+        metadata = live.setdefault("metadata", {})
+        if not isinstance(metadata, dict):
+            return live
+        metadata["name"] = placement.name
+        metadata["namespace"] = placement.namespace
+        if label:
+            labels = metadata.get("labels")
+            metadata["labels"] = {**(labels if isinstance(labels, dict) else {}), RUN_LABEL: self.run_id}
+        if for_create:
+            for key in SERVER_OWNED_METADATA:
+                metadata.pop(key, None)
+        return live
+
+    @staticmethod
+    def _patch_to_live(patch: Any, placement: Placement) -> Any:
+        """A merge or strategic patch that restates the object's identity names the run's object."""
+        if not isinstance(patch, dict):
+            return patch
+        if patch.get("apiVersion") == placement.case_api_version:
+            patch["apiVersion"] = placement.api_version
+        metadata = patch.get("metadata")
+        if isinstance(metadata, dict) and metadata.get("name") == placement.case_name:
+            metadata["name"] = placement.name
+        return patch
+
+    def _from_live(self, document: Any, placement: Placement) -> Any:
+        """A read-back object in the case's terms (identity mapped back, run label dropped)."""
+        if not isinstance(document, dict):
+            return document
+        back = copy.deepcopy(document)
+        if back.get("apiVersion") == placement.api_version:
+            back["apiVersion"] = placement.case_api_version
+        metadata = back.get("metadata")
+        if isinstance(metadata, dict):
+            if metadata.get("name") == placement.name:
+                metadata["name"] = placement.case_name
+            if placement.case_namespace is None:
+                metadata.pop("namespace", None)
+            else:
+                metadata["namespace"] = placement.case_namespace
+            labels = metadata.get("labels")
+            if isinstance(labels, dict):
+                labels.pop(RUN_LABEL, None)
+                if not labels:
+                    del metadata["labels"]
+            annotations = metadata.get("annotations")
+            if isinstance(annotations, dict) and isinstance(annotations.get(LAST_APPLIED), str):
+                annotations[LAST_APPLIED] = self._last_applied_back(annotations[LAST_APPLIED], placement)
+        return back
+
+    def _last_applied_back(self, text: str, placement: Placement) -> str:
+        try:
+            recorded = json.loads(text)
+        except json.JSONDecodeError:
+            return text
+        return go_json.encode(self._from_live(recorded, placement)) + "\n"
+
+    def _ssa_to_live(self, document: Any, placement: Placement, clock: LogicalClock) -> Any:
+        """A step's object (or ``current``) naming the run's object: apiVersion, name and namespace
+        mapped where they are the case's own, managedFields entries in the server's form; nothing
+        else is added or taken away (a stated uid or resourceVersion is what a case is about)."""
+        if not isinstance(document, dict):
+            return document
+        live = copy.deepcopy(document)
+        if live.get("apiVersion") == placement.case_api_version:
+            live["apiVersion"] = placement.api_version
+        metadata = live.get("metadata")
+        if isinstance(metadata, dict):
+            if metadata.get("name") == placement.case_name:
+                metadata["name"] = placement.name
+            if "namespace" in metadata and metadata["namespace"] == placement.case_namespace:
+                metadata["namespace"] = placement.namespace
+            entries = metadata.get("managedFields")
+            if isinstance(entries, list):
+                metadata["managedFields"] = [self._entry_to_live(entry, placement, clock) for entry in entries]
+        return live
+
+    @staticmethod
+    def _entry_to_live(entry: Any, placement: Placement, clock: LogicalClock) -> Any:
+        """A case's managedFields entry as the server takes it: a timestamp for its logical time,
+        ``fieldsType: FieldsV1`` (which cases leave out), the run's apiVersion for a custom kind."""
+        if not isinstance(entry, dict):
+            return entry
+        live = dict(entry)
+        if live.get("apiVersion") == placement.case_api_version:
+            live["apiVersion"] = placement.api_version
+        if isinstance(live.get("time"), int) and not isinstance(live["time"], bool):
+            live["time"] = clock.timestamp(live["time"])
+        if "fieldsV1" in live and "fieldsType" not in live:
+            live["fieldsType"] = "FieldsV1"
+        return live
+
+    @staticmethod
+    def _entries_back(document: Any, placement: Placement) -> list[dict[str, Any]]:
+        """managedFields in the case's terms: no fieldsType, the case's apiVersion, ``time: None``
+        (a wall clock at second resolution cannot tell the case's steps apart)."""
+        metadata = document.get("metadata") if isinstance(document, dict) else None
+        entries = metadata.get("managedFields") if isinstance(metadata, dict) else None
+        back = []
+        for entry in entries or []:
+            shown = {key: value for key, value in entry.items() if key not in ("fieldsType", "time")}
+            if shown.get("apiVersion") == placement.api_version:
+                shown["apiVersion"] = placement.case_api_version
+            shown["time"] = None
+            back.append(shown)
+        return back
+
+    @staticmethod
+    def _message_back(message: str, placement: Placement) -> str:
+        """The server's words about the run's object, in the case's names (object name, API group)."""
+        message = message.replace(placement.name, placement.case_name)
+        run_group = placement.api_version.rpartition("/")[0]
+        case_group = placement.case_api_version.rpartition("/")[0]
+        if run_group != case_group and run_group:
+            message = message.replace(run_group, case_group)
+        return message

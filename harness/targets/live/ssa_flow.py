@@ -1,0 +1,238 @@
+"""Server-side apply cases: a sequence of requests on one object, read back after each step with
+its managedFields."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from harness.cases import Case
+from harness.compare import show
+from harness.live_cluster import Response
+from harness.targets.base import Actual, TargetCrash, TargetDeclined
+from harness.targets.live import kubectl_ssa
+from harness.targets.live.conventions import (
+    ALLOCATED,
+    CONTENT_TYPES,
+    CREATE_QUERY,
+    SERVER_OWNED_METADATA,
+    SETUP_MANAGER,
+)
+from harness.targets.live.placement import LogicalClock, Placement, is_object
+from harness.targets.live.rendering import about_status, drop_generated_labels, drop_unstated, drop_unstated_node_ports
+from harness.targets.live.responses import (
+    classify_response,
+    field_conflicts,
+    full_message,
+    ssa_error_class,
+    status_conflicts,
+    status_error_class,
+)
+from reference_impl import go_json
+
+
+class ServerSideApplyFlow:
+    # --- server-side apply: a sequence of requests on one object -----------------------------
+
+    def _run_server_side_apply(self, case: Case, placement: Placement) -> Actual:
+        """Each step is sent as the real request; after it the object is read back.
+
+        The object carries no run label: a label the case does not state would be owned by
+        someone and show in managedFields (the run's namespace is what cleanup deletes).
+        """
+        self._placements[case.id] = placement
+        ops = {step.get("op") for step in case.input("steps")}
+        if "csa-upgrade" in ops:
+            raise TargetDeclined("op csa-upgrade is a call of client-go's csaupgrade library, which no kubectl "
+                                 "command makes alone (op kubectl-apply-server-side runs kubectl's migration)")
+        if "kubectl-apply-server-side" in ops and not self.kubectl:
+            raise TargetDeclined("kubectl is not on PATH: op kubectl-apply-server-side runs the real kubectl")
+        clock = LogicalClock()
+        live = self._set_up_current(case, placement, clock) if case.inputs.get("current") is not None else None
+        self._check_expected_steps(case, placement)
+        keep_status = about_status(case)
+        stated = [step.get("expected") for step in self._step_expectations(case)]
+        results: list[dict[str, Any]] = []
+        for number, step in enumerate(case.input("steps")):
+            before = resource_version(live)
+            if step["op"] == "kubectl-apply-server-side":
+                error = self._kubectl_apply_server_side(step, placement, clock)
+            else:
+                answer = self._send_step(step, placement, clock)
+                error = None if answer.ok else self._step_error(step, answer, placement)
+            read = self.cluster.request("GET", placement.path)
+            live = read.body if read.ok and isinstance(read.body, dict) else None
+            if error is not None:
+                results.append({"error": error, "unchanged": resource_version(live) == before})
+            elif live is None:
+                raise TargetCrash(f"step {number + 1} succeeded, but the object could not be read back: "
+                                  f"{read.status} {read.message()}")
+            else:
+                document = self._step_document(placement, live, stated[number], keep_status)
+                results.append({"document": document, "managed_fields": self._entries_back(live, placement),
+                                "changed": resource_version(live) != before})
+        return Actual(document={"steps": results},
+                      notes=(*self._notes, "managedFields times are the server's clock: compared without them"))
+
+    def _set_up_current(self, case: Case, placement: Placement, clock: LogicalClock) -> dict:
+        """``current`` on the server with exactly the managedFields the case states (none: none)."""
+        current = case.input("current")
+        stated = (current.get("metadata") or {}).get("managedFields") or []
+        body = self._ssa_to_live(current, placement, clock)
+        for key in SERVER_OWNED_METADATA:
+            body.get("metadata", {}).pop(key, None)
+        answer = self.cluster.request("POST", placement.collection, body, query=CREATE_QUERY)
+        if not answer.ok:
+            raise TargetDeclined(f"current rejected by the server: {answer.status} {answer.reason()}: "
+                                 f"{self._message_back(answer.message(), placement)}")
+        live = answer.body
+        if "status" in body and live.get("status") != body["status"]:
+            # a status subresource: creating ignores status, /status sets it
+            status = self.cluster.request("PUT", placement.path + "/status", {**live, "status": body["status"]},
+                                          query={"fieldManager": SETUP_MANAGER})
+            if not status.ok:
+                raise TargetDeclined(f"current's status rejected by the server: {status.status} {status.reason()}: "
+                                     f"{self._message_back(status.message(), placement)}")
+            live = status.body
+        if stated:
+            # An update carrying managedFields replaces them (how managers are renamed or migrated);
+            # the object itself is unchanged, so the request adds no entry of its own.
+            live["metadata"]["managedFields"] = [self._entry_to_live(entry, placement, clock) for entry in stated]
+            answer = self.cluster.request("PUT", placement.path, live, query={"fieldManager": SETUP_MANAGER})
+        else:
+            answer = self.cluster.request("PATCH", placement.path, {"metadata": {"managedFields": [{}]}},
+                                          "application/merge-patch+json", query={"fieldManager": SETUP_MANAGER})
+        if not answer.ok:
+            raise TargetDeclined(f"the server refused current's managedFields: {answer.status} {answer.reason()}: "
+                                 f"{self._message_back(answer.message(), placement)}")
+        read = self.cluster.request("GET", placement.path)
+        held = self._entries_back(read.body, placement) if read.ok else None
+        if held is None or untimed(held) != untimed(stated):
+            raise TargetDeclined(f"the server did not keep current's managedFields as stated: it holds {show(held)}")
+        return read.body
+
+    def _check_expected_steps(self, case: Case, placement: Placement) -> None:
+        """A corpus case with a step's expected object a server cannot store is skipped."""
+        if "live" in case.targets:
+            return
+        for number, step in enumerate(self._step_expectations(case), start=1):
+            stated = step.get("expected")
+            if not is_object(stated):
+                continue
+            probe = self._dry_run(stated, placement)
+            if not probe.ok:
+                raise TargetDeclined(f"the object step {number} expects cannot be stored by a server: "
+                                     f"{probe.status} {probe.reason()}: {full_message(probe)[:300]}")
+
+    def _step_expectations(self, case: Case) -> list[dict[str, Any]]:
+        """Each step's expectations (a divergence for live wins), one per step."""
+        steps = case.inputs.get("steps") or []
+        document = self._live_outcome(case).document
+        if isinstance(document, dict) and isinstance(document.get("steps"), list) \
+                and len(document["steps"]) == len(steps):
+            return document["steps"]
+        return [{} for _ in steps]
+
+    def _send_step(self, step: Mapping[str, Any], placement: Placement, clock: LogicalClock) -> Response:
+        op = step["op"]
+        path = placement.path + ("/status" if step.get("subresource") == "status" else "")
+        query: dict[str, str] = {}
+        if "manager" in step:
+            query["fieldManager"] = step["manager"]
+        if "force" in step and op != "update":  # a PUT has no force; on a patch the server refuses it
+            query["force"] = "true" if step["force"] else "false"
+        if op == "apply":
+            body = go_json.encode(self._ssa_to_live(step["object"], placement, clock), sort_keys=False,
+                                  numbers_as_written=True)
+            return self.cluster.request("PATCH", path, raw_body=body.encode("utf-8"),
+                                        content_type=CONTENT_TYPES["server-side-apply"], query=query)
+        if op == "patch":
+            patch = copy.deepcopy(step["patch"])
+            if step["patch_type"] != "json-patch":
+                patch = self._patch_to_live(patch, placement)
+            body = go_json.encode(patch, sort_keys=False, numbers_as_written=True)
+            return self.cluster.request("PATCH", path, raw_body=body.encode("utf-8"),
+                                        content_type=CONTENT_TYPES[step["patch_type"]], query=query)
+        # An update is a client writing the whole object it means, over what it last read: the live
+        # resourceVersion, unless the case states one (a stale write is then what it is about).
+        document = self._ssa_to_live(step["object"], placement, clock)
+        metadata = document.setdefault("metadata", {}) if isinstance(document, dict) else None
+        if isinstance(metadata, dict) and "resourceVersion" not in metadata:
+            read = self.cluster.request("GET", placement.path)
+            if read.ok and isinstance(read.body, dict):
+                metadata["resourceVersion"] = read.body["metadata"]["resourceVersion"]
+        return self.cluster.request("PUT", path, document, query=query)
+
+    def helper_for(self, case: Case) -> str | None:
+        """The program besides the server that a case's answer came from (for its provenance)."""
+        if case.type == "server-side-apply" and any(
+                step.get("op") == "kubectl-apply-server-side" for step in case.inputs.get("steps") or ()):
+            return f"kubectl apply --server-side (kubectl {kubectl_ssa.client_version(self.kubectl)})"
+        return None
+
+    def _kubectl_apply_server_side(self, step: Mapping[str, Any], placement: Placement,
+                                   clock: LogicalClock) -> dict[str, Any] | None:
+        """The step run by the real kubectl; its error (kubectl's words, the failed request's
+        Status) or None."""
+        connection = (["--kubeconfig", self.kubeconfig] if self.kubeconfig else []) + (
+            ["--context", self.context] if self.context else [])
+        answer = kubectl_ssa.apply_server_side(self.kubectl, connection,
+                                                self._ssa_to_live(step["object"], placement, clock),
+                                                self.namespace, step["manager"], bool(step.get("force", False)))
+        if answer.ok:
+            return None
+        status = answer.status or {}
+        code = status.get("code")
+        error: dict[str, Any] = {"class": status_error_class(code, answer.message),
+                                 "message": self._message_back(answer.message, placement),
+                                 "status": code, "reason": status.get("reason") or None}
+        if code == 409:
+            error["conflicts"] = status_conflicts(status)
+        return error
+
+    def _step_document(self, placement: Placement, live: dict, stated: Any, keep_status: bool) -> Any:
+        """The object after a step as a case states it: identity mapped back, without what the server
+        owns (uid, resourceVersion, creationTimestamp, generation, managedFields), without ``status``
+        unless the case is about status, without values allocated per object unless stated."""
+        document = self._from_live(live, placement)
+        metadata = document.get("metadata")
+        if isinstance(metadata, dict):
+            for key in SERVER_OWNED_METADATA:
+                metadata.pop(key, None)
+        if not keep_status:
+            document.pop("status", None)
+        stated = stated if isinstance(stated, dict) else {}
+        for path in ALLOCATED.get(document.get("kind"), ()):
+            drop_unstated(document, stated, path)
+        drop_unstated_node_ports(document, stated)
+        drop_generated_labels(document, stated)
+        return document
+
+    def _step_error(self, step: Mapping[str, Any], answer: Response, placement: Placement) -> dict[str, Any]:
+        if step["op"] == "apply":
+            error_class = ssa_error_class(answer)
+        else:
+            error_class = classify_response(step.get("patch_type", "update"), answer)
+        error: dict[str, Any] = {"class": error_class,
+                                 "message": self._message_back(full_message(answer), placement),
+                                 "status": answer.status, "reason": answer.reason() or None}
+        conflicts = field_conflicts(answer)
+        if conflicts is not None:
+            error["conflicts"] = conflicts
+        return error
+
+
+
+
+def resource_version(document: Any) -> str | None:
+    if not isinstance(document, dict):
+        return None
+    return (document.get("metadata") or {}).get("resourceVersion")
+
+
+def untimed(entries: list[dict[str, Any]]) -> list[str]:
+    """managedFields entries compared without time and order."""
+    return sorted(json.dumps({k: v for k, v in entry.items() if k not in ("time", "fieldsType")}, sort_keys=True)
+                  for entry in entries)

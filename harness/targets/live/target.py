@@ -1,0 +1,187 @@
+"""The live target: lifecycle (run namespace, signals, cleanup), which cases run, and the dispatch
+to each flow."""
+
+from __future__ import annotations
+
+import atexit
+import itertools
+import shutil
+import signal
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from harness.cases import Case, Outcome
+from harness.live_cluster import Cluster, ClusterUnreachable, Resource, cleanup, kubeconfig_path, new_run_id
+from harness.targets.base import (
+    Actual,
+    Target,
+    TargetCrash,
+    TargetDeclined,
+    TargetInfo,
+    TargetUnavailable,
+)
+from harness.targets.live.apply_flow import ClientSideApplyFlow
+from harness.targets.live.conventions import DEFAULT_WORKERS, LIVE_TYPES, SCHEMA_TYPES, UNREACHABLE_LIMIT
+from harness.targets.live.corpus_fit import corpus_problem
+from harness.targets.live.crds import RunCRDs
+from harness.targets.live.patch_flow import PatchFlow
+from harness.targets.live.placement import Placement, PlacementMixin, case_subject, is_object, ssa_named_schema
+from harness.targets.live.rendering import ServerRendering
+from harness.targets.live.ssa_flow import ServerSideApplyFlow
+
+
+class LiveTarget(PlacementMixin, RunCRDs, PatchFlow, ServerSideApplyFlow, ClientSideApplyFlow, ServerRendering,
+                 Target):
+    def __init__(self, context: str | None = None, kubeconfig: str | None = None,
+                 workers: int = DEFAULT_WORKERS, kubectl: str | None = None) -> None:
+        self.name = f"live:{context}" if context else "live"
+        self.context = context
+        self.kubeconfig = kubeconfig_path(kubeconfig)
+        try:
+            self.cluster = Cluster(self.kubeconfig, context)
+            version = self.cluster.server_version()
+        except ClusterUnreachable as exc:
+            raise TargetUnavailable(str(exc)) from exc
+        self.workers = workers
+        self.run_id = new_run_id()
+        self.kubectl = kubectl if kubectl is not None else shutil.which("kubectl")
+        self.info = TargetInfo(
+            family="live",
+            version=version,
+            patch_types=LIVE_TYPES,
+            # named schemas only for server-side apply, whose CRD carries the schema (skip_reason)
+            schemas=frozenset({"builtin", "named", "none"}),
+            messages=True,
+            description=f"kube-apiserver {version} at {self.cluster.host}, run {self.run_id}",
+        )
+        self._counter = itertools.count(1)
+        self._lock = threading.Lock()
+        self._crds: dict[tuple[str, str, str, str | None], Resource | str] = {}
+        self._placements: dict[str, Placement] = {}
+        self._stopping = threading.Event()
+        self._stopped_because = "the run was interrupted"
+        self._consecutive_failures = 0
+        self._closed = False
+        self._previous_handlers: dict[int, Any] = {}
+        self._install_handlers()
+        atexit.register(self.close)
+        try:
+            self.namespace = self.cluster.create_run_namespace(self.run_id)
+        except ClusterUnreachable as exc:
+            self.close()
+            raise TargetUnavailable(str(exc)) from exc
+
+    # --- lifecycle ----------------------------------------------------------------------
+
+    def _install_handlers(self) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            self._previous_handlers[signum] = signal.signal(signum, self._on_signal)
+
+    def _on_signal(self, signum: int, frame: Any) -> None:
+        # Stop starting cases at once; the main thread's `finally` closes the target.
+        self._stopping.set()
+        if signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        raise SystemExit(128 + signum)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        self._stopping.set()
+        restore = threading.current_thread() is threading.main_thread()
+        if restore:
+            # a second Ctrl-C must not cut the cleanup short
+            for signum in self._previous_handlers:
+                signal.signal(signum, signal.SIG_IGN)
+        try:
+            report = cleanup(self.cluster, [self.run_id])
+            if report.namespaces or report.crds:
+                print(f"patchconf live: cleaned up run {self.run_id}: {report}", file=sys.stderr)
+        except ClusterUnreachable as exc:
+            print(f"patchconf live: cleanup of run {self.run_id} failed ({exc}); "
+                  f"run `patchconf live cleanup` when the server is back", file=sys.stderr)
+        finally:
+            if restore:
+                for signum, handler in self._previous_handlers.items():
+                    signal.signal(signum, handler)
+            atexit.unregister(self.close)
+
+    # --- which cases ------------------------------------------------------------------------
+
+    def compares_messages(self, case: Case) -> bool:
+        # Corpus message fragments quote kubectl's offline wording; only cases written for
+        # the live target quote the server's.
+        return "live" in case.targets
+
+    def skip_reason(self, case: Case) -> str | None:
+        if self._stopping.is_set():
+            return self._stopped_because
+        reason = super().skip_reason(case)
+        if reason:
+            return reason
+        schema = case.effective_schema()
+        if schema is not None and schema.named and case.type in SCHEMA_TYPES:
+            # only a server-side apply case gets a CRD built from its schema; others would run schemaless
+            return f"{self.name} cannot run cases on {schema.describe()}"
+        document = case_subject(case)
+        if not is_object(document):
+            return "the live target needs a Kubernetes object (apiVersion, kind, metadata.name)"
+        try:
+            resource = self._resource(document["apiVersion"], document["kind"], ssa_named_schema(case))
+        except ClusterUnreachable as exc:
+            return f"cannot ask the server about {document['apiVersion']} {document['kind']}: {exc}"
+        if isinstance(resource, str):
+            return resource
+        if "live" in case.targets:
+            return None
+        return corpus_problem(case)
+
+    # --- running ------------------------------------------------------------------------------
+
+    def run(self, case: Case) -> Actual:
+        if self._stopping.is_set():
+            raise TargetDeclined(self._stopped_because)
+        runner: Callable[[Case, Placement], Actual] = {
+            "json-patch": self._run_patch,
+            "merge-patch": self._run_patch,
+            "strategic": self._run_patch,
+            "update": self._run_update,
+            "server-side-apply": self._run_server_side_apply,
+            "apply": self._run_apply,
+        }[case.type]
+        try:
+            placement = self._placement(case)
+            try:
+                actual = runner(case, placement)
+            finally:
+                self.cluster.delete_object(placement.path)
+        except ClusterUnreachable as exc:
+            self._note_unreachable(exc)
+            raise TargetCrash(str(exc)) from exc
+        with self._lock:
+            self._consecutive_failures = 0
+        return actual
+
+    def _note_unreachable(self, exc: ClusterUnreachable) -> None:
+        """After a few cases in a row without an answer, stop instead of timing out case after case."""
+        with self._lock:
+            self._consecutive_failures += 1
+            if self._consecutive_failures >= UNREACHABLE_LIMIT and not self._stopping.is_set():
+                self._stopped_because = f"the API server stopped answering ({exc})"
+                self._stopping.set()
+
+    def _live_outcome(self, case: Case) -> Outcome:
+        for divergence in case.divergences:
+            if divergence.applies_to(self.info.family, self.info.version):
+                return divergence.outcome
+        return case.outcome
+
+    @property
+    def _notes(self) -> tuple[str, ...]:
+        return (f"kube-apiserver {self.info.version}",)
