@@ -340,3 +340,73 @@ def test_namespace_is_refused_for_other_targets():
                                capture_output=True, text=True, timeout=60)
     assert completed.returncode == 2
     assert "--namespace is for the live target, not 'reference'" in completed.stderr
+
+
+# --- offline: which cases cannot run in an existing namespace, and what the run label owns -----------
+
+
+def test_label_problem_names_cases_on_metadata_labels(write_case_file):
+    from harness.cases import Purpose, load_file
+
+    path = write_case_file("live/labels.yaml", """
+        defaults: {targets: [live]}
+        cases:
+          - {name: jp-label, type: json-patch, description: d, tags: [LIVE-DEFAULTS],
+             original: {apiVersion: v1, kind: ConfigMap, metadata: {name: c}},
+             patch: [{op: add, path: /metadata/labels/a, value: b}]}
+          - {name: jp-data, type: json-patch, description: d, tags: [LIVE-DEFAULTS],
+             original: {apiVersion: v1, kind: ConfigMap, metadata: {name: c}},
+             patch: [{op: add, path: /data, value: {}}]}
+          - {name: mp-label, type: merge-patch, description: d, tags: [LIVE-DEFAULTS],
+             original: {apiVersion: v1, kind: ConfigMap, metadata: {name: c}},
+             patch: {metadata: {labels: null}}}
+          - {name: smp-retain, type: strategic, description: d, tags: [LIVE-DEFAULTS],
+             original: {apiVersion: v1, kind: ConfigMap, metadata: {name: c}},
+             patch: {metadata: {$retainKeys: [name]}}}
+          - {name: smp-annotation, type: strategic, description: d, tags: [LIVE-DEFAULTS],
+             original: {apiVersion: v1, kind: ConfigMap, metadata: {name: c}},
+             patch: {metadata: {annotations: {a: b}}}}
+          - {name: apply-drops-labels, type: apply, description: d, tags: [LIVE-DEFAULTS],
+             original: {apiVersion: v1, kind: ConfigMap, metadata: {name: c, labels: {a: b}}},
+             current: {apiVersion: v1, kind: ConfigMap, metadata: {name: c, labels: {a: b}}},
+             modified: {apiVersion: v1, kind: ConfigMap, metadata: {name: c}}}
+          - {name: apply-keeps-labels, type: apply, description: d, tags: [LIVE-DEFAULTS],
+             original: {apiVersion: v1, kind: ConfigMap, metadata: {name: c, labels: {a: b}}},
+             current: {apiVersion: v1, kind: ConfigMap, metadata: {name: c, labels: {a: b}}},
+             modified: {apiVersion: v1, kind: ConfigMap, metadata: {name: c, labels: {a: c}}}}
+          - {name: ssa-labels, type: server-side-apply, description: d, tags: [SSA-OWNERSHIP],
+             steps: [{op: apply, manager: m,
+                      object: {apiVersion: v1, kind: ConfigMap, metadata: {name: c, labels: {a: b}}}}]}
+          - {name: ssa-data, type: server-side-apply, description: d, tags: [SSA-OWNERSHIP],
+             steps: [{op: apply, manager: m, object: {apiVersion: v1, kind: ConfigMap, metadata: {name: c},
+                                                      data: {a: b}}}]}
+    """)
+    cases, errors = load_file(path, Purpose.RECORD)
+    assert errors == []
+    what = {case.name: (label_problem(case) or "").split("this case's ")[-1] for case in cases}
+    assert what == {
+        "jp-label": "patch operates on metadata.labels, which that label would change",
+        "jp-data": "",
+        "mp-label": "patch operates on metadata.labels, which that label would change",
+        "smp-retain": "patch operates on metadata.labels, which that label would change",
+        "smp-annotation": "",
+        "apply-drops-labels": "apply drops metadata.labels, which that label would change",
+        "apply-keeps-labels": "",
+        "ssa-labels": "step object states metadata.labels, which that label would change",
+        "ssa-data": "",
+    }
+
+
+def test_run_label_ownership_is_not_shown():
+    from harness.targets.live.placement import owns_run_label, without_run_label
+
+    run = f"f:{RUN_LABEL}"
+    assert without_run_label({"f:metadata": {"f:labels": {".": {}, run: {}}}}) == {}
+    assert without_run_label({"f:metadata": {"f:labels": {run: {}, "f:a": {}}}, "f:data": {"f:x": {}}}) == {
+        "f:metadata": {"f:labels": {"f:a": {}}}, "f:data": {"f:x": {}}}
+    assert without_run_label({"f:metadata": {"f:labels": {run: {}}, "f:annotations": {"f:a": {}}}}) == {
+        "f:metadata": {"f:annotations": {"f:a": {}}}}
+    unowned = {"f:data": {"f:x": {}}}
+    assert without_run_label(unowned) is unowned
+    assert owns_run_label({"fieldsV1": {"f:metadata": {"f:labels": {run: {}}}}})
+    assert not owns_run_label({"fieldsV1": unowned})
