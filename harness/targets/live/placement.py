@@ -125,7 +125,9 @@ class PlacementMixin:
         if isinstance(resource, str):
             raise TargetDeclined(resource)
         slug = re.sub(r"[^a-z0-9-]+", "-", case.name.lower()).strip("-")[:40].rstrip("-")
-        name = f"c{next(self._counter):04d}-{slug}".rstrip("-")
+        # in an existing namespace other runs (or what an interrupted one left) live beside this one
+        prefix = f"c{next(self._counter):04d}" + (f"-{self.run_id}" if self.shared_namespace else "")
+        name = f"{prefix}-{slug}".rstrip("-")
         metadata = document.get("metadata") or {}
         return Placement(resource, resource.group_version, document["apiVersion"], name, metadata["name"],
                          metadata.get("namespace"), self.namespace)
