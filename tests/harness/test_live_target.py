@@ -25,7 +25,7 @@ from harness.runner import PASS, SKIP, run_case
 from harness.targets import TargetUnavailable, make_target
 from harness.targets.base import Actual, ActualError
 from harness.targets.live.apply_flow import sent_patch
-from harness.targets.live.corpus_fit import corpus_problem
+from harness.targets.live.corpus_fit import corpus_problem, hosting_problem
 from harness.targets.live.crds import crd_schema
 from harness.targets.live.responses import classify_response, field_conflicts, ssa_error_class, update_rule
 from reference_impl import go_json
@@ -128,6 +128,50 @@ def test_strategic_patch_round_trip(live, write_case_file):
     assert document["metadata"] == {"name": "web", "labels": {"app": "web"}}  # identity mapped back
     assert document["spec"]["template"]["spec"]["containers"][0]["imagePullPolicy"] == "IfNotPresent"  # a default
     assert live.info.version.startswith("v1.")
+
+
+def test_plain_documents_are_patched_as_the_fields_of_a_run_custom_resource(live, write_case_file):
+    path = write_case_file("live/hosted.yaml", """
+        defaults: {provenance: [{implementation: kubectl, version: "1.32.4"}]}
+        cases:
+          - {name: add-member, description: d, type: json-patch, tags: [JP-ADD], original: {foo: bar},
+             patch: [{op: add, path: /baz, value: qux}], expected: {baz: qux, foo: bar}}
+          - {name: status-is-data, description: d, type: merge-patch, tags: [MP-NESTED],
+             original: {status: {a: 1}, b: [1, 2]}, patch: {status: {a: null, c: 2.5}},
+             expected: {status: {c: 2.5}, b: [1, 2]}}
+          - {name: failed-test, description: d, type: json-patch, tags: [JP-TEST], original: {a: "1"},
+             patch: [{op: test, path: /a, value: "2"}], expected_error: {class: test-failed}}
+          - {name: wrong, description: d, type: json-patch, tags: [JP-ADD], original: {foo: bar},
+             patch: [{op: remove, path: /foo}], expected: {foo: bar}}
+    """)
+    cases, errors = load_file(path)
+    assert errors == []
+    results = {case.name: run_case(case, live) for case in cases}
+    assert {name: result.status for name, result in results.items()} == {
+        "add-member": PASS, "status-is-data": PASS, "failed-test": PASS, "wrong": "fail"}
+    # read back without the hosting object's apiVersion, kind and metadata, and nothing dropped
+    assert results["add-member"].actual["document"] == {"baz": "qux", "foo": "bar"}
+    assert results["status-is-data"].actual["document"] == {"status": {"c": 2.5}, "b": [1, 2]}
+    assert results["wrong"].actual["document"] == {}
+    assert results["failed-test"].actual["error"]["status"] == 422
+
+
+def test_objects_in_the_runs_own_namespace_carry_no_run_label(live, write_case_file):
+    path = write_case_file("live/labels.yaml", """
+        cases:
+          - name: remove-last-label
+            description: d
+            type: json-patch
+            tags: [JP-REMOVE]
+            provenance: [{implementation: kubectl, version: "1.32.4"}]
+            original: {apiVersion: v1, kind: ConfigMap, metadata: {name: c, labels: {app: web}}}
+            patch: [{op: remove, path: /metadata/labels/app}, {op: test, path: /metadata/labels, value: {}}]
+            expected: {apiVersion: v1, kind: ConfigMap, metadata: {name: c}}
+    """)
+    [case], _ = load_file(path)
+    assert live.skip_reason(case) is None
+    result = run_case(case, live)
+    assert result.status == PASS, result.reason
 
 
 def test_a_wrong_expectation_fails(live, write_case_file):
@@ -585,6 +629,38 @@ def test_corpus_problem_names_what_a_server_would_not_hold(write_case_file):
     assert "metadata.name" in problems["rename"]
     assert problems["same-name"] is None
     assert "status" in problems["status"]
+
+
+@pytest.mark.parametrize(("case_text", "reason"), [
+    ("{type: json-patch, original: null, patch: [], expected: null}",
+     "a server stores only JSON objects, and this document is null"),
+    ("{type: json-patch, original: [1], patch: [], expected: [1]}",
+     "a server stores only JSON objects, and this document is an array"),
+    ("{type: json-patch, original: {kind: x}, patch: [], expected: {kind: x}}",
+     "the document's own 'kind' would be the field a server keeps for every object"),
+    ("{type: json-patch, original: {a: 1}, patch: [{op: replace, path: '', value: {}}], expected: {}}",
+     "the patch operates on the root, which the object holding the document keeps for the server"),
+    ("{type: json-patch, original: {a: 1}, patch: [{op: add, path: /metadata, value: {}}], expected: {}}",
+     "the patch operates on /metadata, which the object holding the document keeps for the server"),
+    ("{type: merge-patch, original: {a: 1}, patch: [1], expected: [1]}",
+     "the expected document is an array, which a server cannot store as an object"),
+    ("{type: merge-patch, original: {a: 1}, patch: 'x', expected_error: {class: invalid-patch}}",
+     "a merge patch that is not a JSON object replaces the whole document, which a server keeps as an object"),
+    ("{type: strategic, original: {a: 1}, patch: {}, expected: {a: 1}}",
+     "a server applies strategic patches only to Kubernetes objects of kinds it compiles in, and this "
+     "document is not one"),
+    ("{type: merge-patch, original: {a: {b: 1}}, patch: {a: {b: null}, status: 2}, expected: {a: {}, status: 2}}",
+     None),
+])
+def test_hosting_problem_says_why_a_plain_document_cannot_be_held(write_case_file, case_text, reason):
+    path = write_case_file("live/hosting.yaml", f"""
+        defaults: {{tags: [JP-ADD], provenance: [{{implementation: kubectl, version: "1.32.4"}}]}}
+        cases:
+          - {{name: c, description: d, {case_text[1:]}
+    """)
+    [case], errors = load_file(path)
+    assert errors == []
+    assert hosting_problem(case) == reason
 
 
 def test_go_json_matches_encoding_json():

@@ -1,7 +1,7 @@
 """``live`` / ``live:CONTEXT``: cases against a real Kubernetes API server.
 
-Each run works in its own namespace ``patchconf-<run id>``; every object it creates is
-labelled ``patchconf.dev/run=<run id>`` and named per case; custom kinds get a CRD of the
+Each run works in its own namespace ``patchconf-<run id>`` (labelled ``patchconf.dev/run=<run
+id>``, as are objects created outside it) and names each case's object; custom kinds get a CRD of the
 run (group ``<group>.<run id>.patchconf.dev``). Everything is deleted when the target
 closes: at the end of the run, on SIGINT/SIGTERM (the handlers stop new cases and raise
 into the main thread, whose ``finally`` closes the target), and at interpreter exit.
@@ -30,7 +30,9 @@ built from it (:func:`crd_schema`), so the server merges by the same list and ma
 Which cases run live (anything else is skipped with the reason):
 - types json-patch, merge-patch, strategic, apply, server-side-apply, update;
 - the document is a Kubernetes object (apiVersion, kind, metadata.name) of a namespaced
-  kind the server serves, or of a custom kind (API group with a dot, outside *.k8s.io);
+  kind the server serves, or of a custom kind (API group with a dot, outside *.k8s.io); or,
+  for json-patch and merge-patch, a plain JSON object, held as the top-level fields of a
+  custom resource of the run's schemaless CRD (placement.HOST_KIND) and read back without them;
 - cases not written for live (no ``targets`` naming ``live``) are additionally skipped when
   the patch changes identity (apiVersion, kind, metadata.name/namespace), server-owned
   metadata or status, when the server rejects ``original`` at creation, or when the server

@@ -9,7 +9,7 @@ from typing import Any
 
 from harness.cases import named_schema_path
 from harness.live_cluster import CRD_GROUP_SUFFIX, RUN_LABEL, Resource
-from harness.targets.live.placement import dns_label
+from harness.targets.live.placement import HOST_GROUP, HOST_KIND, dns_label
 from harness.targets.live.responses import full_message
 from harness.yamlio import load_path
 from reference_impl.kubernetes_object import is_custom_group
@@ -44,7 +44,10 @@ class RunCRDs:
             if known is None:
                 refusal = self._crd_permission()
                 if refusal:
-                    return f"{group}/{version} {kind} is a custom kind, served by a CRD of the run: {refusal}"
+                    hosting = (group, kind) == (HOST_GROUP, HOST_KIND)
+                    served = ("a plain JSON document is held in a custom resource" if hosting
+                              else f"{group}/{version} {kind} is a custom kind")
+                    return f"{served}, served by a CRD of the run: {refusal}"
                 known = self._crds[key] = self._create_crd(group, version, kind, named)
         return known
 

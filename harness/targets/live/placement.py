@@ -16,6 +16,12 @@ from harness.targets.base import TargetDeclined
 from harness.targets.live.conventions import LAST_APPLIED, SERVER_OWNED_METADATA
 from reference_impl import go_json
 
+# A plain JSON document (RFC 6902 and RFC 7396 examples) is held as the top-level fields of a
+# custom resource of the run's schemaless CRD: the server then patches exactly that document.
+HOST_GROUP, HOST_VERSION, HOST_KIND = "documents.patchconf.dev", "v1", "Document"
+HOST_FIELDS = ("apiVersion", "kind", "metadata")
+HOSTED_NAME = "document"  # how the server's messages name a hosted document
+
 
 @dataclass
 class Placement:
@@ -28,6 +34,7 @@ class Placement:
     case_name: str
     case_namespace: str | None
     namespace: str
+    hosted: bool = False  # a plain JSON document, held as the top-level fields of a run custom resource
 
     @property
     def path(self) -> str:
@@ -37,11 +44,13 @@ class Placement:
     def collection(self) -> str:
         return self.resource.collection(self.namespace)
 
+
 def shadow_of(placement: Placement) -> Placement:
     """Where a dry-run create of the expected object goes: beside the case's object, never on it."""
     return Placement(placement.resource, placement.api_version, placement.case_api_version,
                      f"{placement.name[:55]}-dry", placement.case_name, placement.case_namespace,
-                     placement.namespace)
+                     placement.namespace, placement.hosted)
+
 
 def case_subject(case: Case) -> Any:
     """The object the case creates on the server (server-side apply: ``current``, else the first
@@ -65,6 +74,7 @@ def ssa_named_schema(case: Case) -> str | None:
         return None
     return case.schema.named
 
+
 class LogicalClock:
     """Timestamps for a case's logical times: time *t* is *t* seconds after a moment an hour ago,
     so entries the case dates before step 1 (t <= 0) keep their order on the server."""
@@ -74,6 +84,7 @@ class LogicalClock:
 
     def timestamp(self, time: int) -> str:
         return (self.origin + timedelta(seconds=time)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
 
 def is_object(document: Any) -> bool:
     return (isinstance(document, dict) and isinstance(document.get("apiVersion"), str)
@@ -121,21 +132,35 @@ class PlacementMixin:
 
     def _placement(self, case: Case) -> Placement:
         document = case_subject(case)
-        resource = self._resource(document["apiVersion"], document["kind"], ssa_named_schema(case))
+        hosted = not is_object(document)
+        resource = self._host_resource() if hosted else self._resource(
+            document["apiVersion"], document["kind"], ssa_named_schema(case))
         if isinstance(resource, str):
             raise TargetDeclined(resource)
         slug = re.sub(r"[^a-z0-9-]+", "-", case.name.lower()).strip("-")[:40].rstrip("-")
         # in an existing namespace other runs (or what an interrupted one left) live beside this one
         prefix = f"c{next(self._counter):04d}" + (f"-{self.run_id}" if self.shared_namespace else "")
         name = f"{prefix}-{slug}".rstrip("-")
+        if hosted:
+            return Placement(resource, resource.group_version, "", name, HOSTED_NAME, None, self.namespace, True)
         metadata = document.get("metadata") or {}
         return Placement(resource, resource.group_version, document["apiVersion"], name, metadata["name"],
                          metadata.get("namespace"), self.namespace)
 
+    def _host_resource(self) -> Resource | str:
+        return self._custom_resource(HOST_GROUP, HOST_VERSION, HOST_KIND, None)
+
     def _to_live(self, document: Any, placement: Placement, for_create: bool = True, label: bool = True) -> Any:
-        """The case's object under its run name, namespace, group and (``label``) the run label."""
+        """The case's object under its run name, namespace, group and (``label``, where the target
+        labels its objects) the run label; a plain document as the fields of its hosting object."""
         if not isinstance(document, dict):
             return document
+        if placement.hosted:
+            metadata = {"name": placement.name, "namespace": placement.namespace}
+            if label and self.label_objects:
+                metadata["labels"] = {RUN_LABEL: self.run_id}
+            return {"apiVersion": placement.api_version, "kind": HOST_KIND, "metadata": metadata,
+                    **copy.deepcopy(document)}
         live = copy.deepcopy(document)
         if live.get("apiVersion") == placement.case_api_version:
             live["apiVersion"] = placement.api_version
@@ -144,7 +169,7 @@ class PlacementMixin:
             return live
         metadata["name"] = placement.name
         metadata["namespace"] = placement.namespace
-        if label:
+        if label and self.label_objects:
             labels = metadata.get("labels")
             metadata["labels"] = {**(labels if isinstance(labels, dict) else {}), RUN_LABEL: self.run_id}
         if for_create:
@@ -155,7 +180,7 @@ class PlacementMixin:
     @staticmethod
     def _patch_to_live(patch: Any, placement: Placement) -> Any:
         """A merge or strategic patch that restates the object's identity names the run's object."""
-        if not isinstance(patch, dict):
+        if not isinstance(patch, dict) or placement.hosted:
             return patch
         if patch.get("apiVersion") == placement.case_api_version:
             patch["apiVersion"] = placement.api_version
@@ -168,6 +193,8 @@ class PlacementMixin:
         """A read-back object in the case's terms (identity mapped back, run label dropped)."""
         if not isinstance(document, dict):
             return document
+        if placement.hosted:
+            return {key: copy.deepcopy(value) for key, value in document.items() if key not in HOST_FIELDS}
         back = copy.deepcopy(document)
         if back.get("apiVersion") == placement.api_version:
             back["apiVersion"] = placement.case_api_version

@@ -32,6 +32,8 @@ class ServerRendering:
     def _present(self, case: Case, placement: Placement, document: dict) -> Any:
         """The read-back in the case's terms, without what the server owns and the case does not state."""
         self._placements[case.id] = placement
+        if placement.hosted:  # a plain document: every field is the case's
+            return self._from_live(document, placement)
         return self._observable(case, self._from_live(document, placement), self._live_outcome(case).document)
 
     def rendered(self, case: Case, outcome: Outcome) -> Outcome:
@@ -46,7 +48,7 @@ class ServerRendering:
             return self._rendered_steps(case, outcome)
         placement = self._placements.get(case.id)
         stated = outcome.document
-        if placement is None or not isinstance(stated, dict) or not is_object(stated):
+        if placement is None or not isinstance(stated, dict) or not (placement.hosted or is_object(stated)):
             return outcome
         try:
             answer = self._dry_run(stated, placement)
@@ -55,6 +57,8 @@ class ServerRendering:
         if not answer.ok or not isinstance(answer.body, dict):
             return outcome
         shadow = shadow_of(placement)
+        if placement.hosted:  # the server's JSON round trip of the document (numbers as Go holds them)
+            return Outcome(document=self._from_live(answer.body, shadow), patch=outcome.patch, error=outcome.error)
         document = self._observable(case, self._from_live(answer.body, shadow), stated)
         for path in allocated_paths(stated):
             copy_path(stated, document, path)
@@ -179,16 +183,25 @@ def drop_unstated_node_ports(actual: dict, expected: dict) -> None:
 
 
 def drop_generated_labels(actual: dict, expected: dict) -> None:
-    """Labels a Job's server-side defaulting derives from its uid and name."""
+    """Labels a Job's server-side defaulting derives from its uid and name: on its pod template,
+    and on the Job itself when it has no labels of its own (defaulting copies the template's)."""
     if actual.get("kind") != "Job":
         return
-    labels = (((actual.get("spec") or {}).get("template") or {}).get("metadata") or {}).get("labels")
-    stated = (((expected.get("spec") or {}).get("template") or {}).get("metadata") or {}).get("labels") or {}
-    if not isinstance(labels, dict):
-        return
-    for key in GENERATED_LABELS:
-        if key not in stated:
-            labels.pop(key, None)
+    template = ((actual.get("spec") or {}).get("template") or {}).get("metadata") or {}
+    stated_template = ((expected.get("spec") or {}).get("template") or {}).get("metadata") or {}
+    metadata = actual.get("metadata") or {}
+    stated_metadata = expected.get("metadata") or {}
+    for holder, stated in ((template, stated_template), (metadata, stated_metadata)):
+        labels = holder.get("labels") if isinstance(holder, dict) else None
+        stated_labels = stated.get("labels") if isinstance(stated, dict) else None
+        if not isinstance(labels, dict):
+            continue
+        for key in GENERATED_LABELS:
+            if not (isinstance(stated_labels, dict) and key in stated_labels):
+                labels.pop(key, None)
+        if not labels and not (isinstance(stated, dict) and "labels" in stated):
+            del holder["labels"]
+
 
 def about_status(case: Case) -> bool:
     """Whether a server-side apply case is about status: a step on /status, or status stated anywhere."""

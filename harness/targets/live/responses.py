@@ -54,6 +54,7 @@ def status_error_class(code: int | None, message: str) -> str:
         return "invalid-patch"
     return classify_error(message)
 
+
 def validation_failure(answer: Response) -> bool:
     """422 Invalid with field causes: the server's validation, not the patch library.
 

@@ -85,7 +85,7 @@ class ServerSideApplyFlow:
         always (it would remove it otherwise); an apply when it creates the object or its manager
         owns the label already (so it keeps it), never otherwise (it would change ownership, and so
         the resourceVersion); never on /status, which keeps metadata as it is."""
-        if not self.shared_namespace or step.get("subresource") == "status":
+        if not self.label_objects or step.get("subresource") == "status":
             return False
         if step["op"] == "update":
             return True
@@ -102,7 +102,7 @@ class ServerSideApplyFlow:
         in an existing namespace with the run label, which no manager then owns."""
         current = case.input("current")
         stated = (current.get("metadata") or {}).get("managedFields") or []
-        body = self._ssa_to_live(current, placement, clock, label=self.shared_namespace)
+        body = self._ssa_to_live(current, placement, clock, label=self.label_objects)
         for key in SERVER_OWNED_METADATA:
             body.get("metadata", {}).pop(key, None)
         answer = self.cluster.request("POST", placement.collection, body, query=CREATE_QUERY)

@@ -24,7 +24,7 @@ from harness.targets.base import (
 )
 from harness.targets.live.apply_flow import ClientSideApplyFlow
 from harness.targets.live.conventions import DEFAULT_WORKERS, LIVE_TYPES, SCHEMA_TYPES, UNREACHABLE_LIMIT
-from harness.targets.live.corpus_fit import corpus_problem, label_problem
+from harness.targets.live.corpus_fit import corpus_problem, hosting_problem, label_problem
 from harness.targets.live.crds import RunCRDs
 from harness.targets.live.patch_flow import PatchFlow
 from harness.targets.live.placement import Placement, PlacementMixin, case_subject, is_object, ssa_named_schema
@@ -65,6 +65,9 @@ class LiveTarget(PlacementMixin, RunCRDs, PatchFlow, ServerSideApplyFlow, Client
             messages=True,
             description=f"kube-apiserver {version} at {self.cluster.host}, run {self.run_id}{where}",
         )
+        # Objects in the run's own namespace need no run label (deleting the namespace removes
+        # them), so cases that patch metadata.labels run; objects elsewhere carry it.
+        self.label_objects = self.shared_namespace
         self._counter = itertools.count(1)
         self._lock = threading.Lock()
         self._crds: dict[tuple[str, str, str, str | None], Resource | str] = {}
@@ -152,16 +155,23 @@ class LiveTarget(PlacementMixin, RunCRDs, PatchFlow, ServerSideApplyFlow, Client
         if reason:
             return reason
         schema = case.effective_schema()
-        if self.shared_namespace:
-            reason = label_problem(case)
-            if reason:
-                return reason
         if schema is not None and schema.named and case.type in SCHEMA_TYPES:
             # only a server-side apply case gets a CRD built from its schema; others would run schemaless
             return f"{self.name} cannot run cases on {schema.describe()}"
         document = case_subject(case)
         if not is_object(document):
-            return "the live target needs a Kubernetes object (apiVersion, kind, metadata.name)"
+            problem = hosting_problem(case)
+            if problem:
+                return problem
+            try:
+                resource = self._host_resource()
+            except ClusterUnreachable as exc:
+                return f"cannot create the run's CRD for plain documents: {exc}"
+            return resource if isinstance(resource, str) else None
+        if self.shared_namespace:
+            reason = label_problem(case)
+            if reason:
+                return reason
         try:
             resource = self._resource(document["apiVersion"], document["kind"], ssa_named_schema(case))
         except ClusterUnreachable as exc:
@@ -170,7 +180,7 @@ class LiveTarget(PlacementMixin, RunCRDs, PatchFlow, ServerSideApplyFlow, Client
             return resource
         if "live" in case.targets:
             return None
-        return corpus_problem(case)
+        return corpus_problem(case, labelled=self.label_objects)
 
     # --- running ------------------------------------------------------------------------------
 
