@@ -334,6 +334,33 @@ def test_live_cleanup_namespace_removes_only_what_runs_left_there(admin, account
         delete_namespace(cluster, elsewhere)
 
 
+def test_readmes_rbac_covers_every_kind_the_corpus_runs(admin):
+    """Every namespaced built-in kind the corpus uses is in the README's Role, every custom kind
+    (and the kind holding plain documents) in its Role for custom kinds."""
+    from harness.targets.live.placement import HOST_KIND
+
+    cluster = admin[1]
+    role, custom_role = (next(d for d in block if d["kind"] == "Role") for block in readme_rbac())
+    granted = {(group, resource) for rule in role["rules"] for group in rule["apiGroups"]
+               for resource in rule["resources"]}
+    granted_custom = {resource for rule in custom_role["rules"] for resource in rule["resources"]}
+    needed, needed_custom = set(), {HOST_KIND.lower() + "s"}
+    for case in load_corpus([REPO / "cases"]).cases:
+        subject = case_subject(case)
+        if not is_object(subject) or case.type not in LIVE_FLOWS:
+            continue
+        group = subject["apiVersion"].rpartition("/")[0]
+        if is_custom_group(group):
+            needed_custom.add(subject["kind"].lower() + "s")
+            continue
+        resource = cluster.resource_for(subject["apiVersion"], subject["kind"])
+        if resource is not None and resource.namespaced:
+            needed.add((group, resource.plural))
+    assert {("", "configmaps"), ("apps", "deployments")} <= needed
+    assert needed - granted == set()
+    assert needed_custom - granted_custom == set()
+
+
 def test_a_missing_namespace_is_unavailable(admin):
     with pytest.raises(TargetUnavailable, match="namespace lns-missing does not exist; --namespace runs in an "
                                                 "existing namespace"):
