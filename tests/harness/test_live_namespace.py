@@ -334,6 +334,19 @@ def test_live_cleanup_namespace_removes_only_what_runs_left_there(admin, account
         delete_namespace(cluster, elsewhere)
 
 
+def test_verify_with_the_live_judge_in_a_namespace(admin, account):
+    before = snapshot(admin[1], account.namespace)
+    path = REPO / "cases" / "live" / "update.yaml"
+    count = len(load_corpus([path]).cases)
+    completed = subprocess.run(_cli("verify", "--judges", "live", "--kubeconfig", str(account.kubeconfig),
+                                    "--namespace", account.namespace, "--cases", str(path)),
+                               env=_env(), cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "judges: live v1." in completed.stdout
+    assert f"{count} of {count} cases confirmed, 0 contradictions" in completed.stdout
+    assert snapshot(admin[1], account.namespace) == before
+
+
 def test_readmes_rbac_covers_every_kind_the_corpus_runs(admin):
     """Every namespaced built-in kind the corpus uses is in the README's Role, every custom kind
     (and the kind holding plain documents) in its Role for custom kinds."""
