@@ -94,6 +94,10 @@ def _filters(args: argparse.Namespace) -> Filters:
     return Filters(tuple(args.types), tuple(args.tags), tuple(args.paths), tuple(args.names), tuple(args.ids))
 
 
+NAMESPACE_HELP = ("live: run in this existing namespace instead of creating one (for accounts that may not "
+                  "create namespaces; README: Least privilege)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="patchconf", description="Conformance suite for Kubernetes patch semantics.")
     commands = parser.add_subparsers(dest="command")
@@ -108,6 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--jobs", "--workers", type=int, dest="jobs",
                      help="parallel workers (default: the target's own; live: 8)")
     run.add_argument("--kubeconfig", metavar="PATH", help="kubeconfig for the live target (default: $KUBECONFIG)")
+    run.add_argument("--namespace", metavar="NS", help=NAMESPACE_HELP)
     run.add_argument("--timeout", type=float, help="seconds a cmd: target gets per case (default 10)")
     run.add_argument("--quiet", action="store_true", help="print only totals and failures' ids")
     _add_answer_limit(run)
@@ -153,6 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
     matrix.add_argument("--timeout", type=float)
     matrix.add_argument("--title", default="Compliance matrix", help="the report's heading")
     matrix.add_argument("--kubeconfig", metavar="PATH", help="kubeconfig for live targets (default: $KUBECONFIG)")
+    matrix.add_argument("--namespace", metavar="NS", help=NAMESPACE_HELP)
     matrix.add_argument("--fuzz", type=int, metavar="COUNT",
                         help="also fuzz each target (not upstream itself) with COUNT inputs against upstream "
                              "(patchconf fuzz --seed 1) and give its agreement beside its pass rate")
@@ -169,6 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--kubeconfig", metavar="PATH",
                         help="kubeconfig of an API server: adds live to the judges "
                              "(live named in --judges without it uses $KUBECONFIG)")
+    verify.add_argument("--namespace", metavar="NS", help=NAMESPACE_HELP)
 
     rec = commands.add_parser(
         "record", help="ask Kubernetes what cases that state only inputs produce, and write it into them")
@@ -178,6 +185,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_selection(rec)
     rec.add_argument("--kubeconfig", metavar="PATH",
                      help="kubeconfig of an API server: adds live to the judges")
+    rec.add_argument("--namespace", metavar="NS", help=NAMESPACE_HELP)
     rec.add_argument("--dry-run", action="store_true", help="show what would be written, write nothing")
     _add_answer_limit(verify)
     _add_answer_limit(rec)
@@ -224,6 +232,9 @@ def build_parser() -> argparse.ArgumentParser:
         "cleanup", help="delete what interrupted live runs left (namespaces and CRDs labelled patchconf.dev/run)")
     live_cleanup.add_argument("--kubeconfig", metavar="PATH", help="kubeconfig (default: $KUBECONFIG)")
     live_cleanup.add_argument("--context", help="kubeconfig context (default: the current one)")
+    live_cleanup.add_argument("--namespace", metavar="NS",
+                              help="only the objects labelled patchconf.dev/run inside this existing namespace "
+                                   "(what runs with --namespace NS left); no namespace or CRD is touched")
     return parser
 
 
@@ -271,10 +282,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     except KnownFailuresError as exc:
         print(f"patchconf: {exc}", file=sys.stderr)
         return 2
+    if args.namespace and args.target.partition(":")[0] != "live":
+        print(f"patchconf: --namespace is for the live target, not {args.target!r}", file=sys.stderr)
+        return 2
     with _sigterm_interrupts():
         try:
             target = make_target(args.target, timeout=args.timeout, kubeconfig=args.kubeconfig, workers=args.jobs,
-                                 max_answer_bytes=args.max_answer_bytes)
+                                 max_answer_bytes=args.max_answer_bytes, namespace=args.namespace)
         except TargetUnavailable as exc:
             print(f"patchconf: target {args.target!r} unavailable: {exc}", file=sys.stderr)
             return 2
@@ -457,7 +471,7 @@ def _matrix_runs_made(args: argparse.Namespace, corpus: Corpus) -> list[Run]:
     for spec in [s.strip() for s in args.targets.split(",") if s.strip()]:
         try:
             target = make_target(spec, timeout=args.timeout, kubeconfig=args.kubeconfig,
-                                 max_answer_bytes=args.max_answer_bytes)
+                                 max_answer_bytes=args.max_answer_bytes, namespace=args.namespace)
         except TargetUnavailable as exc:
             print(f"patchconf: target {spec!r} unavailable, left out: {exc}", file=sys.stderr)
             continue
@@ -534,7 +548,8 @@ def _judges(args: argparse.Namespace) -> list:
     judges = []
     for spec in specs:
         try:
-            judge = make_target(spec, kubeconfig=args.kubeconfig, max_answer_bytes=args.max_answer_bytes)
+            judge = make_target(spec, kubeconfig=args.kubeconfig, max_answer_bytes=args.max_answer_bytes,
+                                namespace=args.namespace)
         except TargetUnavailable as exc:
             print(f"patchconf: judge {spec!r} unavailable, not used: {exc}", file=sys.stderr)
             continue
@@ -684,7 +699,7 @@ def cmd_live(args: argparse.Namespace) -> int:
     try:
         cluster = Cluster(args.kubeconfig, args.context)
         cluster.server_version()
-        report = cleanup(cluster)
+        report = cleanup(cluster, namespace=args.namespace)
     except ClusterUnreachable as exc:
         print(f"patchconf live cleanup: {exc}", file=sys.stderr)
         return 2

@@ -6,8 +6,8 @@ credentials the ``kubernetes`` client builds from a kubeconfig.
 
 Everything patchconf creates carries the label ``patchconf.dev/run=<run id>``: a namespace
 ``patchconf-<run id>`` per run, the objects in it, and cluster-scoped CRDs in the group
-``<name>.<run id>.patchconf.dev``. :func:`cleanup` deletes what carries that label and
-never anything else.
+``<name>.<run id>.patchconf.dev``; a run in an existing namespace (``--namespace``) labels each
+object it creates there. :func:`cleanup` deletes what carries that label and never anything else.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import secrets
 import threading
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, urlencode
 
@@ -242,6 +242,23 @@ class Cluster:
             raise ClusterUnreachable(f"cannot create namespace {name}: {answer.status} {answer.message()}")
         return name
 
+    def namespace_status(self, name: str) -> int:
+        """The HTTP status of GET on a namespace: 200, 404 (none), 403 (may not read it), ..."""
+        return self.request("GET", f"/api/v1/namespaces/{quote(name, safe='')}").status
+
+    def may(self, verb: str, group: str, resource: str, namespace: str | None = None) -> bool | None:
+        """Whether our credentials may ``verb`` ``resource`` (a SelfSubjectAccessReview, which every
+        authenticated user may ask); None when the server cannot say."""
+        attributes = {"verb": verb, "group": group, "resource": resource}
+        if namespace:
+            attributes["namespace"] = namespace
+        review = {"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
+                  "spec": {"resourceAttributes": attributes}}
+        answer = self.request("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", review)
+        if not answer.ok or not isinstance(answer.body, dict):
+            return None
+        return bool((answer.body.get("status") or {}).get("allowed"))
+
     def delete_object(self, path: str) -> Response:
         """Delete at once: no grace period (no kubelet), no finalizers left to wait for."""
         current = self.request("GET", path)
@@ -301,32 +318,63 @@ def labelled(cluster: Cluster, path: str, selector: str) -> list[dict]:
     return _items(cluster.request("GET", path, query={"labelSelector": selector}))
 
 
+def sweep_namespace(cluster: Cluster, namespace: str, selector: str) -> list[str]:
+    """Delete the objects in a namespace that ``selector`` (on the run label) picks, of every kind
+    the server serves that we may list; nothing else. Returns them as ``kind/name``."""
+    deleted = []
+    for group_version in cluster.preferred_group_versions():
+        for resource in cluster.resources(group_version).values():
+            if not resource.namespaced or not _deletable(resource):
+                continue
+            for item in labelled(cluster, resource.collection(namespace), selector):
+                name = item.get("metadata", {}).get("name")
+                if name and cluster.delete_object(resource.item(namespace, name)).ok:
+                    deleted.append(f"{resource.kind}/{name}")
+    return deleted
+
+
 @dataclass
 class CleanupReport:
     namespaces: list[str]
     crds: list[str]
     objects: int
+    swept_namespace: str | None = None  # cleanup inside one existing namespace
+    swept: list[str] = field(default_factory=list)
 
     def __str__(self) -> str:
-        if not self.namespaces and not self.crds:
-            return "nothing labelled patchconf.dev/run found"
-        parts = [f"{len(self.namespaces)} namespaces ({', '.join(self.namespaces) or '-'})",
-                 f"{self.objects} objects in them",
-                 f"{len(self.crds)} CRDs ({', '.join(self.crds) or '-'})"]
+        if not self.namespaces and not self.crds and not self.swept:
+            where = f" in namespace {self.swept_namespace}" if self.swept_namespace else ""
+            return f"nothing labelled patchconf.dev/run found{where}"
+        parts = []
+        if self.swept_namespace is None:
+            parts += [f"{len(self.namespaces)} namespaces ({', '.join(self.namespaces) or '-'})",
+                      f"{self.objects} objects in them"]
+        else:
+            parts.append(f"{len(self.swept)} objects in namespace {self.swept_namespace} "
+                         f"({', '.join(self.swept) or '-'})")
+        if self.swept_namespace is None or self.crds:
+            parts.append(f"{len(self.crds)} CRDs ({', '.join(self.crds) or '-'})")
         return "deleted " + ", ".join(parts)
 
 
-def cleanup(cluster: Cluster, run_ids: Iterable[str] | None = None) -> CleanupReport:
+def cleanup(cluster: Cluster, run_ids: Iterable[str] | None = None, namespace: str | None = None) -> CleanupReport:
     """Delete what patchconf labelled: every run (``run_ids`` None) or the given runs.
 
     Only namespaces and CRDs carrying ``patchconf.dev/run`` are touched (and the objects
-    inside those namespaces, which only a patchconf run creates).
+    inside those namespaces, which only a patchconf run creates). With ``namespace`` (a run in an
+    existing namespace) only the objects in it carrying the label are deleted, never the namespace,
+    and CRDs only of the given runs: another run may be using its own.
     """
     wanted = None if run_ids is None else set(run_ids)
     selector = RUN_LABEL if wanted is None else f"{RUN_LABEL} in ({','.join(sorted(wanted))})"
-    report = CleanupReport([], [], 0)
-    for namespace in labelled(cluster, "/api/v1/namespaces", selector):
-        name = namespace["metadata"]["name"]
+    report = CleanupReport([], [], 0, swept_namespace=namespace)
+    if namespace is not None:
+        report.swept = sweep_namespace(cluster, namespace, selector)
+        report.objects = len(report.swept)
+        if wanted is None:
+            return report
+    for found in labelled(cluster, "/api/v1/namespaces", selector) if namespace is None else ():
+        name = found["metadata"]["name"]
         report.objects += empty_namespace(cluster, name)
         delete_namespace(cluster, name)
         report.namespaces.append(name)

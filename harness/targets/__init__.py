@@ -85,8 +85,11 @@ FACTORIES: dict[str, Callable[..., Target]] = {
 
 
 def make_target(spec: str, timeout: float | None = None, kubeconfig: str | None = None,
-                workers: int | None = None, max_answer_bytes: int | None = None) -> Target:
+                workers: int | None = None, max_answer_bytes: int | None = None,
+                namespace: str | None = None) -> Target:
     """``name`` or ``name:argument`` → a ready target (raises TargetUnavailable).
+
+    ``namespace``: a live target runs in this existing namespace instead of creating its own.
 
     ``max_answer_bytes`` bounds what a program target may print per answer (None: the
     default, or $PATCHCONF_MAX_ANSWER_BYTES; see harness/bounded.py).
@@ -100,5 +103,5 @@ def make_target(spec: str, timeout: float | None = None, kubeconfig: str | None 
     if max_answer_bytes is not None and name in ("cmd", "upstream", "peer", "kubectl", "kubectl-apply"):
         options["max_answer_bytes"] = max_answer_bytes
     if name == "live":
-        options = {"kubeconfig": kubeconfig, **({"workers": workers} if workers else {})}
+        options = {"kubeconfig": kubeconfig, "namespace": namespace, **({"workers": workers} if workers else {})}
     return factory(argument or None, **options)

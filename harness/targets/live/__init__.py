@@ -5,6 +5,10 @@ id>``, as are objects created outside it) and names each case's object; custom k
 run (group ``<group>.<run id>.patchconf.dev``). Everything is deleted when the target
 closes: at the end of the run, on SIGINT/SIGTERM (the handlers stop new cases and raise
 into the main thread, whose ``finally`` closes the target), and at interpreter exit.
+With ``namespace`` (``--namespace``) the run works in that existing namespace instead
+(``shared_namespace``): objects there are found by the run label, so every one carries it
+(server-side apply objects too, without changing ownership), cases on metadata.labels skip,
+and custom kinds skip when the account may not manage CRDs.
 
 Per case the target creates ``original`` (``current`` for apply types) under its run name,
 sends the real request with the patch type's Content-Type (``apply``: real ``kubectl apply``,

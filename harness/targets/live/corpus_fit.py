@@ -90,3 +90,54 @@ def _json_kind(value: Any) -> str:
     if value is None:
         return "null"
     return {list: "an array", str: "a string", bool: "a boolean"}.get(type(value), "a number")
+
+
+# strategic merge patch directives that may replace or prune a map's keys (labels among them)
+WHOLE_MAP_DIRECTIVES = ("$patch", "$retainKeys")
+SHARED_NAMESPACE_LABELS = ("in an existing namespace (--namespace) every object the run creates carries the label "
+                           "patchconf.dev/run, by which cleanup finds it, and this case's {what} metadata.labels, "
+                           "which that label would change")
+
+
+def label_problem(case: Case) -> str | None:
+    """Why a case cannot run in an existing namespace, where every object it creates must keep the
+    run label: its patch (or a patch step) operates on metadata.labels, or kubectl apply would drop
+    them as a whole (the last applied configuration has labels, the new one none)."""
+    if case.type in ("json-patch", "merge-patch", "strategic"):
+        if _patch_touches_labels(case.type, case.inputs.get("patch")):
+            return SHARED_NAMESPACE_LABELS.format(what="patch operates on")
+    elif case.type == "server-side-apply":
+        # who owns metadata.labels, and whether the map is there at all, is what such a case judges
+        if _has_labels(case.inputs.get("current")):
+            return SHARED_NAMESPACE_LABELS.format(what="current states")
+        for step in case.inputs.get("steps") or ():
+            if not isinstance(step, dict):
+                continue
+            if step.get("op") == "patch" and _patch_touches_labels(step.get("patch_type"), step.get("patch")):
+                return SHARED_NAMESPACE_LABELS.format(what="patch step operates on")
+            if _has_labels(step.get("object")):
+                return SHARED_NAMESPACE_LABELS.format(what="step object states")
+    elif case.type == "apply" and _has_labels(case.inputs.get("original")) \
+            and not _has_labels(case.inputs.get("modified")):
+        return SHARED_NAMESPACE_LABELS.format(what="apply drops")
+    return None
+
+
+def _has_labels(document: Any) -> bool:
+    metadata = document.get("metadata") if isinstance(document, dict) else None
+    return isinstance(metadata, dict) and metadata.get("labels") is not None
+
+
+def _patch_touches_labels(patch_type: Any, patch: Any) -> bool:
+    if patch_type == "json-patch":
+        return any(isinstance(op.get(key), str) and (op[key] in ("", "/metadata", "/metadata/labels")
+                                                    or op[key].startswith("/metadata/labels/"))
+                   for op in _ops(patch) for key in ("path", "from"))
+    if not isinstance(patch, dict):
+        return True  # replaces the whole object
+    if any(key in patch for key in WHOLE_MAP_DIRECTIVES):  # e.g. $patch: replace on the whole object
+        return True
+    metadata = patch.get("metadata")
+    if metadata is None:
+        return False
+    return not isinstance(metadata, dict) or any(key in metadata for key in ("labels", *WHOLE_MAP_DIRECTIVES))

@@ -9,10 +9,13 @@ from typing import Any
 
 from harness.cases import named_schema_path
 from harness.live_cluster import CRD_GROUP_SUFFIX, RUN_LABEL, Resource
-from harness.targets.live.placement import dns_label
+from harness.targets.live.placement import HOST_GROUP, HOST_KIND, dns_label
 from harness.targets.live.responses import full_message
 from harness.yamlio import load_path
 from reference_impl.kubernetes_object import is_custom_group
+
+# what making and removing the run's CRDs takes (cleanup lists them by label, waits for each to go)
+CRD_VERBS = ("create", "get", "list", "delete")
 
 
 class RunCRDs:
@@ -39,8 +42,27 @@ class RunCRDs:
         with self._lock:
             known = self._crds.get(key)
             if known is None:
+                refusal = self._crd_permission()
+                if refusal:
+                    hosting = (group, kind) == (HOST_GROUP, HOST_KIND)
+                    served = ("a plain JSON document is held in a custom resource" if hosting
+                              else f"{group}/{version} {kind} is a custom kind")
+                    return f"{served}, served by a CRD of the run: {refusal}"
                 known = self._crds[key] = self._create_crd(group, version, kind, named)
         return known
+
+    def _crd_permission(self) -> str | None:
+        """Why this account may not make (and remove) the run's CRDs, asked once up front with
+        SelfSubjectAccessReviews; None when it may, or when the server cannot say (a refused
+        create then gives the reason)."""
+        if not self._crd_permission_asked:
+            denied = [verb for verb in CRD_VERBS
+                      if self.cluster.may(verb, "apiextensions.k8s.io", "customresourcedefinitions") is False]
+            if denied:
+                self._crd_refusal = (f"this account may not {', '.join(denied)} customresourcedefinitions "
+                                     "(cluster-scoped; the README's ClusterRole patchconf-live-crds grants it)")
+            self._crd_permission_asked = True
+        return self._crd_refusal
 
     def _create_crd(self, group: str, version: str, kind: str, named: str | None) -> Resource | str:
         """A CRD of the run serving the kind: schemaless, or with the structural schema built from

@@ -96,6 +96,37 @@ def dns_label(text: str) -> str:
     return re.sub(r"[^a-z0-9-]+", "-", text.lower()).strip("-")[:40] or "group"
 
 
+RUN_LABEL_FIELD = ("f:metadata", "f:labels", f"f:{RUN_LABEL}")
+
+
+def without_run_label(fields: Any) -> Any:
+    """A managedFields entry's fieldsV1 without the run label: its ``f:labels`` and ``f:metadata``
+    go when the label was all they held besides themselves (``.``), as they would without it."""
+    if not isinstance(fields, dict):
+        return fields
+    metadata = fields.get(RUN_LABEL_FIELD[0])
+    labels = metadata.get(RUN_LABEL_FIELD[1]) if isinstance(metadata, dict) else None
+    if not isinstance(labels, dict) or RUN_LABEL_FIELD[2] not in labels:
+        return fields
+    labels = {key: value for key, value in labels.items() if key != RUN_LABEL_FIELD[2]}
+    metadata = {key: value for key, value in metadata.items() if key != RUN_LABEL_FIELD[1]}
+    if set(labels) - {"."}:
+        metadata[RUN_LABEL_FIELD[1]] = labels
+    fields = {key: value for key, value in fields.items() if key != RUN_LABEL_FIELD[0]}
+    if set(metadata) - {"."}:
+        fields[RUN_LABEL_FIELD[0]] = metadata
+    return fields
+
+
+def owns_run_label(entry: Any) -> bool:
+    fields = entry.get("fieldsV1") if isinstance(entry, dict) else None
+    for key in RUN_LABEL_FIELD:
+        if not isinstance(fields, dict) or key not in fields:
+            return False
+        fields = fields[key]
+    return True
+
+
 class PlacementMixin:
     """The case's documents under the run's names, and the server's answers back in the case's."""
 
@@ -107,7 +138,9 @@ class PlacementMixin:
         if isinstance(resource, str):
             raise TargetDeclined(resource)
         slug = re.sub(r"[^a-z0-9-]+", "-", case.name.lower()).strip("-")[:40].rstrip("-")
-        name = f"c{next(self._counter):04d}-{slug}".rstrip("-")
+        # in an existing namespace other runs (or what an interrupted one left) live beside this one
+        prefix = f"c{next(self._counter):04d}" + (f"-{self.run_id}" if self.shared_namespace else "")
+        name = f"{prefix}-{slug}".rstrip("-")
         if hosted:
             return Placement(resource, resource.group_version, "", name, HOSTED_NAME, None, self.namespace, True)
         metadata = document.get("metadata") or {}
@@ -123,8 +156,11 @@ class PlacementMixin:
         if not isinstance(document, dict):
             return document
         if placement.hosted:
-            return {"apiVersion": placement.api_version, "kind": HOST_KIND,
-                    "metadata": {"name": placement.name, "namespace": placement.namespace}, **copy.deepcopy(document)}
+            metadata = {"name": placement.name, "namespace": placement.namespace}
+            if label and self.label_objects:
+                metadata["labels"] = {RUN_LABEL: self.run_id}
+            return {"apiVersion": placement.api_version, "kind": HOST_KIND, "metadata": metadata,
+                    **copy.deepcopy(document)}
         live = copy.deepcopy(document)
         if live.get("apiVersion") == placement.case_api_version:
             live["apiVersion"] = placement.api_version
@@ -187,10 +223,11 @@ class PlacementMixin:
             return text
         return go_json.encode(self._from_live(recorded, placement)) + "\n"
 
-    def _ssa_to_live(self, document: Any, placement: Placement, clock: LogicalClock) -> Any:
+    def _ssa_to_live(self, document: Any, placement: Placement, clock: LogicalClock, label: bool = False) -> Any:
         """A step's object (or ``current``) naming the run's object: apiVersion, name and namespace
-        mapped where they are the case's own, managedFields entries in the server's form; nothing
-        else is added or taken away (a stated uid or resourceVersion is what a case is about)."""
+        mapped where they are the case's own, managedFields entries in the server's form, and the
+        run label where ``label`` asks; nothing else is added or taken away (a stated uid or
+        resourceVersion is what a case is about)."""
         if not isinstance(document, dict):
             return document
         live = copy.deepcopy(document)
@@ -205,6 +242,9 @@ class PlacementMixin:
             entries = metadata.get("managedFields")
             if isinstance(entries, list):
                 metadata["managedFields"] = [self._entry_to_live(entry, placement, clock) for entry in entries]
+            if label:
+                labels = metadata.get("labels")
+                metadata["labels"] = {**(labels if isinstance(labels, dict) else {}), RUN_LABEL: self.run_id}
         return live
 
     @staticmethod
@@ -225,12 +265,18 @@ class PlacementMixin:
     @staticmethod
     def _entries_back(document: Any, placement: Placement) -> list[dict[str, Any]]:
         """managedFields in the case's terms: no fieldsType, the case's apiVersion, ``time: None``
-        (a wall clock at second resolution cannot tell the case's steps apart)."""
+        (a wall clock at second resolution cannot tell the case's steps apart), no ownership of the
+        run label (an entry owning nothing else is one the case would not have)."""
         metadata = document.get("metadata") if isinstance(document, dict) else None
         entries = metadata.get("managedFields") if isinstance(metadata, dict) else None
         back = []
         for entry in entries or []:
+            fields = without_run_label(entry.get("fieldsV1"))
+            if fields == {}:
+                continue
             shown = {key: value for key, value in entry.items() if key not in ("fieldsType", "time")}
+            if fields is not None:
+                shown["fieldsV1"] = fields
             if shown.get("apiVersion") == placement.api_version:
                 shown["apiVersion"] = placement.case_api_version
             shown["time"] = None

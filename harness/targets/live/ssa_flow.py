@@ -20,7 +20,7 @@ from harness.targets.live.conventions import (
     SERVER_OWNED_METADATA,
     SETUP_MANAGER,
 )
-from harness.targets.live.placement import LogicalClock, Placement, is_object
+from harness.targets.live.placement import LogicalClock, Placement, is_object, owns_run_label
 from harness.targets.live.rendering import about_status, drop_generated_labels, drop_unstated, drop_unstated_node_ports
 from harness.targets.live.responses import (
     classify_response,
@@ -39,8 +39,11 @@ class ServerSideApplyFlow:
     def _run_server_side_apply(self, case: Case, placement: Placement) -> Actual:
         """Each step is sent as the real request; after it the object is read back.
 
-        The object carries no run label: a label the case does not state would be owned by
-        someone and show in managedFields (the run's namespace is what cleanup deletes).
+        In the run's own namespace the object carries no run label: a label the case does not state
+        would be owned by someone and show in managedFields (the run's namespace is what cleanup
+        deletes). In an existing namespace (--namespace) cleanup finds it by the label, so it carries
+        one without changing who owns what (:meth:`_labelled_step`); ownership of the label is not
+        shown.
         """
         self._placements[case.id] = placement
         ops = {step.get("op") for step in case.input("steps")}
@@ -57,10 +60,11 @@ class ServerSideApplyFlow:
         results: list[dict[str, Any]] = []
         for number, step in enumerate(case.input("steps")):
             before = resource_version(live)
+            label = self._labelled_step(step, live)
             if step["op"] == "kubectl-apply-server-side":
-                error = self._kubectl_apply_server_side(step, placement, clock)
+                error = self._kubectl_apply_server_side(step, placement, clock, label)
             else:
-                answer = self._send_step(step, placement, clock)
+                answer = self._send_step(step, placement, clock, label)
                 error = None if answer.ok else self._step_error(step, answer, placement)
             read = self.cluster.request("GET", placement.path)
             live = read.body if read.ok and isinstance(read.body, dict) else None
@@ -76,11 +80,29 @@ class ServerSideApplyFlow:
         return Actual(document={"steps": results},
                       notes=(*self._notes, "managedFields times are the server's clock: compared without them"))
 
+    def _labelled_step(self, step: Mapping[str, Any], live: dict | None) -> bool:
+        """Whether a step's object carries the run label (only in an existing namespace): an update
+        always (it would remove it otherwise); an apply when it creates the object or its manager
+        owns the label already (so it keeps it), never otherwise (it would change ownership, and so
+        the resourceVersion); never on /status, which keeps metadata as it is."""
+        if not self.label_objects or step.get("subresource") == "status":
+            return False
+        if step["op"] == "update":
+            return True
+        if step["op"] not in ("apply", "kubectl-apply-server-side"):
+            return False
+        if live is None:
+            return True
+        entries = (live.get("metadata") or {}).get("managedFields") or []
+        return any(entry.get("manager") == step.get("manager") and entry.get("operation") == "Apply"
+                   and not entry.get("subresource") and owns_run_label(entry) for entry in entries)
+
     def _set_up_current(self, case: Case, placement: Placement, clock: LogicalClock) -> dict:
-        """``current`` on the server with exactly the managedFields the case states (none: none)."""
+        """``current`` on the server with exactly the managedFields the case states (none: none);
+        in an existing namespace with the run label, which no manager then owns."""
         current = case.input("current")
         stated = (current.get("metadata") or {}).get("managedFields") or []
-        body = self._ssa_to_live(current, placement, clock)
+        body = self._ssa_to_live(current, placement, clock, label=self.label_objects)
         for key in SERVER_OWNED_METADATA:
             body.get("metadata", {}).pop(key, None)
         answer = self.cluster.request("POST", placement.collection, body, query=CREATE_QUERY)
@@ -135,7 +157,8 @@ class ServerSideApplyFlow:
             return document["steps"]
         return [{} for _ in steps]
 
-    def _send_step(self, step: Mapping[str, Any], placement: Placement, clock: LogicalClock) -> Response:
+    def _send_step(self, step: Mapping[str, Any], placement: Placement, clock: LogicalClock,
+                   label: bool = False) -> Response:
         op = step["op"]
         path = placement.path + ("/status" if step.get("subresource") == "status" else "")
         query: dict[str, str] = {}
@@ -144,7 +167,7 @@ class ServerSideApplyFlow:
         if "force" in step and op != "update":  # a PUT has no force; on a patch the server refuses it
             query["force"] = "true" if step["force"] else "false"
         if op == "apply":
-            body = go_json.encode(self._ssa_to_live(step["object"], placement, clock), sort_keys=False,
+            body = go_json.encode(self._ssa_to_live(step["object"], placement, clock, label), sort_keys=False,
                                   numbers_as_written=True)
             return self.cluster.request("PATCH", path, raw_body=body.encode("utf-8"),
                                         content_type=CONTENT_TYPES["server-side-apply"], query=query)
@@ -157,7 +180,7 @@ class ServerSideApplyFlow:
                                         content_type=CONTENT_TYPES[step["patch_type"]], query=query)
         # An update is a client writing the whole object it means, over what it last read: the live
         # resourceVersion, unless the case states one (a stale write is then what it is about).
-        document = self._ssa_to_live(step["object"], placement, clock)
+        document = self._ssa_to_live(step["object"], placement, clock, label)
         metadata = document.setdefault("metadata", {}) if isinstance(document, dict) else None
         if isinstance(metadata, dict) and "resourceVersion" not in metadata:
             read = self.cluster.request("GET", placement.path)
@@ -173,13 +196,13 @@ class ServerSideApplyFlow:
         return None
 
     def _kubectl_apply_server_side(self, step: Mapping[str, Any], placement: Placement,
-                                   clock: LogicalClock) -> dict[str, Any] | None:
+                                   clock: LogicalClock, label: bool = False) -> dict[str, Any] | None:
         """The step run by the real kubectl; its error (kubectl's words, the failed request's
         Status) or None."""
         connection = (["--kubeconfig", self.kubeconfig] if self.kubeconfig else []) + (
             ["--context", self.context] if self.context else [])
         answer = kubectl_ssa.apply_server_side(self.kubectl, connection,
-                                                self._ssa_to_live(step["object"], placement, clock),
+                                                self._ssa_to_live(step["object"], placement, clock, label),
                                                 self.namespace, step["manager"], bool(step.get("force", False)))
         if answer.ok:
             return None

@@ -24,7 +24,7 @@ from harness.targets.base import (
 )
 from harness.targets.live.apply_flow import ClientSideApplyFlow
 from harness.targets.live.conventions import DEFAULT_WORKERS, LIVE_TYPES, SCHEMA_TYPES, UNREACHABLE_LIMIT
-from harness.targets.live.corpus_fit import corpus_problem, hosting_problem
+from harness.targets.live.corpus_fit import corpus_problem, hosting_problem, label_problem
 from harness.targets.live.crds import RunCRDs
 from harness.targets.live.patch_flow import PatchFlow
 from harness.targets.live.placement import Placement, PlacementMixin, case_subject, is_object, ssa_named_schema
@@ -35,7 +35,7 @@ from harness.targets.live.ssa_flow import ServerSideApplyFlow
 class LiveTarget(PlacementMixin, RunCRDs, PatchFlow, ServerSideApplyFlow, ClientSideApplyFlow, ServerRendering,
                  Target):
     def __init__(self, context: str | None = None, kubeconfig: str | None = None,
-                 workers: int = DEFAULT_WORKERS, kubectl: str | None = None) -> None:
+                 workers: int = DEFAULT_WORKERS, kubectl: str | None = None, namespace: str | None = None) -> None:
         self.name = f"live:{context}" if context else "live"
         self.context = context
         self.kubeconfig = kubeconfig_path(kubeconfig)
@@ -46,6 +46,15 @@ class LiveTarget(PlacementMixin, RunCRDs, PatchFlow, ServerSideApplyFlow, Client
             raise TargetUnavailable(str(exc)) from exc
         self.workers = workers
         self.run_id = new_run_id()
+        # --namespace: everything in one existing namespace, for accounts that may not create
+        # namespaces; each object carries the run label, by which cleanup finds it there.
+        self.shared_namespace = namespace is not None
+        if namespace is not None:
+            problem = self._namespace_problem(namespace)
+            if problem:
+                raise TargetUnavailable(problem)
+            self.namespace = namespace
+        where = f" in namespace {namespace}" if namespace else ""
         self.kubectl = kubectl if kubectl is not None else shutil.which("kubectl")
         self.info = TargetInfo(
             family="live",
@@ -54,14 +63,16 @@ class LiveTarget(PlacementMixin, RunCRDs, PatchFlow, ServerSideApplyFlow, Client
             # named schemas only for server-side apply, whose CRD carries the schema (skip_reason)
             schemas=frozenset({"builtin", "named", "none"}),
             messages=True,
-            description=f"kube-apiserver {version} at {self.cluster.host}, run {self.run_id}",
+            description=f"kube-apiserver {version} at {self.cluster.host}, run {self.run_id}{where}",
         )
         # Objects in the run's own namespace need no run label (deleting the namespace removes
         # them), so cases that patch metadata.labels run; objects elsewhere carry it.
-        self.label_objects = False
+        self.label_objects = self.shared_namespace
         self._counter = itertools.count(1)
         self._lock = threading.Lock()
         self._crds: dict[tuple[str, str, str, str | None], Resource | str] = {}
+        self._crd_refusal: str | None = None  # why this account may not make the run's CRDs
+        self._crd_permission_asked = False
         self._placements: dict[str, Placement] = {}
         self._stopping = threading.Event()
         self._stopped_because = "the run was interrupted"
@@ -70,11 +81,26 @@ class LiveTarget(PlacementMixin, RunCRDs, PatchFlow, ServerSideApplyFlow, Client
         self._previous_handlers: dict[int, Any] = {}
         self._install_handlers()
         atexit.register(self.close)
+        if self.shared_namespace:
+            return
         try:
             self.namespace = self.cluster.create_run_namespace(self.run_id)
         except ClusterUnreachable as exc:
             self.close()
             raise TargetUnavailable(str(exc)) from exc
+
+    def _namespace_problem(self, namespace: str) -> str | None:
+        """Why a run cannot work in the existing namespace ``namespace`` (None: it can, or may)."""
+        try:
+            status = self.cluster.namespace_status(namespace)
+        except ClusterUnreachable as exc:
+            return str(exc)
+        if status == 404:
+            return (f"namespace {namespace} does not exist; --namespace runs in an existing namespace "
+                    "(without it the run creates its own)")
+        # 403: an account limited to the namespace may not read the namespace object; its first
+        # request in the namespace says the rest
+        return None
 
     # --- lifecycle ----------------------------------------------------------------------
 
@@ -103,8 +129,8 @@ class LiveTarget(PlacementMixin, RunCRDs, PatchFlow, ServerSideApplyFlow, Client
             for signum in self._previous_handlers:
                 signal.signal(signum, signal.SIG_IGN)
         try:
-            report = cleanup(self.cluster, [self.run_id])
-            if report.namespaces or report.crds:
+            report = cleanup(self.cluster, [self.run_id], self.namespace if self.shared_namespace else None)
+            if report.namespaces or report.crds or report.swept:
                 print(f"patchconf live: cleaned up run {self.run_id}: {report}", file=sys.stderr)
         except ClusterUnreachable as exc:
             print(f"patchconf live: cleanup of run {self.run_id} failed ({exc}); "
@@ -142,6 +168,10 @@ class LiveTarget(PlacementMixin, RunCRDs, PatchFlow, ServerSideApplyFlow, Client
             except ClusterUnreachable as exc:
                 return f"cannot create the run's CRD for plain documents: {exc}"
             return resource if isinstance(resource, str) else None
+        if self.shared_namespace:
+            reason = label_problem(case)
+            if reason:
+                return reason
         try:
             resource = self._resource(document["apiVersion"], document["kind"], ssa_named_schema(case))
         except ClusterUnreachable as exc:
