@@ -34,6 +34,7 @@ class PatchFlow:
         if not answer.ok:
             raise TargetDeclined(f"original rejected by the server: {answer.status} {answer.reason()}: "
                                  f"{answer.message()}")
+        self._note_created(case, answer.body)
         self._check_expected_object(case, placement)
         return answer.body
 

@@ -1,0 +1,214 @@
+"""What a server did to an object beyond decoding and defaulting the request, and what it refused.
+
+kube-apiserver decodes a request (its defaults included), then records in managedFields what the
+request's field manager set, and only then runs mutating admission (webhooks, plugins) and the
+registry's own preparation. So in an object the server answers with:
+
+- a field no manager owns was added after the request was defaulted: by admission or the registry
+  (``added``);
+- a field the request's manager owns that the object lacks was taken out after it (``removed``).
+
+The stock kube-apiserver does a few such things itself (:data:`STOCK`: its default admission
+plugins, allocated addresses); they are expected on every server and not reported. What remains
+is the server's own doing on this cluster — a mutating webhook, a policy engine — and is reported
+beside a case's result, so that a difference it causes is not read as a patch-semantics one.
+
+A value a webhook rewrites in place (an image pointed at a mirror) stays owned by the request's
+manager: managedFields cannot tell it from the server's normalization, so it shows only as a
+difference in the result.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from harness.targets.live.conventions import SERVER_ANNOTATIONS, SERVER_OWNED_METADATA
+
+ADDED, REMOVED, REFUSED = "added", "removed", "refused"
+# Where a fact was seen, in the words a report uses.
+CREATED = "original as created"
+RENDERED = "expected object as the server renders it"
+AFTER = "object after the request"
+REQUEST = "the request"
+STAGES = (CREATED, AFTER, RENDERED, REQUEST)
+# Metadata every object has without a manager owning it.
+UNMANAGED_METADATA = frozenset({"name", "namespace", "generateName", *SERVER_OWNED_METADATA})
+SHOWN_VALUE_CHARS = 300
+# Words of an error answer that come from admission or policy rather than the object's validation.
+ADMISSION_REFUSAL = re.compile(r"admission webhook|denied the request|denied request|ValidatingAdmissionPolicy"
+                               r"|exceeded quota|is forbidden", re.IGNORECASE)
+# What the stock kube-apiserver adds after the field manager, on any cluster: Pods get the
+# DefaultTolerationSeconds plugin's tolerations and the Priority plugin's priority; Services
+# their allocated addresses and families; Jobs their generated selector and labels.
+NOT_READY_TOLERATIONS = frozenset({"node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"})
+STOCK: dict[str, tuple[str, ...]] = {
+    "Pod": ("/spec/priority", "/spec/preemptionPolicy"),
+    "Service": ("/spec/clusterIP", "/spec/clusterIPs", "/spec/ipFamilies", "/spec/ipFamilyPolicy",
+                "/spec/healthCheckNodePort", "/spec/ports/*/nodePort"),
+    "Job": ("/spec/selector", "/spec/template/metadata/labels/*"),
+}
+
+
+def pointer(path: tuple) -> str:
+    return "".join("/" + str(token).replace("~", "~0").replace("/", "~1") for token in path)
+
+
+def object_changes(document: Any, manager: str | None = None) -> list[tuple[str, str, Any]]:
+    """(``added``/``removed``, JSON pointer, value) for what the server did to ``document`` after its
+    field manager ran: see the module's description. ``manager`` limits ``removed`` to what that
+    manager owns (the request's); ``added`` looks at every manager's fields.
+
+    An object without managedFields (a server that does not track them) gives no facts.
+    """
+    if not isinstance(document, dict):
+        return []
+    metadata = document.get("metadata") if isinstance(document.get("metadata"), dict) else {}
+    entries = [entry for entry in metadata.get("managedFields") or []
+               if isinstance(entry, dict) and entry.get("fieldsType") == "FieldsV1"
+               and isinstance(entry.get("fieldsV1"), dict) and not entry.get("subresource")]
+    if not entries:
+        return []
+    owned = _union([entry["fieldsV1"] for entry in entries])
+    facts = [(ADDED, pointer(path), value) for path, value in _unowned(_observed(document), owned, ())]
+    own = [entry["fieldsV1"] for entry in entries if manager is None or entry.get("manager") == manager]
+    if own:
+        facts += [(REMOVED, pointer(path), None) for path in _missing(_observed(document), _union(own), ())]
+    kind = document.get("kind")
+    return [fact for fact in facts if not _stock(kind, fact[1], fact[2])]
+
+
+def _observed(document: dict) -> dict:
+    """The object without what no manager ever owns: identity, server-owned metadata, status."""
+    observed = {key: value for key, value in document.items() if key not in ("apiVersion", "kind", "status")}
+    metadata = observed.get("metadata")
+    if isinstance(metadata, dict):
+        metadata = {key: value for key, value in metadata.items() if key not in UNMANAGED_METADATA}
+        annotations = metadata.get("annotations")
+        if isinstance(annotations, dict):
+            metadata["annotations"] = {k: v for k, v in annotations.items() if k not in SERVER_ANNOTATIONS}
+        observed["metadata"] = metadata
+    return observed
+
+
+def _union(sets: list[dict]) -> dict:
+    merged: dict = {}
+    for fields in sets:
+        for key, child in fields.items():
+            if key in merged and isinstance(child, dict) and isinstance(merged[key], dict):
+                merged[key] = _union([merged[key], child])
+            elif key in merged and merged[key] == {}:
+                continue  # an atomic owner covers the whole value already
+            else:
+                merged[key] = child if isinstance(child, dict) else {}
+    return merged
+
+
+def _element_set(fields: dict, index: int, item: Any) -> dict | None:
+    """The field set of one list element: by its key fields (k:), its value (v:) or its index (i:)."""
+    for key, child in fields.items():
+        if key.startswith("k:") and isinstance(item, dict):
+            try:
+                keys = json.loads(key[2:])
+            except ValueError:
+                continue
+            if isinstance(keys, dict) and all(item.get(name) == value for name, value in keys.items()):
+                return child
+        elif key.startswith("v:"):
+            try:
+                if json.loads(key[2:]) == item:
+                    return child
+            except ValueError:
+                continue
+        elif key == f"i:{index}":
+            return child
+    return None
+
+
+def _unowned(node: Any, fields: dict, path: tuple) -> Iterator[tuple[tuple, Any]]:
+    if fields == {}:  # owned whole (a leaf, or an atomic map or list)
+        return
+    if isinstance(node, dict):
+        for key, value in node.items():
+            child = fields.get(f"f:{key}")
+            if child is None:
+                if value is not None:  # a null is the typed round trip's, never a value set
+                    yield (*path, key), value
+            else:
+                yield from _unowned(value, child, (*path, key))
+    elif isinstance(node, list):
+        for index, item in enumerate(node):
+            child = _element_set(fields, index, item)
+            if child is None:
+                yield (*path, index), item
+            else:
+                yield from _unowned(item, child, (*path, index))
+
+
+def _missing(node: Any, fields: dict, path: tuple) -> Iterator[tuple]:
+    """Owned fields the object lacks (map members only: a list element's set names it by value)."""
+    if not isinstance(node, dict):
+        return
+    for key, child in fields.items():
+        if not key.startswith("f:"):
+            continue
+        name = key[2:]
+        if name not in node:
+            yield (*path, name)
+        elif isinstance(child, dict) and child:
+            value = node[name]
+            if isinstance(value, dict):
+                yield from _missing(value, child, (*path, name))
+            elif isinstance(value, list):
+                for index, item in enumerate(value):
+                    element = _element_set(child, index, item)
+                    if element:
+                        yield from _missing(item, element, (*path, name, index))
+
+
+def _stock(kind: Any, where: str, value: Any) -> bool:
+    if kind == "Pod" and re.fullmatch(r"/spec/tolerations/\d+", where):
+        return isinstance(value, dict) and value.get("key") in NOT_READY_TOLERATIONS
+    return any(re.fullmatch(re.escape(pattern).replace(r"\*", r"[^/]+"), where) for pattern in STOCK.get(kind, ()))
+
+
+def refusal(status: int, reason: str, message: str) -> str | None:
+    """An error answer as an admission or policy refusal ("403 Forbidden: ..."), or None when it is not one."""
+    if status == 403 or ADMISSION_REFUSAL.search(message or ""):
+        shown = message if len(message) <= SHOWN_VALUE_CHARS else message[:SHOWN_VALUE_CHARS] + "…"
+        return f"{status} {reason or 'refused'}: {shown}"
+    return None
+
+
+def shown(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, sort_keys=False)
+    return text if len(text) <= SHOWN_VALUE_CHARS else text[:SHOWN_VALUE_CHARS] + "…"
+
+
+class ServerChanges:
+    """Facts per case, gathered while it runs and judged, handed to its result once."""
+
+    def __init__(self) -> None:
+        self._facts: dict[str, dict[tuple[str, str, str], list[str]]] = {}
+
+    def note(self, case_id: str, stage: str, facts: list[tuple[str, str, Any]]) -> None:
+        found = self._facts.setdefault(case_id, {})
+        for change, where, value in facts:
+            text = "" if change == REMOVED else value if change == REFUSED else shown(value)
+            stages = found.setdefault((change, where, text), [])
+            if stage not in stages:
+                stages.append(stage)
+
+    def take(self, case_id: str) -> tuple[dict[str, Any], ...]:
+        """The case's facts, in a stable order (stage, then pointer), forgotten here."""
+        found = self._facts.pop(case_id, {})
+        facts = [{"change": change, "pointer": where, **({"value": text} if text else {}),
+                  "seen_in": sorted(stages, key=STAGES.index)}
+                 for (change, where, text), stages in found.items()]
+        return tuple(sorted(facts, key=lambda f: (STAGES.index(f["seen_in"][0]), f["change"], f["pointer"])))
+
+    def forget(self, case_id: str) -> None:
+        self._facts.pop(case_id, None)
+
