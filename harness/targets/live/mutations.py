@@ -25,7 +25,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from harness.targets.live.conventions import SERVER_ANNOTATIONS, SERVER_OWNED_METADATA
+from harness.targets.live.conventions import GENERATED_LABELS, SERVER_ANNOTATIONS, SERVER_OWNED_METADATA
 
 ADDED, REMOVED, REFUSED = "added", "removed", "refused"
 # Where a fact was seen, in the words a report uses.
@@ -40,17 +40,20 @@ SHOWN_VALUE_CHARS = 300
 # Words of an error answer that come from admission or policy rather than the object's validation.
 ADMISSION_REFUSAL = re.compile(r"admission webhook|denied the request|denied request|ValidatingAdmissionPolicy"
                                r"|exceeded quota|is forbidden", re.IGNORECASE)
-# What the stock kube-apiserver adds after the field manager, on any cluster: Pods get the
-# DefaultTolerationSeconds plugin's tolerations and the Priority plugin's priority; Services
-# their allocated addresses and families; Jobs their generated selector and labels.
+# What the stock kube-apiserver adds or takes out after the field manager, on any cluster: Pods get
+# the DefaultTolerationSeconds plugin's tolerations and the Priority plugin's priority; Services
+# their allocated addresses and families, and lose the fields of a type they no longer have; Jobs
+# get their generated selector and labels. ("*": any one token.)
 NOT_READY_TOLERATIONS = frozenset({"node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"})
 STOCK: dict[str, tuple[str, ...]] = {
     "Pod": ("/spec/priority", "/spec/preemptionPolicy"),
     "Service": ("/spec/clusterIP", "/spec/clusterIPs", "/spec/ipFamilies", "/spec/ipFamilyPolicy",
-                "/spec/healthCheckNodePort", "/spec/ports/*/nodePort"),
-    "Job": ("/spec/selector", "/spec/template/metadata/labels/*"),
+                "/spec/healthCheckNodePort", "/spec/ports/*/nodePort", "/spec/allocateLoadBalancerNodePorts",
+                "/spec/loadBalancerClass", "/spec/externalTrafficPolicy"),
+    "Job": ("/spec/selector", *(f"/spec/template/metadata/labels/{label.replace('/', '~1')}"
+                                for label in GENERATED_LABELS)),
 }
-
+_DROPPED = object()
 
 def pointer(path: tuple) -> str:
     return "".join("/" + str(token).replace("~", "~0").replace("/", "~1") for token in path)
@@ -71,25 +74,33 @@ def object_changes(document: Any, manager: str | None = None) -> list[tuple[str,
                and isinstance(entry.get("fieldsV1"), dict) and not entry.get("subresource")]
     if not entries:
         return []
-    owned = _union([entry["fieldsV1"] for entry in entries])
-    facts = [(ADDED, pointer(path), value) for path, value in _unowned(_observed(document), owned, ())]
+    kind, observed = document.get("kind"), _observed(document)
+    facts = []
+    for path, value in _unowned(observed, _observed(_union([entry["fieldsV1"] for entry in entries]), "f:"), ()):
+        shown_value = _reported(kind, pointer(path), value)
+        if shown_value is not _DROPPED:
+            facts.append((ADDED, pointer(path), shown_value))
     own = [entry["fieldsV1"] for entry in entries if manager is None or entry.get("manager") == manager]
     if own:
-        facts += [(REMOVED, pointer(path), None) for path in _missing(_observed(document), _union(own), ())]
-    kind = document.get("kind")
-    return [fact for fact in facts if not _stock(kind, fact[1], fact[2])]
+        facts += [(REMOVED, pointer(path), None) for path in _missing(observed, _observed(_union(own), "f:"), ())
+                  if not _stock(kind, pointer(path), None)]
+    return facts
 
 
-def _observed(document: dict) -> dict:
-    """The object without what no manager ever owns: identity, server-owned metadata, status."""
-    observed = {key: value for key, value in document.items() if key not in ("apiVersion", "kind", "status")}
-    metadata = observed.get("metadata")
+def _observed(document: dict, prefix: str = "") -> dict:
+    """The object (or, with ``prefix`` "f:", a field set) without what no manager ever owns: identity,
+    server-owned metadata and annotations, status."""
+    observed = {key: value for key, value in document.items()
+                if key not in {prefix + name for name in ("apiVersion", "kind", "status")}}
+    metadata = observed.get(prefix + "metadata")
     if isinstance(metadata, dict):
-        metadata = {key: value for key, value in metadata.items() if key not in UNMANAGED_METADATA}
-        annotations = metadata.get("annotations")
+        metadata = {key: value for key, value in metadata.items()
+                    if key not in {prefix + name for name in UNMANAGED_METADATA}}
+        annotations = metadata.get(prefix + "annotations")
         if isinstance(annotations, dict):
-            metadata["annotations"] = {k: v for k, v in annotations.items() if k not in SERVER_ANNOTATIONS}
-        observed["metadata"] = metadata
+            metadata[prefix + "annotations"] = {key: value for key, value in annotations.items()
+                                                if key not in {prefix + name for name in SERVER_ANNOTATIONS}}
+        observed[prefix + "metadata"] = metadata
     return observed
 
 
@@ -172,6 +183,22 @@ def _stock(kind: Any, where: str, value: Any) -> bool:
     if kind == "Pod" and re.fullmatch(r"/spec/tolerations/\d+", where):
         return isinstance(value, dict) and value.get("key") in NOT_READY_TOLERATIONS
     return any(re.fullmatch(re.escape(pattern).replace(r"\*", r"[^/]+"), where) for pattern in STOCK.get(kind, ()))
+
+
+def _reported(kind: Any, where: str, value: Any) -> Any:
+    """An added value as reported: without nulls (the typed round trip's), empty maps and lists, and
+    what the stock server adds; _DROPPED when nothing is left."""
+    if value is None or _stock(kind, where, value):
+        return _DROPPED
+    if isinstance(value, dict):
+        kept = {key: reported for key, child in value.items()
+                if (reported := _reported(kind, f"{where}/{pointer((key,))[1:]}", child)) is not _DROPPED}
+        return kept or _DROPPED
+    if isinstance(value, list):
+        items = [reported for index, child in enumerate(value)
+                 if (reported := _reported(kind, f"{where}/{index}", child)) is not _DROPPED]
+        return items or _DROPPED
+    return value
 
 
 def refusal(status: int, reason: str, message: str) -> str | None:
