@@ -82,7 +82,7 @@ class Run:
         }
 
 
-SERVER_CHANGES_HEADING = "the server changed the object beyond the request (admission, defaulting, policy):"
+SERVER_CHANGES_HEADING = "the server changed or refused the object beyond the request (admission, defaulting, policy):"
 
 
 def server_change_text(fact: dict[str, Any]) -> str:

@@ -138,24 +138,29 @@ def _element_set(fields: dict, index: int, item: Any) -> dict | None:
     return None
 
 
-def _unowned(node: Any, fields: dict, path: tuple) -> Iterator[tuple[tuple, Any]]:
+def _unowned(node: Any, fields: dict | None, path: tuple) -> Iterator[tuple[tuple, Any]]:
+    """(path, value) of what no manager owns; ``fields`` None: nothing under ``node`` is owned. Maps
+    are followed down to their members, so a fact names the label or field added; a list element
+    is reported whole (a sidecar container)."""
     if fields == {}:  # owned whole (a leaf, or an atomic map or list)
         return
     if isinstance(node, dict):
         for key, value in node.items():
-            child = fields.get(f"f:{key}")
-            if child is None:
+            child = None if fields is None else fields.get(f"f:{key}")
+            if child is None and not isinstance(value, dict):
                 if value is not None:  # a null is the typed round trip's, never a value set
                     yield (*path, key), value
             else:
                 yield from _unowned(value, child, (*path, key))
+    elif fields is None:
+        yield path, node
     elif isinstance(node, list):
         for index, item in enumerate(node):
-            child = _element_set(fields, index, item)
-            if child is None:
+            element = _element_set(fields, index, item)
+            if element is None:
                 yield (*path, index), item
             else:
-                yield from _unowned(item, child, (*path, index))
+                yield from _unowned(item, element, (*path, index))
 
 
 def _missing(node: Any, fields: dict, path: tuple) -> Iterator[tuple]:

@@ -25,6 +25,7 @@ class PatchFlow:
         if not (is_object(outcome.document) or (placement.hosted and isinstance(outcome.document, dict))):
             return
         probe = self._dry_run(outcome.document, placement)
+        self._note_rendering(case, probe)
         # A refusal by admission or policy is this cluster's answer, not a case it cannot hold: the case
         # runs and its result says what refused it.
         if not probe.ok and not refusal(probe.status, probe.reason(), probe.message()):

@@ -1,0 +1,296 @@
+"""The live target on a cluster that is not ours: admission webhooks change and refuse objects.
+
+A webhook server of this test's own (HTTPS on loopback, a certificate made with openssl for the
+test) is registered for the run's namespace only: a mutating webhook that injects a label and a
+sidecar container into Pods and Deployments' pod templates at creation, as service meshes do,
+and a validating one that refuses ConfigMaps carrying a deny label. Corpus cases then run with the
+live target: each result says what the server added or refused beyond the request, affected
+cases are judged as before (a wrong outcome still fails), and unaffected ones pass with nothing
+to explain.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shutil
+import ssl
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+from harness.cases import load_file
+from harness.live_cluster import RUN_LABEL, Cluster
+from harness.report import Run, markdown, summary_text
+from harness.runner import FAIL, PASS, run_case
+from harness.targets import make_target
+from harness.targets.live.mutations import AFTER, CREATED, RENDERED, REQUEST
+
+REPO = Path(__file__).resolve().parents[2]
+INJECTED_LABEL = "mesh.example/injected"
+SIDECAR = "mesh-proxy"
+SIDECAR_IMAGE = "mesh.example/proxy:1.0"
+DENY_LABEL = "policy.example/deny"
+LABEL_POINTER = "/" + INJECTED_LABEL.replace("/", "~1")
+ADMISSION = "/apis/admissionregistration.k8s.io/v1"
+READY_SECONDS = 30.0
+
+
+@pytest.fixture(scope="module")
+def kubeconfig(request: pytest.FixtureRequest) -> str:
+    # the same server as test_live_target.py: $PATCHCONF_LIVE_KUBECONFIG, else the session's control plane
+    return os.environ.get("PATCHCONF_LIVE_KUBECONFIG") or str(request.getfixturevalue("live_kubeconfig"))
+
+
+@pytest.fixture
+def live(kubeconfig: str):
+    target = make_target("live", kubeconfig=kubeconfig)
+    yield target
+    target.close()
+
+
+# --- the webhook server ----------------------------------------------------------------------
+
+
+def _openssl(arguments: list[str], cwd: Path) -> None:
+    subprocess.run(["openssl", *arguments], cwd=cwd, check=True, capture_output=True, text=True)
+
+
+def _certificates(directory: Path) -> tuple[Path, Path, bytes]:
+    """A CA and a serving certificate for 127.0.0.1 signed by it: (certificate, key, CA bundle)."""
+    if shutil.which("openssl") is None:
+        pytest.fail("the admission webhook test needs the openssl command", pytrace=False)
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    _openssl(["req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.crt", "-days", "1",
+              "-subj", "/CN=patchconf-test-webhook-ca", "-addext", "basicConstraints=critical,CA:TRUE",
+              "-addext", "keyUsage=critical,keyCertSign,cRLSign"], directory)
+    _openssl(["req", *ec, "-keyout", "webhook.key", "-out", "webhook.csr", "-subj", "/CN=patchconf-test-webhook"],
+             directory)
+    (directory / "webhook.ext").write_text("subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n")
+    _openssl(["x509", "-req", "-in", "webhook.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
+              "-out", "webhook.crt", "-days", "1", "-extfile", "webhook.ext"], directory)
+    return directory / "webhook.crt", directory / "webhook.key", (directory / "ca.crt").read_bytes()
+
+
+def mesh_patch(obj: dict[str, Any]) -> list[dict[str, Any]]:
+    """The JSON patch a mesh injector answers with: its label and its sidecar, unless already there."""
+    template = obj.get("kind") == "Deployment"
+    base = "/spec/template" if template else ""
+    pod = (obj.get("spec") or {}).get("template", {}) if template else obj
+    labels = (pod.get("metadata") or {}).get("labels")
+    operations = []
+    if not isinstance(labels, dict):
+        operations.append({"op": "add", "path": f"{base}/metadata/labels", "value": {INJECTED_LABEL: "true"}})
+    elif INJECTED_LABEL not in labels:
+        operations.append({"op": "add", "path": f"{base}/metadata/labels{LABEL_POINTER}", "value": "true"})
+    containers = (pod.get("spec") or {}).get("containers") or []
+    if not any(container.get("name") == SIDECAR for container in containers):
+        operations.append({"op": "add", "path": f"{base}/spec/containers/-",
+                           "value": {"name": SIDECAR, "image": SIDECAR_IMAGE}})
+    return operations
+
+
+class WebhookHandler(BaseHTTPRequestHandler):
+    def do_POST(self) -> None:
+        review = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+        request = review["request"]
+        response: dict[str, Any] = {"uid": request["uid"], "allowed": True}
+        obj = request.get("object") or {}
+        path = urlsplit(self.path).path  # the server adds ?timeout=
+        if path == "/mutate":
+            operations = mesh_patch(obj)
+            if operations:
+                response["patchType"] = "JSONPatch"
+                response["patch"] = base64.b64encode(json.dumps(operations).encode()).decode()
+        elif path == "/validate" and DENY_LABEL in ((obj.get("metadata") or {}).get("labels") or {}):
+            response = {"uid": request["uid"], "allowed": False,
+                        "status": {"code": 403, "reason": "Forbidden",
+                                   "message": f"objects labelled {DENY_LABEL} are not allowed here"}}
+        self.server.seen.append((path, request["operation"], obj.get("kind")))  # type: ignore[attr-defined]
+        body = json.dumps({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+                           "response": response}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+def _configurations(run_id: str, port: int, ca_bundle: bytes) -> list[tuple[str, dict[str, Any]]]:
+    """(collection, body) of the mutating and the validating configuration, for the run's namespace only."""
+    client = {"url": "", "caBundle": base64.b64encode(ca_bundle).decode()}
+    common = {"namespaceSelector": {"matchLabels": {RUN_LABEL: run_id}}, "sideEffects": "None",
+              "admissionReviewVersions": ["v1"], "failurePolicy": "Fail", "timeoutSeconds": 5}
+    name = f"patchconf-test-{run_id}"
+    mutating = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingWebhookConfiguration",
+                "metadata": {"name": name, "labels": {RUN_LABEL: run_id}},
+                "webhooks": [{"name": "inject.mesh.example",
+                              "clientConfig": {**client, "url": f"https://127.0.0.1:{port}/mutate"},
+                              "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"],
+                                         "resources": ["pods"]},
+                                        {"operations": ["CREATE"], "apiGroups": ["apps"], "apiVersions": ["v1"],
+                                         "resources": ["deployments"]}],
+                              "reinvocationPolicy": "Never", **common}]}
+    validating = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingWebhookConfiguration",
+                  "metadata": {"name": name, "labels": {RUN_LABEL: run_id}},
+                  "webhooks": [{"name": "deny.policy.example",
+                                "clientConfig": {**client, "url": f"https://127.0.0.1:{port}/validate"},
+                                "rules": [{"operations": ["CREATE", "UPDATE"], "apiGroups": [""],
+                                           "apiVersions": ["v1"], "resources": ["configmaps"]}],
+                                **common}]}
+    return [(f"{ADMISSION}/mutatingwebhookconfigurations", mutating),
+            (f"{ADMISSION}/validatingwebhookconfigurations", validating)]
+
+
+def _wait_until_effective(cluster: Cluster, namespace: str) -> None:
+    """The server picks up webhook configurations asynchronously: wait until both act in the namespace."""
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "probe"},
+           "spec": {"containers": [{"name": "probe", "image": "probe:1"}]}}
+    config_map = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "probe", "labels": {DENY_LABEL: "x"}}}
+    deadline = time.monotonic() + READY_SECONDS
+    while True:
+        injected = cluster.request("POST", f"/api/v1/namespaces/{namespace}/pods", pod, query={"dryRun": "All"})
+        refused = cluster.request("POST", f"/api/v1/namespaces/{namespace}/configmaps", config_map,
+                                  query={"dryRun": "All"})
+        labels = ((injected.body or {}).get("metadata") or {}).get("labels") or {} if injected.ok else {}
+        if INJECTED_LABEL in labels and refused.status == 403:
+            return
+        if time.monotonic() > deadline:
+            pytest.fail(f"the webhooks did not take effect in {READY_SECONDS:.0f}s: pod {injected.status} "
+                        f"{injected.body}, configmap {refused.status} {refused.body}", pytrace=False)
+        time.sleep(0.2)
+
+
+@pytest.fixture
+def webhooks(live, tmp_path: Path) -> Iterator[list[tuple[str, str, str]]]:
+    """The webhook server, registered for ``live``'s run namespace; deregistered and stopped afterwards
+    whatever happens. Yields the (path, operation, kind) of every review it answered."""
+    certificate, key, ca_bundle = _certificates(tmp_path)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(certificate, key)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), WebhookHandler)
+    server.seen = []  # type: ignore[attr-defined]
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    cluster: Cluster = live.cluster
+    registered: list[str] = []
+    try:
+        for collection, body in _configurations(live.run_id, server.server_address[1], ca_bundle):
+            answer = cluster.request("POST", collection, body)
+            assert answer.ok, f"cannot register {body['kind']}: {answer.status} {answer.body}"
+            registered.append(f"{collection}/{body['metadata']['name']}")
+        _wait_until_effective(cluster, live.namespace)
+        yield server.seen  # type: ignore[attr-defined]
+    finally:
+        for path in registered:
+            cluster.request("DELETE", path)
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+    for path in registered:
+        assert cluster.request("GET", path).status == 404, f"{path} was not deleted"
+
+
+# --- the cases -----------------------------------------------------------------------------------
+
+
+def _corpus_case(case_id: str):
+    file, name = case_id.split("::")
+    cases, errors = load_file(REPO / file)
+    assert not errors
+    return next(case for case in cases if case.name == name)
+
+
+def _changes(result) -> dict[tuple[str, str], dict[str, Any]]:
+    return {(fact["change"], fact["pointer"]): fact for fact in result.server_changes}
+
+
+def test_injected_label_and_sidecar_explain_results(live, webhooks):
+    """A merge patch replacing a Deployment's containers fails here: the server renders the expected
+    object with the sidecar injected at creation, which the patched object no longer has. The
+    result says so; cases the injection does not touch pass, carrying the same facts."""
+    template_label = f"/spec/template/metadata/labels{LABEL_POINTER}"
+    replaced = run_case(_corpus_case("cases/merge-patch/arrays.yaml::containers-replaced-whole"), live)
+    assert replaced.status == FAIL
+    assert replaced.diff == (
+        'document /spec/template/spec/containers/1: expected {"image": "mesh.example/proxy:1.0", "imagePullPolicy": '
+        '"IfNotPresent", "name": "mesh-proxy", "resources": {}, "termin..., got absent',)
+    injected = json.dumps({"name": SIDECAR, "image": SIDECAR_IMAGE, "terminationMessagePath": "/dev/termination-log",
+                           "terminationMessagePolicy": "File", "imagePullPolicy": "IfNotPresent"})
+    # the original's two containers had the sidecar appended third; the expected object's one, second
+    assert replaced.server_changes == (
+        {"change": "added", "pointer": template_label, "value": '"true"', "seen_in": [CREATED, AFTER, RENDERED]},
+        {"change": "added", "pointer": "/spec/template/spec/containers/2", "value": injected, "seen_in": [CREATED]},
+        {"change": "added", "pointer": "/spec/template/spec/containers/1", "value": injected, "seen_in": [RENDERED]},
+    )
+
+    scaled = run_case(_corpus_case("cases/strategic/seed-scenarios.yaml::replicas-zero-keeps-zero"), live)
+    assert scaled.status == PASS
+    assert {key: fact["seen_in"] for key, fact in _changes(scaled).items()} == {
+        ("added", template_label): [CREATED, AFTER, RENDERED],
+        ("added", "/spec/template/spec/containers/1"): [CREATED, AFTER, RENDERED],
+    }
+
+    pod = run_case(_corpus_case("cases/strategic/merge-lists.yaml::update-second-container-keeps-order"), live)
+    assert pod.status == PASS
+    assert set(_changes(pod)) == {("added", f"/metadata/labels{LABEL_POINTER}"), ("added", "/spec/containers/3")}
+
+    untouched = run_case(_corpus_case("cases/merge-patch/nested.yaml::nested-add-label-keeps-others"), live)
+    assert untouched.status == PASS
+    assert untouched.server_changes == ()
+
+    assert ("/mutate", "CREATE", "Deployment") in webhooks and ("/mutate", "CREATE", "Pod") in webhooks
+
+    report = Run(live.name, live.info, [replaced, scaled, pod, untouched])
+    text = summary_text(report)
+    assert ("server changes (admission, defaulting, policy): 1 of 1 failures and 2 passes ran on objects "
+            "the server changed beyond the request") in text
+    assert f"      +{template_label} = \"true\" ({CREATED}, {AFTER}, {RENDERED})" in text
+    page = markdown(report)
+    divergences, changed = page.split("## Failures on objects the server changed (admission, defaulting, policy)")
+    assert "None on objects the server left as requested" in divergences
+    assert "containers-replaced-whole" in changed and "+/spec/template/spec/containers/1 = {" in changed
+    assert "## Passes on objects the server changed" in changed
+
+
+def test_policy_refusal_explains_failure(live, webhooks, write_case_file):
+    """A validating webhook refuses a label: the case fails (the patch was refused) and says by whom."""
+    path = write_case_file("live/policy.yaml", """
+        cases:
+          - name: label-refused-by-policy
+            description: a merge patch adds a label this cluster's policy refuses
+            type: merge-patch
+            tags: [MP-NESTED]
+            provenance: [{implementation: kubectl, version: "1.33.4"}]
+            original: {apiVersion: v1, kind: ConfigMap, metadata: {name: settings}, data: {a: "1"}}
+            patch: {metadata: {labels: {policy.example/deny: "yes"}}}
+            expected:
+              apiVersion: v1
+              kind: ConfigMap
+              metadata: {name: settings, labels: {policy.example/deny: "yes"}}
+              data: {a: "1"}
+    """)
+    cases, errors = load_file(path)
+    assert not errors
+    result = run_case(cases[0], live)
+    assert result.status == FAIL
+    assert result.reason.startswith("expected success, got error")
+    # the server refused the expected object's dry-run and the patch alike, in the same words
+    assert result.server_changes == ({
+        "change": "refused", "pointer": "",
+        "value": f'403 Forbidden: admission webhook "deny.policy.example" denied the request: '
+                 f"objects labelled {DENY_LABEL} are not allowed here",
+        "seen_in": [RENDERED, REQUEST]},)
+    assert ("/validate", "UPDATE", "ConfigMap") in webhooks
