@@ -29,10 +29,13 @@ import pytest
 
 from harness.cases import load_file
 from harness.live_cluster import RUN_LABEL, Cluster
-from harness.report import Run, markdown, summary_text
-from harness.runner import FAIL, PASS, run_case
+from harness.report import Run, junit_xml, markdown, summary_text
+from harness.resultlog import ResultsLog, read_log
+from harness.runner import FAIL, PASS, run_case, run_cases
 from harness.targets import make_target
-from harness.targets.live.mutations import AFTER, CREATED, RENDERED, REQUEST
+from harness.targets.base import Actual
+from harness.targets.live.mutations import AFTER, CREATED, RENDERED, REQUEST, object_changes, refusal
+from tests.conftest import ScriptedTarget
 
 REPO = Path(__file__).resolve().parents[2]
 INJECTED_LABEL = "mesh.example/injected"
@@ -294,3 +297,93 @@ def test_policy_refusal_explains_failure(live, webhooks, write_case_file):
                  f"objects labelled {DENY_LABEL} are not allowed here",
         "seen_in": [RENDERED, REQUEST]},)
     assert ("/validate", "UPDATE", "ConfigMap") in webhooks
+
+
+# --- offline: facts from managedFields, and how results keep and show them ------------------------
+
+
+def _managed(fields: dict[str, Any], manager: str = "patchconf-setup") -> list[dict[str, Any]]:
+    return [{"manager": manager, "operation": "Update", "apiVersion": "v1", "fieldsType": "FieldsV1",
+             "fieldsV1": fields}]
+
+
+def test_object_changes_are_what_no_manager_owns():
+    pod = {
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "p", "uid": "u", "creationTimestamp": None,
+                     "labels": {"app": "web", INJECTED_LABEL: "true"},
+                     "managedFields": _managed({
+                         "f:metadata": {"f:labels": {".": {}, "f:app": {}}, "f:annotations": {"f:note": {}}},
+                         "f:spec": {"f:containers": {'k:{"name":"web"}': {".": {}, "f:name": {}, "f:image": {}}},
+                                    "f:nodeSelector": {}}})},
+        "spec": {
+            "containers": [{"name": "web", "image": "nginx"}, {"name": SIDECAR, "image": SIDECAR_IMAGE}],
+            "nodeSelector": {"zone": "a"},  # atomic: owned whole
+            "securityContext": {"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"}},
+            "tolerations": [{"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute",
+                             "tolerationSeconds": 300}],  # DefaultTolerationSeconds: every server's
+            "priority": 0,
+        },
+        "status": {"phase": "Pending"},
+    }
+    assert object_changes(pod, "patchconf-setup") == [
+        ("added", f"/metadata/labels{LABEL_POINTER}", "true"),
+        ("added", "/spec/containers/1", {"name": SIDECAR, "image": SIDECAR_IMAGE}),
+        ("added", "/spec/securityContext/runAsNonRoot", True),
+        ("added", "/spec/securityContext/seccompProfile/type", "RuntimeDefault"),
+        ("removed", "/metadata/annotations", None),
+    ]
+    # another manager's fields are not taken for removed ones; an object without managedFields tells nothing
+    assert ("removed", "/metadata/annotations", None) not in object_changes(pod, "someone-else")
+    assert object_changes({**pod, "metadata": {"name": "p"}}) == []
+
+
+def test_refusal_is_told_from_validation():
+    assert refusal(400, "BadRequest", 'admission webhook "x" denied the request: no') == (
+        '400 BadRequest: admission webhook "x" denied the request: no')
+    assert refusal(403, "Forbidden", "configmaps is forbidden: exceeded quota") == (
+        "403 Forbidden: configmaps is forbidden: exceeded quota")
+    assert refusal(422, "Invalid", "Deployment.apps \"web\" is invalid: spec.replicas: Invalid value: -1") is None
+
+
+class ChangedTarget(ScriptedTarget):
+    """A scripted target whose server changed the object of case ``bad`` and of case ``good``."""
+
+    def server_changes(self, case, actual):
+        if case.name in ("bad", "good"):
+            return ({"change": "added", "pointer": "/metadata/labels/injected", "value": '"yes"',
+                     "seen_in": [CREATED]},)
+        return ()
+
+
+def test_results_keep_server_changes_apart_from_the_verdict(write_case_file, tmp_path):
+    cases, _ = load_file(write_case_file("json-patch/changed.yaml", """
+        defaults: {type: json-patch, tags: [JP-REPLACE], provenance: [{implementation: kubectl, version: "1.32.4"}]}
+        cases:
+          - {name: good, description: d, original: {a: 1}, patch: [{op: replace, path: /a, value: 2}], expected: {a: 2}}
+          - {name: bad, description: d, original: {a: 1}, patch: [{op: replace, path: /a, value: 2}], expected: {a: 2}}
+          - {name: plain, description: d, original: {a: 1}, patch: [{op: add, path: /a, value: 2}], expected: {a: 2}}
+    """))
+    target = ChangedTarget({"good": Actual(document={"a": 2}), "bad": Actual(document={"a": 3}),
+                            "plain": Actual(document={"a": 3})})
+    results = run_cases(cases, target)
+    assert [(r.status, len(r.server_changes)) for r in results] == [(PASS, 1), (FAIL, 1), (FAIL, 0)]
+    run = Run("scripted", target.info, results)
+    log = ResultsLog(tmp_path / "results.jsonl", run, planned=3)
+    for index, result in enumerate(results):
+        log.write(index, result)
+    log.end(0.1, None)
+    again = read_log(tmp_path / "results.jsonl")
+    assert [r.server_changes for r in again.results] == [r.server_changes for r in results]
+    assert again.to_json()["server_changed"] == {"pass": 1, "fail": 1}
+    page = markdown(again)
+    divergences, changed = page.split("## Failures on objects the server changed (admission, defaulting, policy)")
+    assert "changed.yaml::plain" in divergences and "changed.yaml::bad" not in divergences
+    assert "changed.yaml::bad" in changed
+    assert '  +/metadata/labels/injected = "yes" (original as created)' in changed
+    assert "- cases/json-patch/changed.yaml::good: +/metadata/labels/injected" in changed.replace("\\", "")
+    text = summary_text(again)
+    assert ("server changes (admission, defaulting, policy): 1 of 2 failures and 1 passes ran on objects "
+            "the server changed beyond the request") in text
+    junit = junit_xml(again)
+    assert '+/metadata/labels/injected = "yes" (original as created)' in junit.replace("&quot;", '"')
