@@ -336,6 +336,15 @@ def test_object_changes_are_what_no_manager_owns():
     # another manager's fields are not taken for removed ones; an object without managedFields tells nothing
     assert ("removed", "/metadata/annotations", None) not in object_changes(pod, "someone-else")
     assert object_changes({**pod, "metadata": {"name": "p"}}) == []
+    # what every kube-apiserver adds after the field manager is no cluster's doing: a Job's generated
+    # selector and labels, null creationTimestamps of the typed round trip
+    job = {"apiVersion": "batch/v1", "kind": "Job",
+           "metadata": {"name": "j", "managedFields": _managed({"f:spec": {"f:template": {"f:spec": {}}}})},
+           "spec": {"selector": {"matchLabels": {"batch.kubernetes.io/controller-uid": "u"}},
+                    "template": {"metadata": {"creationTimestamp": None,
+                                              "labels": {"job-name": "j", "controller-uid": "u"}},
+                                 "spec": {}}}}
+    assert object_changes(job) == []
 
 
 def test_refusal_is_told_from_validation():

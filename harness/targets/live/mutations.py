@@ -43,7 +43,7 @@ ADMISSION_REFUSAL = re.compile(r"admission webhook|denied the request|denied req
 # What the stock kube-apiserver adds or takes out after the field manager, on any cluster: Pods get
 # the DefaultTolerationSeconds plugin's tolerations and the Priority plugin's priority; Services
 # their allocated addresses and families, and lose the fields of a type they no longer have; Jobs
-# get their generated selector and labels. ("*": any one token.)
+# get their generated selector and labels. ("*": any one token; a pointer covers what lies under it.)
 NOT_READY_TOLERATIONS = frozenset({"node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"})
 STOCK: dict[str, tuple[str, ...]] = {
     "Pod": ("/spec/priority", "/spec/preemptionPolicy"),
@@ -187,7 +187,9 @@ def _missing(node: Any, fields: dict, path: tuple) -> Iterator[tuple]:
 def _stock(kind: Any, where: str, value: Any) -> bool:
     if kind == "Pod" and re.fullmatch(r"/spec/tolerations/\d+", where):
         return isinstance(value, dict) and value.get("key") in NOT_READY_TOLERATIONS
-    return any(re.fullmatch(re.escape(pattern).replace(r"\*", r"[^/]+"), where) for pattern in STOCK.get(kind, ()))
+    # a pattern covers what lies under it too (a generated selector's labels)
+    return any(re.fullmatch(re.escape(pattern).replace(r"\*", r"[^/]+") + "(/.*)?", where)
+               for pattern in STOCK.get(kind, ()))
 
 
 def _reported(kind: Any, where: str, value: Any) -> Any:
