@@ -50,8 +50,8 @@ STOCK: dict[str, tuple[str, ...]] = {
     "Service": ("/spec/clusterIP", "/spec/clusterIPs", "/spec/ipFamilies", "/spec/ipFamilyPolicy",
                 "/spec/healthCheckNodePort", "/spec/ports/*/nodePort", "/spec/allocateLoadBalancerNodePorts",
                 "/spec/loadBalancerClass", "/spec/externalTrafficPolicy"),
-    "Job": ("/spec/selector", *(f"/spec/template/metadata/labels/{label.replace('/', '~1')}"
-                                for label in GENERATED_LABELS)),
+    "Job": ("/spec/selector", *(f"{labels}/{label.replace('/', '~1')}" for label in GENERATED_LABELS
+                                for labels in ("/metadata/labels", "/spec/template/metadata/labels"))),
 }
 _DROPPED = object()
 
@@ -193,9 +193,10 @@ def _stock(kind: Any, where: str, value: Any) -> bool:
 
 
 def _reported(kind: Any, where: str, value: Any) -> Any:
-    """An added value as reported: without nulls (the typed round trip's), empty maps and lists, and
-    what the stock server adds; _DROPPED when nothing is left."""
-    if value is None or _stock(kind, where, value):
+    """An added value as reported: without nulls and empty strings (the typed round trip's: a string
+    field Go always writes, such as a StatefulSet's serviceName), empty maps and lists, and what the
+    stock server adds; _DROPPED when nothing is left."""
+    if value is None or value == "" or _stock(kind, where, value):
         return _DROPPED
     if isinstance(value, dict):
         kept = {key: reported for key, child in value.items()
