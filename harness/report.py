@@ -86,11 +86,12 @@ SERVER_CHANGES_HEADING = "the server changed or refused the object beyond the re
 
 
 def server_change_text(fact: dict[str, Any]) -> str:
-    """One fact of a result's server_changes as a line: ``+/spec/containers/1 = {...} (where seen)``."""
+    """One fact of a result's server_changes as a line: ``+/spec/containers/1 = {...} (where seen)``;
+    ``-`` taken out, ``~`` rewritten (its value says what was sent), ``!`` refused."""
     seen = f" ({', '.join(fact.get('seen_in', ()))})" if fact.get("seen_in") else ""
     if fact.get("change") == "refused":
         return f"! refused: {fact.get('value', '')}{seen}"
-    mark = {"added": "+", "removed": "-"}.get(fact.get("change", ""), "?")
+    mark = {"added": "+", "removed": "-", "changed": "~"}.get(fact.get("change", ""), "?")
     value = f" = {fact['value']}" if "value" in fact else ""
     return f"{mark}{fact.get('pointer', '')}{value}{seen}"
 

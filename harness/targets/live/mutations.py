@@ -23,11 +23,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from datetime import datetime
+from fractions import Fraction
 from typing import Any
 
 from harness.targets.live.conventions import GENERATED_LABELS, SERVER_ANNOTATIONS, SERVER_OWNED_METADATA
 
-ADDED, REMOVED, REFUSED = "added", "removed", "refused"
+ADDED, REMOVED, CHANGED, REFUSED = "added", "removed", "changed", "refused"
 # Where a fact was seen, in the words a report uses.
 CREATED = "original as created"
 RENDERED = "expected object as the server renders it"
@@ -59,10 +61,12 @@ def pointer(path: tuple) -> str:
     return "".join("/" + str(token).replace("~", "~0").replace("/", "~1") for token in path)
 
 
-def object_changes(document: Any, manager: str | None = None) -> list[tuple[str, str, Any]]:
-    """(``added``/``removed``, JSON pointer, value) for what the server did to ``document`` after its
-    field manager ran: see the module's description. ``manager`` limits ``removed`` to what that
-    manager owns (the request's); ``added`` looks at every manager's fields.
+def object_changes(document: Any, manager: str | None = None, sent: Any = None) -> list[tuple[str, str, Any]]:
+    """(``added``/``removed``/``changed``, JSON pointer, value) for what the server did to ``document``
+    after its field manager ran: see the module's description. ``manager`` limits ``removed`` to what
+    that manager owns (the request's); ``added`` looks at every manager's fields. ``sent``, the object
+    the request created, gives ``changed``: a scalar the request set that the server stores otherwise,
+    beyond its normal forms (quantities, times).
 
     An object without managedFields (a server that does not track them) gives no facts.
     """
@@ -82,8 +86,13 @@ def object_changes(document: Any, manager: str | None = None) -> list[tuple[str,
             facts.append((ADDED, pointer(path), shown_value))
     own = [entry["fieldsV1"] for entry in entries if manager is None or entry.get("manager") == manager]
     if own:
-        facts += [(REMOVED, pointer(path), None) for path in _missing(observed, _observed(_union(own), "f:"), ())
+        owned = _observed(_union(own), "f:")
+        facts += [(REMOVED, pointer(path), None) for path in _missing(observed, owned, ())
                   if not _stock(kind, pointer(path), None)]
+        if isinstance(sent, dict):
+            facts += [(CHANGED, pointer(path), f"{shown(now)} (sent {shown(was)})")
+                      for path, was, now in _rewritten(_observed(sent), observed, owned, ())
+                      if not _stock(kind, pointer(path), now)]
     return facts
 
 
@@ -184,6 +193,65 @@ def _missing(node: Any, fields: dict, path: tuple) -> Iterator[tuple]:
                         yield from _missing(item, element, (*path, name, index))
 
 
+def _rewritten(sent: Any, stored: Any, fields: dict, path: tuple) -> Iterator[tuple[tuple, Any, Any]]:
+    """(path, sent value, stored value) of the scalars the request set and the server stores otherwise.
+    Keyed list elements are paired by their keys, so an element injected before them shifts nothing;
+    lists of values or positions, and atomic lists and maps, are not compared."""
+    if isinstance(sent, dict) and isinstance(stored, dict):
+        for key, child in fields.items():
+            name = key[2:]
+            if key.startswith("f:") and name in sent and name in stored:
+                yield from _rewritten(sent[name], stored[name], child, (*path, name))
+    elif isinstance(sent, list) and isinstance(stored, list):
+        for index, item in enumerate(stored):
+            element = _element_set(fields, index, item)
+            key = next((k for k, v in fields.items() if v is element and k.startswith("k:")), None)
+            if element is None or key is None:
+                continue
+            keys = json.loads(key[2:])
+            twin = next((candidate for candidate in sent if isinstance(candidate, dict)
+                         and all(candidate.get(name) == value for name, value in keys.items())), None)
+            if twin is not None:
+                yield from _rewritten(twin, item, element, (*path, index))
+    elif (not isinstance(sent, (dict, list)) and not isinstance(stored, (dict, list))
+          and sent is not None and stored is not None and not _same_scalar(sent, stored)):
+        yield path, sent, stored
+
+
+_QUANTITY = re.compile(r"([+-]?(?:\d+\.?\d*|\.\d+))(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?")
+_SUFFIXES = {"": 1, "n": Fraction(1, 10**9), "u": Fraction(1, 10**6), "m": Fraction(1, 1000), "k": 10**3,
+             "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18,
+             **{suffix: 1024 ** power for power, suffix in enumerate(("Ki", "Mi", "Gi", "Ti", "Pi", "Ei"), 1)}}
+
+
+def _quantity(text: str) -> Fraction | None:
+    match = _QUANTITY.fullmatch(text.strip())
+    if not match:
+        return None
+    number, suffix = Fraction(match.group(1)), match.group(2) or ""
+    if suffix[:1] in ("e", "E"):
+        return number * Fraction(10) ** int(suffix[1:])
+    return number * _SUFFIXES[suffix]
+
+
+def _same_scalar(sent: Any, stored: Any) -> bool:
+    """Equal, the same value in the server's normal form (a quantity: "0.5" is "500m"; a time), or a
+    zero value the server's defaulting replaced (a targetPort of 0 becomes the port)."""
+    if type(sent) is not type(stored) and not (isinstance(sent, (int, float)) and isinstance(stored, (int, float))):
+        return isinstance(stored, str) and str(sent) == stored  # a number sent for a string field
+    if sent == stored or sent in ("", 0, False):  # Go's defaulting cannot tell a zero value from none
+        return True
+    if isinstance(sent, str) and isinstance(stored, str):
+        quantities = _quantity(sent), _quantity(stored)
+        if None not in quantities:
+            return quantities[0] == quantities[1]
+        try:
+            return datetime.fromisoformat(sent) == datetime.fromisoformat(stored)
+        except ValueError:
+            return False
+    return False
+
+
 def _stock(kind: Any, where: str, value: Any) -> bool:
     if kind == "Pod" and re.fullmatch(r"/spec/tolerations/\d+", where):
         return isinstance(value, dict) and value.get("key") in NOT_READY_TOLERATIONS
@@ -231,7 +299,7 @@ class ServerChanges:
     def note(self, case_id: str, stage: str, facts: list[tuple[str, str, Any]]) -> None:
         found = self._facts.setdefault(case_id, {})
         for change, where, value in facts:
-            text = "" if change == REMOVED else value if change == REFUSED else shown(value)
+            text = "" if change == REMOVED else value if change in (REFUSED, CHANGED) else shown(value)
             stages = found.setdefault((change, where, text), [])
             if stage not in stages:
                 stages.append(stage)

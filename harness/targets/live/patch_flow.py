@@ -25,7 +25,7 @@ class PatchFlow:
         if not (is_object(outcome.document) or (placement.hosted and isinstance(outcome.document, dict))):
             return
         probe = self._dry_run(outcome.document, placement)
-        self._note_rendering(case, probe)
+        self._note_rendering(case, probe, outcome.document)
         # A refusal by admission or policy is this cluster's answer, not a case it cannot hold: the case
         # runs and its result says what refused it.
         if not probe.ok and not refusal(probe.status, probe.reason(), probe.message()):
@@ -33,12 +33,12 @@ class PatchFlow:
                                  f"{probe.reason()}: {full_message(probe)[:300]}")
 
     def _create(self, document: Any, placement: Placement, case: Case) -> dict:
-        answer = self.cluster.request("POST", placement.collection, self._to_live(document, placement),
-                                      query=CREATE_QUERY)
+        body = self._to_live(document, placement)
+        answer = self.cluster.request("POST", placement.collection, body, query=CREATE_QUERY)
         if not answer.ok:
             raise TargetDeclined(f"original rejected by the server: {answer.status} {answer.reason()}: "
                                  f"{answer.message()}")
-        self._note_created(case, answer.body)
+        self._note_created(case, answer.body, body)
         self._check_expected_object(case, placement)
         return answer.body
 

@@ -47,14 +47,14 @@ class ServerRendering:
     def _changes(self) -> ServerChanges:
         return self.__dict__.setdefault("_server_changes", ServerChanges())  # atomic: one store per target
 
-    def _note_created(self, case: Case, document: Any) -> None:
-        """The original as the server stored it: what admission added or took out at creation."""
+    def _note_created(self, case: Case, document: Any, sent: Any) -> None:
+        """The original as the server stored it: what admission added, took out or rewrote at creation."""
         self._changes.forget(case.id)  # a case's facts start with its object
-        self._changes.note(case.id, CREATED, object_changes(document, CREATE_QUERY["fieldManager"]))
+        self._changes.note(case.id, CREATED, object_changes(document, CREATE_QUERY["fieldManager"], sent))
 
-    def _note_rendering(self, case: Case, answer: Response) -> None:
+    def _note_rendering(self, case: Case, answer: Response, sent: Any = None) -> None:
         if answer.ok:
-            self._changes.note(case.id, RENDERED, object_changes(answer.body, CREATE_QUERY["fieldManager"]))
+            self._changes.note(case.id, RENDERED, object_changes(answer.body, CREATE_QUERY["fieldManager"], sent))
             return
         refused = refusal(answer.status, answer.reason(), answer.message())
         if refused:
@@ -96,7 +96,7 @@ class ServerRendering:
             answer = self._dry_run(stated, placement)
         except ClusterUnreachable:
             return outcome
-        self._note_rendering(case, answer)
+        self._note_rendering(case, answer, stated)
         if not answer.ok or not isinstance(answer.body, dict):
             return outcome
         shadow = shadow_of(placement)
@@ -127,7 +127,7 @@ class ServerRendering:
                 except ClusterUnreachable:
                     answer = None
                 if answer is not None:
-                    self._note_rendering(case, answer)
+                    self._note_rendering(case, answer, stated)
                 if answer is not None and answer.ok and isinstance(answer.body, dict):
                     document = self._step_document(shadow_of(placement), answer.body, stated, keep_status)
                     document.pop("status", None)
