@@ -390,6 +390,25 @@ def test_object_changes_are_what_no_manager_owns():
     assert object_changes(job) == []
 
 
+def test_rewritten_values_are_told_from_normal_forms_and_defaults():
+    owned = {"f:spec": {"f:containers": {'k:{"name":"web"}': {
+        ".": {}, "f:name": {}, "f:image": {}, "f:resources": {"f:limits": {"f:cpu": {}, "f:memory": {}}}}},
+        "f:ports": {'k:{"port":80,"protocol":"TCP"}': {".": {}, "f:port": {}, "f:protocol": {}, "f:targetPort": {}}}}}
+    sent = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+            "spec": {"containers": [{"name": "web", "image": "docker.io/nginx",
+                                    "resources": {"limits": {"cpu": "0.5", "memory": "1Gi"}}}],
+                     "ports": [{"port": 80, "protocol": "TCP", "targetPort": 0}]}}
+    stored = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "managedFields": _managed(owned)},
+              "spec": {"containers": [{"name": SIDECAR, "image": SIDECAR_IMAGE},  # injected first: no shift
+                                      {"name": "web", "image": "mirror.example/nginx",
+                                       "resources": {"limits": {"cpu": "500m", "memory": "1073741824"}}}],
+                       "ports": [{"port": 80, "protocol": "TCP", "targetPort": 80}]}}
+    assert object_changes(stored, "patchconf-setup", sent) == [
+        ("added", "/spec/containers/0", {"name": SIDECAR, "image": SIDECAR_IMAGE}),
+        ("changed", "/spec/containers/1/image", '"mirror.example/nginx" (sent "docker.io/nginx")'),
+    ]
+
+
 def test_refusal_is_told_from_validation():
     assert refusal(400, "BadRequest", 'admission webhook "x" denied the request: no') == (
         '400 BadRequest: admission webhook "x" denied the request: no')

@@ -6,16 +6,18 @@ registry's own preparation. So in an object the server answers with:
 
 - a field no manager owns was added after the request was defaulted: by admission or the registry
   (``added``);
-- a field the request's manager owns that the object lacks was taken out after it (``removed``).
+- a field the request's manager owns that the object lacks was taken out after it (``removed``);
+- a value the request set that the server stores otherwise (``changed``: an image pointed at a
+  mirror), beyond the forms the server writes values in (quantities, times) and the zero values
+  its defaulting replaces, which it cannot tell from none. Only objects the request created are
+  compared so, by their fields and the keys of their list elements.
 
 The stock kube-apiserver does a few such things itself (:data:`STOCK`: its default admission
-plugins, allocated addresses); they are expected on every server and not reported. What remains
-is the server's own doing on this cluster — a mutating webhook, a policy engine — and is reported
-beside a case's result, so that a difference it causes is not read as a patch-semantics one.
-
-A value a webhook rewrites in place (an image pointed at a mirror) stays owned by the request's
-manager: managedFields cannot tell it from the server's normalization, so it shows only as a
-difference in the result.
+plugins, allocated addresses, a Job's generated labels); they are expected on every server and not
+reported. What remains is the server's own doing on this cluster — a mutating webhook, a policy
+engine, a feature it has turned off — and is reported beside a case's result, so that a difference
+it causes is not read as a patch-semantics one. Refusals by admission or policy (a webhook's
+denial, a 403) are reported the same way.
 """
 
 from __future__ import annotations
