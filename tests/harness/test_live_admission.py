@@ -32,6 +32,7 @@ from harness.live_cluster import RUN_LABEL, Cluster
 from harness.report import Run, junit_xml, markdown, summary_text
 from harness.resultlog import ResultsLog, read_log
 from harness.runner import FAIL, PASS, run_case, run_cases
+from harness.summary import summary_json, summary_markdown
 from harness.targets import make_target
 from harness.targets.base import Actual
 from harness.targets.live.mutations import AFTER, CREATED, RENDERED, REQUEST, object_changes, refusal
@@ -456,5 +457,10 @@ def test_results_keep_server_changes_apart_from_the_verdict(write_case_file, tmp
     text = summary_text(again)
     assert ("server changes (admission, defaulting, policy): 1 of 2 failures and 1 passes ran on objects "
             "the server changed beyond the request") in text
+    summary = json.loads(summary_json(again))
+    assert summary["server_changed"] == {"pass": 1, "fail": 1}
+    assert [failure.get("server_changed", False) for failure in summary["failures"]] == [True, False]
+    assert ("- fail `cases/json-patch/changed.yaml::bad`: document /a: expected 2, got 3 (on an object the server "
+            "changed: admission, policy)") in summary_markdown(again)
     junit = junit_xml(again)
     assert '+/metadata/labels/injected = "yes" (original as created)' in junit.replace("&quot;", '"')
