@@ -265,7 +265,7 @@ def markdown(run: Run) -> str:
         out += ["```", *(result.diff or (result.reason,)), "```", ""]
     if changed:
         out += ["## Failures on objects the server changed (admission, defaulting, policy)", "",
-                "The server added, took out or refused something beyond the request and its defaults "
+                "The server added, took out, rewrote or refused something beyond the request and its defaults "
                 "(a mutating webhook, a policy): the differences may be its doing, not the patch's. "
                 "The cases still fail.", ""]
         for result in changed:
