@@ -48,6 +48,10 @@ class Run:
     def counts(self) -> Counter:
         return Counter(r.status for r in self.results)
 
+    def server_changed_counts(self) -> Counter:
+        """Statuses of the results whose objects the server changed beyond the request (admission, policy)."""
+        return Counter(r.status for r in self.results if r.server_changes)
+
     def counts_by(self, key: str) -> dict[str, Counter]:
         table: dict[str, Counter] = defaultdict(Counter)
         for result in self.results:
@@ -67,6 +71,7 @@ class Run:
             "planned": self.planned if self.planned is not None else len(self.results),
             "interrupted": self.interrupted,
             "summary": dict(self.counts()),
+            **({"server_changed": dict(changed)} if (changed := self.server_changed_counts()) else {}),
             "by_type": {k: dict(v) for k, v in self.counts_by("type").items()},
             "by_tag": {k: dict(v) for k, v in self.counts_by("tag").items()},
             "load_errors": [
@@ -75,6 +80,38 @@ class Run:
             ],
             "results": [r.to_json() for r in self.results],
         }
+
+
+SERVER_CHANGES_HEADING = "the server changed or refused the object beyond the request (admission, defaulting, policy):"
+
+
+def server_change_text(fact: dict[str, Any]) -> str:
+    """One fact of a result's server_changes as a line: ``+/spec/containers/1 = {...} (where seen)``;
+    ``-`` taken out, ``~`` rewritten (its value says what was sent), ``!`` refused."""
+    seen = f" ({', '.join(fact.get('seen_in', ()))})" if fact.get("seen_in") else ""
+    if fact.get("change") == "refused":
+        return f"! refused: {fact.get('value', '')}{seen}"
+    mark = {"added": "+", "removed": "-", "changed": "~"}.get(fact.get("change", ""), "?")
+    value = f" = {fact['value']}" if "value" in fact else ""
+    return f"{mark}{fact.get('pointer', '')}{value}{seen}"
+
+
+def server_changes_lines(result: Result) -> list[str]:
+    """A result's server changes under their heading, or nothing when the server changed nothing."""
+    if not result.server_changes:
+        return []
+    return [SERVER_CHANGES_HEADING, *(f"  {server_change_text(fact)}" for fact in result.server_changes)]
+
+
+def _server_changed_sentence(run: Run) -> str:
+    """How many results ran on objects the server changed, apart from the rest, or '' when none did."""
+    changed = run.server_changed_counts()
+    if not changed:
+        return ""
+    failing = changed.get(FAIL, 0) + changed.get(ERROR, 0)
+    return (f"server changes (admission, defaulting, policy): {failing} of "
+            f"{run.counts().get(FAIL, 0) + run.counts().get(ERROR, 0)} failures and {changed.get(PASS, 0)} passes "
+            "ran on objects the server changed beyond the request")
 
 
 def _count_cells(counter: Counter) -> list[str]:
@@ -94,6 +131,7 @@ def summary_text(run: Run, verbose_failures: bool = True) -> str:
                 lines.append(f"{result.status.upper()} {result.case.id}")
                 details = result.diff or (result.reason,)
                 lines.extend(f"    {line}" for line in details)
+                lines.extend(f"    {line}" for line in server_changes_lines(result))
     lines.append("")
     lines.append(_text_table("type", run.counts_by("type")))
     lines.append("")
@@ -103,6 +141,8 @@ def summary_text(run: Run, verbose_failures: bool = True) -> str:
     skipped_reasons = Counter(r.reason for r in run.results if r.status == SKIP)
     for reason, count in skipped_reasons.most_common():
         lines.append(f"skipped {count}: {reason}")
+    if sentence := _server_changed_sentence(run):
+        lines.append(sentence)
     lines.append(
         "total: " + ", ".join(f"{counts.get(s, 0)} {s}" for s in STATUSES)
         + f", {len(run.load_errors)} load errors in {run.seconds:.1f}s"
@@ -171,7 +211,8 @@ def junit_xml(run: Run) -> str:
                 suite, "testcase", classname=file, name=result.case.name, time=f"{result.seconds:.4f}"
             )
             if result.status == FAIL:
-                ET.SubElement(case, "failure", message=result.reason[:200]).text = "\n".join(result.diff)
+                text = "\n".join([*result.diff, *server_changes_lines(result)])
+                ET.SubElement(case, "failure", message=result.reason[:200]).text = text
             elif result.status == ERROR:
                 ET.SubElement(case, "error", message=result.reason[:200]).text = result.reason
             elif result.status == SKIP:
@@ -196,6 +237,8 @@ def markdown(run: Run) -> str:
         + f", {len(run.load_errors)} load errors",
         "",
     ]
+    if sentence := _server_changed_sentence(run):
+        out[-1:-1] = [f"- {sentence}"]
     if run.interrupted:
         out[-1:-1] = [f"- **{_md(run.stopped_early())}**"]
     if run.load_errors:
@@ -208,12 +251,32 @@ def markdown(run: Run) -> str:
         out += [f"| {k} | " + " | ".join(_count_cells(c)) + " |" for k, c in run.counts_by(key).items()]
         out.append("")
     bad = [r for r in run.results if r.status in (FAIL, ERROR)]
+    # Failures where the server itself changed the objects (admission, policy) are shown apart:
+    # their differences may be the server's doing rather than the patch's.
+    semantic = [r for r in bad if not r.server_changes]
+    changed = [r for r in bad if r.server_changes]
     out += ["## Divergences", ""]
     if not bad:
         out += ["None: every case that ran matched its expectation.", ""]
-    for result in bad:
+    elif not semantic:
+        out += ["None on objects the server left as requested; see the failures below.", ""]
+    for result in semantic:
         out += [f"### {_md(result.case.id)} ({result.status})", "", _md(result.case.description), ""]
         out += ["```", *(result.diff or (result.reason,)), "```", ""]
+    if changed:
+        out += ["## Failures on objects the server changed (admission, defaulting, policy)", "",
+                "The server added, took out, rewrote or refused something beyond the request and its defaults "
+                "(a mutating webhook, a policy): the differences may be its doing, not the patch's. "
+                "The cases still fail.", ""]
+        for result in changed:
+            out += [f"### {_md(result.case.id)} ({result.status})", "", _md(result.case.description), ""]
+            out += ["```", *(result.diff or (result.reason,)), *server_changes_lines(result), "```", ""]
+    passed = [r for r in run.results if r.status == PASS and r.server_changes]
+    if passed:
+        out += ["## Passes on objects the server changed", ""]
+        out += [f"- {_md(r.case.id)}: " + _md("; ".join(server_change_text(f) for f in r.server_changes))
+                for r in passed]
+        out.append("")
     skipped = Counter(r.reason for r in run.results if r.status == SKIP)
     if skipped:
         out += ["## Skipped", "", "| cases | reason |", "|---:|---|"]

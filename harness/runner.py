@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from harness.cases import ABSENT, Case, ExpectedError, Outcome
@@ -76,6 +76,9 @@ class Result:
     actual: dict[str, Any] = field(default_factory=dict)
     judged_by: str = "case"
     seconds: float = 0.0
+    # what the server did to the case's objects beyond the request and its defaults (admission,
+    # policy): shown beside the judgement, never part of it
+    server_changes: tuple[dict[str, Any], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         data = {
@@ -93,6 +96,8 @@ class Result:
             "actual": self.actual,
             "seconds": round(self.seconds, 6),
         }
+        if self.server_changes:
+            data["server_changes"] = list(self.server_changes)
         if self.case.aliases:  # so a later run is matched with this one across a rename
             data["former_ids"] = list(self.case.former_ids)
         return data
@@ -119,6 +124,14 @@ def expectations(case: Case, target: Target) -> tuple[list[Outcome], str]:
 
 
 def judge(case: Case, target: Target, actual: Actual, seconds: float = 0.0) -> Result:
+    """The result of ``actual`` against the case's expectations, with what the target's server changed
+    on the way (admission, policy) attached: an explanation, never a verdict."""
+    result = _judged(case, target, actual, seconds)
+    changes = target.server_changes(case, actual)
+    return replace(result, server_changes=tuple(changes)) if changes else result
+
+
+def _judged(case: Case, target: Target, actual: Actual, seconds: float) -> Result:
     outcomes, judged_by = expectations(case, target)
     rendered = [target.rendered(case, outcome) for outcome in outcomes]
     if any(new is not old for new, old in zip(rendered, outcomes, strict=True)):

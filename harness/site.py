@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from harness.report import server_changes_lines
 from harness.runner import ERROR, FAIL, FAILING, PASS, SKIP, Result
 
 if TYPE_CHECKING:
@@ -283,7 +284,7 @@ def _json_block(value: Any) -> str:
 
 
 def _failure_detail(result: Result, with_inputs: bool) -> str:
-    lines = result.diff or ((result.reason,) if result.reason else ())
+    lines = (*(result.diff or ((result.reason,) if result.reason else ())), *server_changes_lines(result))
     inputs = ""
     if with_inputs:
         found = _json_block(dict(result.case.inputs)) if result.case.inputs else "<p>no such case in the corpus</p>"
@@ -299,6 +300,8 @@ def _failure_detail(result: Result, with_inputs: bool) -> str:
 def _other_detail(result: Result) -> str:
     if result.status == SKIP:
         return esc(result.reason)
+    if result.server_changes:  # a pass on an object the server changed: said, not shown as a failure
+        return f"<pre>{esc(chr(10).join(server_changes_lines(result)))}</pre>"
     if result.judged_by != "case":
         return f'<span class="desc">{esc(result.judged_by)}</span>'
     return ""

@@ -25,10 +25,13 @@ def summary_json(run: Run, verdict: Verdict | None = None) -> str:
         "counts": {status: run.counts().get(status, 0) for status in STATUSES},
         "by_type": {k: dict(v) for k, v in run.counts_by("type").items()},
         "by_tag": {k: dict(v) for k, v in run.counts_by("tag").items()},
-        "failures": [{"id": r.case.id, "status": r.status, "reason": r.reason}
+        "failures": [{"id": r.case.id, "status": r.status, "reason": r.reason,
+                      **({"server_changed": True} if r.server_changes else {})}
                      for r in run.results if r.status in (FAIL, ERROR)],
         "load_errors": [str(e) for e in run.load_errors],
     }
+    if changed := run.server_changed_counts():  # results on objects the server changed (admission, policy)
+        data["server_changed"] = dict(changed)
     if verdict is not None:
         data["known_failures"] = verdict.to_json()
     return json.dumps(data, indent=2, ensure_ascii=False)
@@ -52,7 +55,9 @@ def summary_markdown(run: Run, verdict: Verdict | None = None) -> str:
         lines += [f"- now passing `{case_id}`: remove it from the known failures" for case_id in verdict.now_passing]
     elif failures:
         lines += ["", "<details><summary>failures</summary>", ""]
-        lines += [f"- {r.status} `{r.case.id}`: {_one_line(r.reason)}" for r in failures]
+        lines += [f"- {r.status} `{r.case.id}`: {_one_line(r.reason)}"
+                  + (" (on an object the server changed: admission, policy)" if r.server_changes else "")
+                  for r in failures]
         lines += ["", "</details>"]
     if run.load_errors:
         lines += ["", "Load errors:", *[f"- {_one_line(str(e))}" for e in run.load_errors]]

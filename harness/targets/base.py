@@ -152,6 +152,12 @@ class Target(ABC):
         """The outcome as this target can observe it (live: the expected object as the server stores it)."""
         return outcome
 
+    def server_changes(self, case: Case, actual: Actual) -> tuple[dict[str, Any], ...]:
+        """What the target's server did to the case's objects beyond the request and its defaults
+        (admission, policy), asked once the case is judged: facts with ``change`` (added, removed,
+        refused), ``pointer``, ``value`` and ``seen_in``. Only a live server has any."""
+        return ()
+
     def compares_messages(self, case: Case) -> bool:
         """Whether the case's error message fragments are checked against this target's messages."""
         return self.info.messages

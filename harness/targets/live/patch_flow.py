@@ -10,6 +10,7 @@ from harness.compare import json_equal
 from harness.live_cluster import Response
 from harness.targets.base import Actual, ActualError, TargetDeclined
 from harness.targets.live.conventions import CONTENT_TYPES, CREATE_QUERY, JSON_PATCH_APPLY_CLASSES
+from harness.targets.live.mutations import refusal
 from harness.targets.live.placement import Placement, is_object
 from harness.targets.live.responses import bare_json_patch_rejection, classify_response, full_message, update_rule
 from reference_impl import go_json
@@ -24,16 +25,20 @@ class PatchFlow:
         if not (is_object(outcome.document) or (placement.hosted and isinstance(outcome.document, dict))):
             return
         probe = self._dry_run(outcome.document, placement)
-        if not probe.ok:
+        self._note_rendering(case, probe, outcome.document)
+        # A refusal by admission or policy is this cluster's answer, not a case it cannot hold: the case
+        # runs and its result says what refused it.
+        if not probe.ok and not refusal(probe.status, probe.reason(), probe.message()):
             raise TargetDeclined(f"the expected object cannot be stored by a server: {probe.status} "
                                  f"{probe.reason()}: {full_message(probe)[:300]}")
 
     def _create(self, document: Any, placement: Placement, case: Case) -> dict:
-        answer = self.cluster.request("POST", placement.collection, self._to_live(document, placement),
-                                      query=CREATE_QUERY)
+        body = self._to_live(document, placement)
+        answer = self.cluster.request("POST", placement.collection, body, query=CREATE_QUERY)
         if not answer.ok:
             raise TargetDeclined(f"original rejected by the server: {answer.status} {answer.reason()}: "
                                  f"{answer.message()}")
+        self._note_created(case, answer.body, body)
         self._check_expected_object(case, placement)
         return answer.body
 

@@ -1,5 +1,6 @@
 """The expectation as the server renders it: a dry-run create of the expected object, seen like the
-read-back, so only what the patch did is compared."""
+read-back, so only what the patch did is compared; and what the server did beyond defaulting on the
+way (admission, policy: harness/targets/live/mutations.py), reported beside each result."""
 
 from __future__ import annotations
 
@@ -8,12 +9,23 @@ from typing import Any
 
 from harness.cases import Case, Outcome
 from harness.live_cluster import ClusterUnreachable, Response
+from harness.targets.base import Actual
 from harness.targets.live.conventions import (
     ALLOCATED,
     CREATE_QUERY,
     GENERATED_LABELS,
     SERVER_ANNOTATIONS,
     SERVER_OWNED_METADATA,
+)
+from harness.targets.live.mutations import (
+    AFTER,
+    CREATED,
+    REFUSED,
+    RENDERED,
+    REQUEST,
+    ServerChanges,
+    object_changes,
+    refusal,
 )
 from harness.targets.live.placement import Placement, is_object, shadow_of
 
@@ -29,9 +41,39 @@ class ServerRendering:
         return self.cluster.request("POST", placement.collection, body,
                                     query={**CREATE_QUERY, "dryRun": "All"})
 
+    # --- what the server did beyond defaulting -----------------------------------------------
+
+    @property
+    def _changes(self) -> ServerChanges:
+        return self.__dict__.setdefault("_server_changes", ServerChanges())  # atomic: one store per target
+
+    def _note_created(self, case: Case, document: Any, sent: Any) -> None:
+        """The original as the server stored it: what admission added, took out or rewrote at creation."""
+        self._changes.forget(case.id)  # a case's facts start with its object
+        self._changes.note(case.id, CREATED, object_changes(document, CREATE_QUERY["fieldManager"], sent))
+
+    def _note_rendering(self, case: Case, answer: Response, sent: Any = None) -> None:
+        if answer.ok:
+            self._changes.note(case.id, RENDERED, object_changes(answer.body, CREATE_QUERY["fieldManager"], sent))
+            return
+        refused = refusal(answer.status, answer.reason(), answer.message())
+        if refused:
+            self._changes.note(case.id, RENDERED, [(REFUSED, "", refused)])
+
+    def server_changes(self, case: Case, actual: Actual) -> tuple[dict[str, Any], ...]:
+        """What the server added, took out or refused beyond the request and its defaults while the case
+        ran and was judged (mutations.py); an error answer from admission or policy counts too."""
+        error = actual.error
+        if error is not None and error.status is not None:
+            refused = refusal(error.status, error.reason or "", error.message)
+            if refused:
+                self._changes.note(case.id, REQUEST, [(REFUSED, "", refused)])
+        return self._changes.take(case.id)
+
     def _present(self, case: Case, placement: Placement, document: dict) -> Any:
         """The read-back in the case's terms, without what the server owns and the case does not state."""
         self._placements[case.id] = placement
+        self._changes.note(case.id, AFTER, object_changes(document))
         if placement.hosted:  # a plain document: every field is the case's
             return self._from_live(document, placement)
         return self._observable(case, self._from_live(document, placement), self._live_outcome(case).document)
@@ -54,6 +96,7 @@ class ServerRendering:
             answer = self._dry_run(stated, placement)
         except ClusterUnreachable:
             return outcome
+        self._note_rendering(case, answer, stated)
         if not answer.ok or not isinstance(answer.body, dict):
             return outcome
         shadow = shadow_of(placement)
@@ -83,6 +126,8 @@ class ServerRendering:
                     answer = self._dry_run(stated, placement)
                 except ClusterUnreachable:
                     answer = None
+                if answer is not None:
+                    self._note_rendering(case, answer, stated)
                 if answer is not None and answer.ok and isinstance(answer.body, dict):
                     document = self._step_document(shadow_of(placement), answer.body, stated, keep_status)
                     document.pop("status", None)
