@@ -90,6 +90,15 @@ def test_matrix_lists_the_cases_whose_answer_changed_between_targets(write_case_
     assert "<h2>Changed between targets</h2>" in matrix_html(runs)
 
 
+def test_notes_naming_each_servers_release_are_no_change(write_case_file, scripted):
+    cases, _ = load_file(write_case_file("json-patch/m.yaml", CASES))
+    targets = [scripted({"plain": Actual(document={"a": 1, "b": 2}, notes=(f"kube-apiserver v1.{minor}.0",)),
+                         "negative": Actual(document={"a": [1, 2]}, notes=(f"kube-apiserver v1.{minor}.0",))},
+                        family="live", version=f"v1.{minor}.0") for minor in (32, 33)]
+    runs = [Run(f"live@1.{minor}", t.info, run_cases(cases, t)) for minor, t in zip((32, 33), targets, strict=True)]
+    assert "0 case(s) got a different answer" in matrix_markdown(runs)
+
+
 def test_a_single_target_has_no_changes_section(write_case_file, scripted):
     cases, _ = load_file(write_case_file("json-patch/m.yaml", CASES))
     target = scripted({"plain": Actual(document={"a": 1}), "negative": Actual(document={"a": [1, 2]})})
