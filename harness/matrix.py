@@ -92,7 +92,28 @@ def _outcome(result: Result) -> str:
         return f"{result.status} error {error.get('class')}"
     # Notes say how the answer was made (a live server names its release in them), not what it was.
     answer = {key: value for key, value in result.actual.items() if key != "notes"}
+    document = answer.get("document")
+    if isinstance(document, dict) and isinstance(document.get("steps"), list):
+        answer["document"] = {**document, "steps": [_comparable_step(step) for step in document["steps"]]}
     return result.status + json.dumps(answer, sort_keys=True, ensure_ascii=False)
+
+
+def _comparable_step(step: object) -> object:
+    """A server-side apply step as the runner judges it: an error by its class and its set of
+    conflicts (a live server lists conflicting managers in Go map order, and its messages name the
+    run's namespace); managedFields without times (``None``: a live server's clock) in no order."""
+    if not isinstance(step, dict):
+        return step
+    step = dict(step)
+    error = step.get("error")
+    if isinstance(error, dict):
+        step["error"] = {"class": error.get("class")}
+        if isinstance(error.get("conflicts"), list):
+            step["error"]["conflicts"] = sorted(json.dumps(c, sort_keys=True) for c in error["conflicts"])
+    entries = step.get("managed_fields")
+    if isinstance(entries, list) and any(isinstance(e, dict) and e.get("time", 0) is None for e in entries):
+        step["managed_fields"] = sorted(json.dumps(e, sort_keys=True) for e in entries)
+    return step
 
 
 def _shorten(text: str, limit: int = 140) -> str:

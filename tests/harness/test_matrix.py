@@ -99,6 +99,36 @@ def test_notes_naming_each_servers_release_are_no_change(write_case_file, script
     assert "0 case(s) got a different answer" in matrix_markdown(runs)
 
 
+def _steps(namespace: str, conflicts: list, entries: list, error_class: str = "conflict") -> Actual:
+    return Actual(document={"steps": [
+        {"document": {"a": 1}, "managed_fields": entries, "changed": True},
+        {"error": {"class": error_class, "message": f"Apply failed ({namespace}/web)", "conflicts": conflicts},
+         "unchanged": True}]})
+
+
+def test_server_side_apply_steps_compare_as_the_runner_judges_them(write_case_file, scripted):
+    from harness.matrix import changes
+
+    cases, _ = load_file(write_case_file("json-patch/m.yaml", CASES))
+    alice = {"field": ".spec.mode", "manager": "alice"}
+    bob = {"field": ".spec.z", "manager": "bob"}
+    gitops = {"manager": "gitops", "operation": "Apply", "time": None}
+    main = {"manager": "main", "operation": "Update", "time": None}
+    answers = {
+        "first": _steps("patchconf-r1", [alice, bob], [gitops, main]),
+        # another run's namespace, managers in another map order: the same answer
+        "same": _steps("patchconf-r2", [bob, alice], [main, gitops]),
+        "other-class": _steps("patchconf-r3", [alice, bob], [gitops, main], error_class="invalid-patch"),
+        "other-owner": _steps("patchconf-r4", [alice], [gitops, main]),
+    }
+    runs = [Run(label, t.info, run_cases(cases[:1], t))
+            for label, t in ((label, scripted({"plain": answer}, family="live")) for label, answer in answers.items())]
+    [(case_id, segments)] = changes(runs)
+    assert case_id == "cases/json-patch/m.yaml::plain"
+    assert [(first, last) for first, last, _ in segments] == [
+        ("first", "same"), ("other-class", "other-class"), ("other-owner", "other-owner")]
+
+
 def test_a_single_target_has_no_changes_section(write_case_file, scripted):
     cases, _ = load_file(write_case_file("json-patch/m.yaml", CASES))
     target = scripted({"plain": Actual(document={"a": 1}), "negative": Actual(document={"a": [1, 2]})})
