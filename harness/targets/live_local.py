@@ -67,6 +67,11 @@ class LocalLiveTarget(LiveTarget):
             raise
         self.name = f"{SPEC_PREFIX}{release}"
 
+    @property
+    def control_plane(self) -> apiserver.ControlPlane | None:
+        """The server it started (None once stopped)."""
+        return self._plane
+
     def close(self) -> None:
         try:
             super().close()

@@ -306,6 +306,42 @@ def test_a_port_taken_before_the_server_binds_it_is_retried(binaries, tmp_path: 
     assert not plane.data_dir.exists()
 
 
+LIVE_PROBE = """
+    defaults:
+      type: json-patch
+      tags: [JP-ADD]
+      provenance: [{implementation: upstream, version: "1.33.13"}]
+    cases:
+      - name: add-member
+        description: a member added to a ConfigMap's data
+        original: {apiVersion: v1, kind: ConfigMap, metadata: {name: probe}, data: {a: "1"}}
+        patch: [{op: add, path: /data/b, value: "2"}]
+        expected: {apiVersion: v1, kind: ConfigMap, metadata: {name: probe}, data: {a: "1", b: "2"}}
+"""
+
+
+def test_live_at_a_release_starts_its_own_server_runs_cases_on_it_and_stops_it(binaries, write_case_file) -> None:
+    from harness.cases import load_file
+    from harness.runner import PASS, run_cases
+    from harness.targets import make_target
+
+    cases, _ = load_file(write_case_file("json-patch/probe.yaml", LIVE_PROBE))
+    minor = ".".join(apiserver.pinned_version().removeprefix("v").split(".")[:2])
+    target = make_target(f"live@{minor}")
+    plane = target.control_plane
+    try:
+        assert target.name == f"live@{minor}"
+        assert target.info.version == apiserver.pinned_version()
+        assert [record.name for record in plane.processes] == ["etcd", "kube-apiserver"]
+        assert [(result.case.name, result.status) for result in run_cases(cases, target)] == [("add-member", PASS)]
+    finally:
+        target.close()
+    assert target.control_plane is None
+    assert not any(apiserver.is_running(record) for record in plane.processes)
+    assert not plane.data_dir.exists() and not plane.state_file.exists()
+    assert not plane.kubeconfig.parent.exists()  # the kubeconfig's temporary directory too
+
+
 HOLDING_TEST = """
 import json, os, time
 from pathlib import Path
