@@ -101,11 +101,27 @@ def resolve_version(requested: str | None) -> str:
         raise ControlPlaneError(f"--version {requested!r}: give a Kubernetes release such as 1.33 or 1.33.4")
     if pinned.startswith(f"v{spec}."):
         return pinned
-    listing = _run_go(["list", "-m", "-versions", KUBERNETES_MODULE], Path(tempfile.gettempdir()), timeout=120)
+    try:
+        listing = _run_go(["list", "-m", "-versions", KUBERNETES_MODULE], Path(tempfile.gettempdir()), timeout=120)
+    except ControlPlaneError:
+        # Without the module proxy, a release built before still serves.
+        built = _built_patches(spec)
+        if not built:
+            raise
+        return built[-1]
     patches = [v for v in listing.split()[1:] if re.fullmatch(rf"v{re.escape(spec)}\.[0-9]+", v)]
     if not patches:
         raise ControlPlaneError(f"no published {KUBERNETES_MODULE} release for Kubernetes {spec}")
     return max(patches, key=lambda v: int(v.rsplit(".", 1)[1]))
+
+
+def _built_patches(minor: str) -> list[str]:
+    """The releases of ``minor`` ('1.30') whose binaries are in the cache, oldest first."""
+    directory = cache_root() / "apiserver"
+    names = {path.name.split("-")[0] for path in directory.glob(f"v{minor}.*-*")} if directory.is_dir() else set()
+    built = [version for version in names if re.fullmatch(rf"v{re.escape(minor)}\.[0-9]+", version)
+             and cached_binaries(version).kube_apiserver.is_file() and cached_binaries(version).etcd.is_file()]
+    return sorted(built, key=lambda v: int(v.rsplit(".", 1)[1]))
 
 
 def render_go_mod(version: str, kubernetes_go_mod: str) -> str:

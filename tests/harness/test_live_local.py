@@ -59,6 +59,26 @@ def test_a_minor_with_no_published_release_is_refused(monkeypatch: pytest.Monkey
         apiserver.resolve_version("1.38")
 
 
+def test_without_the_module_proxy_a_minor_resolves_to_its_newest_built_release(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATCHCONF_CACHE", str(tmp_path))
+
+    def offline(arguments: list[str], cwd: Path, timeout: float = 0) -> str:
+        raise apiserver.ControlPlaneError("go list -m -versions k8s.io/kubernetes failed: no network")
+
+    monkeypatch.setattr(apiserver, "_run_go", offline)
+    for version in ("v1.30.4", "v1.30.14", "v1.30.9"):
+        binaries = apiserver.cached_binaries(version)
+        binaries.kube_apiserver.parent.mkdir(parents=True)
+        binaries.kube_apiserver.write_text("")
+        binaries.etcd.write_text("")
+    apiserver.cached_binaries("v1.30.14").etcd.unlink()  # a build that did not finish
+    (tmp_path / "apiserver" / "v1.30.20-0000000000000000").mkdir()  # another recipe's leftovers
+    assert apiserver.resolve_version("1.30") == "v1.30.9"
+    with pytest.raises(apiserver.ControlPlaneError, match="no network"):
+        apiserver.resolve_version("1.31")
+
+
 def test_without_go_live_at_a_release_is_unavailable_and_leaves_no_directory(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATCHCONF_CACHE", str(tmp_path / "cache"))
