@@ -159,6 +159,21 @@ def render_go_mod(version: str, kubernetes_go_mod: str) -> str:
     return "\n".join(lines)
 
 
+def minor_of(version: str) -> int:
+    """'v1.29.6' or '1.29' -> 29."""
+    return int(version.removeprefix("v").split(".")[1])
+
+
+def build_tags(version: str) -> list[str]:
+    """Go build tags for a release.
+
+    Kubernetes 1.29's in-tree cloud providers import k8s.io/legacy-cloud-providers, whose v0.29
+    releases the module proxy does not serve (403); ``providerless``, Kubernetes' own build tag,
+    leaves those providers out. The local control plane runs none, and 1.31 removed them.
+    """
+    return ["providerless"] if minor_of(version) <= 29 else []
+
+
 def write_recipe(version: str, directory: Path) -> None:
     """Write go.mod and go.sum for ``version`` into ``directory`` (Go module proxy access needed)."""
     directory.mkdir(parents=True, exist_ok=True)
@@ -168,7 +183,9 @@ def write_recipe(version: str, directory: Path) -> None:
     kubernetes_go_mod = Path(download["GoMod"]).read_text(encoding="utf-8")
     (directory / "go.mod").write_text(render_go_mod(version, kubernetes_go_mod), encoding="utf-8")
     (directory / "go.sum").unlink(missing_ok=True)
-    _run_go(["mod", "tidy"], directory)
+    # tidy reads the packages of every build tag: with tags that leave modules out, it would still
+    # fail on them (-e: it records what it can; the build then says if anything is missing)
+    _run_go(["mod", "tidy", *(["-e"] if build_tags(version) else [])], directory)
 
 
 def _ldflags(version: str) -> str:
@@ -190,6 +207,8 @@ class Binaries:
 
 def _recipe_digest(version: str) -> str:
     digest = hashlib.sha256(_ldflags(version).encode())
+    if build_tags(version):  # only then, so the releases built before keep their cache
+        digest.update(",".join(build_tags(version)).encode())
     if version == pinned_version():
         for name in ("go.mod", "go.sum"):
             digest.update((RECIPE_DIR / name).read_bytes())
@@ -243,7 +262,9 @@ def build(version: str | None = None, log: Log | None = None) -> Binaries:
                 continue
             if log:
                 log(f"building {binary.name} for Kubernetes {resolved} (the first build takes minutes)")
-            _run_go(["build", "-trimpath", "-ldflags", _ldflags(resolved), "-o", f"{binary}.tmp", package], work)
+            tags = ["-tags", ",".join(build_tags(resolved))] if build_tags(resolved) else []
+            _run_go(["build", "-trimpath", *tags, "-ldflags", _ldflags(resolved), "-o", f"{binary}.tmp", package],
+                    work)
             os.replace(f"{binary}.tmp", binary)
         shutil.rmtree(work, ignore_errors=True)
     return binaries

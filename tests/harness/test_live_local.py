@@ -52,6 +52,13 @@ def test_a_minor_resolves_to_its_newest_published_patch_numerically(requested: s
     assert asked == [["list", "-m", "-versions", "k8s.io/kubernetes"]]
 
 
+@pytest.mark.parametrize(("version", "tags"), [
+    ("v1.29.6", ["providerless"]), ("1.29", ["providerless"]), ("v1.30.14", []), ("v1.33.13", []), ("1.37", []),
+])
+def test_only_releases_with_unserved_legacy_cloud_providers_build_providerless(version: str, tags: list) -> None:
+    assert apiserver.build_tags(version) == tags
+
+
 def test_a_minor_with_no_published_release_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(apiserver, "_run_go", lambda arguments, cwd, timeout=0: LISTING)
     with pytest.raises(apiserver.ControlPlaneError, match=r"^no published k8s.io/kubernetes release for "
