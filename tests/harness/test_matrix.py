@@ -129,6 +129,25 @@ def test_server_side_apply_steps_compare_as_the_runner_judges_them(write_case_fi
         ("first", "same"), ("other-class", "other-class"), ("other-owner", "other-owner")]
 
 
+def test_two_answers_that_read_alike_say_where_they_differ(write_case_file):
+    from harness.matrix import change_texts
+    from harness.runner import PASS, Result
+
+    cases, _ = load_file(write_case_file("json-patch/m.yaml", CASES))
+    case = cases[0]
+    old = {"document": {"spec": {"template": {"metadata": {"creationTimestamp": None}}, "a/b": 1}, "list": [1, 2]}}
+    new = {"document": {"spec": {"template": {"metadata": {}}, "a/b": 2}, "list": [1, 3]}}
+    segments = [("live@1.33", "live@1.33", Result(case, PASS, actual={**old, "notes": ["kube-apiserver v1.33.13"]})),
+                ("live@1.34", "live@1.34", Result(case, PASS, actual={**new, "notes": ["kube-apiserver v1.34.4"]})),
+                ("live@1.35", "live@1.35", Result(case, PASS, judged_by="divergence: older releases", actual=old))]
+    assert change_texts(segments) == [
+        "✓ as the case expects",
+        "✓ as the case expects; the answer differs at /document/list/1, /document/spec/a~1b, "
+        "/document/spec/template/metadata/creationTimestamp",
+        "✓ declared divergence: older releases",
+    ]
+
+
 def test_a_single_target_has_no_changes_section(write_case_file, scripted):
     cases, _ = load_file(write_case_file("json-patch/m.yaml", CASES))
     target = scripted({"plain": Actual(document={"a": 1}), "negative": Actual(document={"a": [1, 2]})})
