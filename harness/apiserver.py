@@ -447,9 +447,14 @@ def _etcd_command(binary: Path, data_dir: Path, client_port: int, peer_port: int
             "--unsafe-no-fsync", "--log-level", "warn"]
 
 
-def _apiserver_command(binary: Path, data_dir: Path, etcd_url: str, port: int) -> list[str]:
+def _apiserver_command(binary: Path, data_dir: Path, etcd_url: str, port: int, version: str) -> list[str]:
     pki = data_dir / "pki"
-    return [str(binary),
+    by_release = []
+    if minor_of(version) >= 37:
+        # 1.37 refuses a loopback advertise address while the endpoint reconciler (which keeps the
+        # `kubernetes` Service's endpoints) runs; nothing here uses that Service.
+        by_release += ["--endpoint-reconciler-type", "none"]
+    return [str(binary), *by_release,
             "--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1", "--secure-port", str(port),
             "--tls-cert-file", str(pki / "serving.crt"), "--tls-private-key-file", str(pki / "serving.key"),
             "--cert-dir", str(pki),
@@ -586,7 +591,8 @@ def _start_once(binaries: Binaries, kubeconfig: Path, ready_timeout: float, log:
         server = f"https://127.0.0.1:{secure_port}"
         apiserver_log = data_dir / "kube-apiserver.log"
         process, record = _spawn("kube-apiserver",
-                                 _apiserver_command(binaries.kube_apiserver, data_dir, etcd_url, secure_port),
+                                 _apiserver_command(binaries.kube_apiserver, data_dir, etcd_url, secure_port,
+                                                    binaries.version),
                                  apiserver_log)
         started.append((process, record, apiserver_log))
         context = _ssl_context(pki / "ca.crt")

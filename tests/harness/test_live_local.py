@@ -96,3 +96,16 @@ def test_without_go_live_at_a_release_is_unavailable_and_leaves_no_directory(
     with pytest.raises(TargetUnavailable, match=r"^no local kube-apiserver 1\.30: the local control plane needs Go"):
         make_target("live@1.30")
     assert list((tmp_path / "tmp").iterdir()) == []
+
+
+def test_from_1_37_the_endpoint_reconciler_is_off_and_the_rest_of_the_command_is_the_same(tmp_path: Path) -> None:
+    def command(version: str) -> list[str]:
+        return apiserver._apiserver_command(Path("/bin/kube-apiserver"), tmp_path, "http://127.0.0.1:2379", 6443,
+                                            version)
+
+    pinned = command("v1.33.13")
+    assert "--endpoint-reconciler-type" not in pinned
+    assert command("v1.29.6") == command("v1.36.3") == pinned
+    newest = command("v1.37.2")
+    assert newest[1:3] == ["--endpoint-reconciler-type", "none"]
+    assert [newest[0], *newest[3:]] == pinned
