@@ -11,9 +11,13 @@ from __future__ import annotations
 
 import re
 import shutil
+import signal
 import sys
 import tempfile
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from harness import apiserver
@@ -39,6 +43,24 @@ def _say(message: str) -> None:
     print(f"patchconf live@: {message}", file=sys.stderr, flush=True)
 
 
+@contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    """SIGTERM raises KeyboardInterrupt meanwhile, so a half-started control plane is stopped
+    (apiserver.start cleans up on any exception) instead of outliving a killed run."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 class LocalLiveTarget(LiveTarget):
     """A :class:`LiveTarget` whose server it starts itself, and stops on :meth:`close`."""
 
@@ -49,8 +71,9 @@ class LocalLiveTarget(LiveTarget):
         self._directory = Path(tempfile.mkdtemp(prefix="patchconf-live-local-"))
         began = time.monotonic()
         try:
-            self._plane = apiserver.start(self._directory / "kubeconfig", release, log=_say,
-                                          ready_timeout=ready_timeout or apiserver.DEFAULT_READY_TIMEOUT)
+            with _sigterm_interrupts():
+                self._plane = apiserver.start(self._directory / "kubeconfig", release, log=_say,
+                                              ready_timeout=ready_timeout or apiserver.DEFAULT_READY_TIMEOUT)
         except apiserver.ControlPlaneError as exc:
             shutil.rmtree(self._directory, ignore_errors=True)
             raise TargetUnavailable(f"no local kube-apiserver {release}: {exc}") from exc

@@ -342,6 +342,49 @@ def test_live_at_a_release_starts_its_own_server_runs_cases_on_it_and_stops_it(b
     assert not plane.kubeconfig.parent.exists()  # the kubeconfig's temporary directory too
 
 
+TERMINATED_WHILE_STARTING = """
+import json, os, sys, time
+from pathlib import Path
+from harness import apiserver
+from harness.targets import make_target
+
+def hold(check, processes, deadline, what):  # etcd is up: say so, then wait to be terminated
+    Path(os.environ["STARTED_OUT"]).write_text(json.dumps([vars(r) for _, r, _ in processes]))
+    time.sleep(120)
+
+apiserver._wait_until = hold
+try:
+    make_target(sys.argv[1])
+except KeyboardInterrupt:
+    sys.exit(143)
+"""
+
+
+def test_live_at_a_release_terminated_while_its_server_starts_leaves_nothing_running(binaries,
+                                                                                     tmp_path: Path) -> None:
+    out = tmp_path / "started.json"
+    minor = ".".join(apiserver.pinned_version().removeprefix("v").split(".")[:2])
+    child = subprocess.Popen([sys.executable, "-c", TERMINATED_WHILE_STARTING, f"live@{minor}"], cwd=REPO_ROOT,
+                             env={**os.environ, "PYTHONPATH": str(REPO_ROOT), "STARTED_OUT": str(out)},
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not out.exists() and child.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(0.2)  # the file is written in one call; let it land
+        records = [apiserver.ProcessRecord(**record) for record in json.loads(out.read_text())]
+        assert [record.name for record in records] == ["etcd"]
+        assert apiserver.is_running(records[0])
+        child.send_signal(signal.SIGTERM)
+        output = child.communicate(timeout=60)[0]
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert child.returncode == 143, output
+    assert not apiserver.is_running(records[0])
+
+
 HOLDING_TEST = """
 import json, os, time
 from pathlib import Path
