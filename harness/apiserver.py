@@ -101,11 +101,27 @@ def resolve_version(requested: str | None) -> str:
         raise ControlPlaneError(f"--version {requested!r}: give a Kubernetes release such as 1.33 or 1.33.4")
     if pinned.startswith(f"v{spec}."):
         return pinned
-    listing = _run_go(["list", "-m", "-versions", KUBERNETES_MODULE], Path(tempfile.gettempdir()), timeout=120)
+    try:
+        listing = _run_go(["list", "-m", "-versions", KUBERNETES_MODULE], Path(tempfile.gettempdir()), timeout=120)
+    except ControlPlaneError:
+        # Without the module proxy, a release built before still serves.
+        built = _built_patches(spec)
+        if not built:
+            raise
+        return built[-1]
     patches = [v for v in listing.split()[1:] if re.fullmatch(rf"v{re.escape(spec)}\.[0-9]+", v)]
     if not patches:
         raise ControlPlaneError(f"no published {KUBERNETES_MODULE} release for Kubernetes {spec}")
     return max(patches, key=lambda v: int(v.rsplit(".", 1)[1]))
+
+
+def _built_patches(minor: str) -> list[str]:
+    """The releases of ``minor`` ('1.30') whose binaries are in the cache, oldest first."""
+    directory = cache_root() / "apiserver"
+    names = {path.name.split("-")[0] for path in directory.glob(f"v{minor}.*-*")} if directory.is_dir() else set()
+    built = [version for version in names if re.fullmatch(rf"v{re.escape(minor)}\.[0-9]+", version)
+             and cached_binaries(version).kube_apiserver.is_file() and cached_binaries(version).etcd.is_file()]
+    return sorted(built, key=lambda v: int(v.rsplit(".", 1)[1]))
 
 
 def render_go_mod(version: str, kubernetes_go_mod: str) -> str:
@@ -143,6 +159,21 @@ def render_go_mod(version: str, kubernetes_go_mod: str) -> str:
     return "\n".join(lines)
 
 
+def minor_of(version: str) -> int:
+    """'v1.29.6' or '1.29' -> 29."""
+    return int(version.removeprefix("v").split(".")[1])
+
+
+def build_tags(version: str) -> list[str]:
+    """Go build tags for a release.
+
+    Kubernetes 1.29's in-tree cloud providers import k8s.io/legacy-cloud-providers, whose v0.29
+    releases the module proxy does not serve (403); ``providerless``, Kubernetes' own build tag,
+    leaves those providers out. The local control plane runs none, and 1.31 removed them.
+    """
+    return ["providerless"] if minor_of(version) <= 29 else []
+
+
 def write_recipe(version: str, directory: Path) -> None:
     """Write go.mod and go.sum for ``version`` into ``directory`` (Go module proxy access needed)."""
     directory.mkdir(parents=True, exist_ok=True)
@@ -152,7 +183,9 @@ def write_recipe(version: str, directory: Path) -> None:
     kubernetes_go_mod = Path(download["GoMod"]).read_text(encoding="utf-8")
     (directory / "go.mod").write_text(render_go_mod(version, kubernetes_go_mod), encoding="utf-8")
     (directory / "go.sum").unlink(missing_ok=True)
-    _run_go(["mod", "tidy"], directory)
+    # tidy reads the packages of every build tag: with tags that leave modules out, it would still
+    # fail on them (-e: it records what it can; the build then says if anything is missing)
+    _run_go(["mod", "tidy", *(["-e"] if build_tags(version) else [])], directory)
 
 
 def _ldflags(version: str) -> str:
@@ -174,6 +207,8 @@ class Binaries:
 
 def _recipe_digest(version: str) -> str:
     digest = hashlib.sha256(_ldflags(version).encode())
+    if build_tags(version):  # only then, so the releases built before keep their cache
+        digest.update(",".join(build_tags(version)).encode())
     if version == pinned_version():
         for name in ("go.mod", "go.sum"):
             digest.update((RECIPE_DIR / name).read_bytes())
@@ -227,7 +262,9 @@ def build(version: str | None = None, log: Log | None = None) -> Binaries:
                 continue
             if log:
                 log(f"building {binary.name} for Kubernetes {resolved} (the first build takes minutes)")
-            _run_go(["build", "-trimpath", "-ldflags", _ldflags(resolved), "-o", f"{binary}.tmp", package], work)
+            tags = ["-tags", ",".join(build_tags(resolved))] if build_tags(resolved) else []
+            _run_go(["build", "-trimpath", *tags, "-ldflags", _ldflags(resolved), "-o", f"{binary}.tmp", package],
+                    work)
             os.replace(f"{binary}.tmp", binary)
         shutil.rmtree(work, ignore_errors=True)
     return binaries
@@ -410,9 +447,14 @@ def _etcd_command(binary: Path, data_dir: Path, client_port: int, peer_port: int
             "--unsafe-no-fsync", "--log-level", "warn"]
 
 
-def _apiserver_command(binary: Path, data_dir: Path, etcd_url: str, port: int) -> list[str]:
+def _apiserver_command(binary: Path, data_dir: Path, etcd_url: str, port: int, version: str) -> list[str]:
     pki = data_dir / "pki"
-    return [str(binary),
+    by_release = []
+    if minor_of(version) >= 37:
+        # 1.37 refuses a loopback advertise address while the endpoint reconciler (which keeps the
+        # `kubernetes` Service's endpoints) runs; nothing here uses that Service.
+        by_release += ["--endpoint-reconciler-type", "none"]
+    return [str(binary), *by_release,
             "--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1", "--secure-port", str(port),
             "--tls-cert-file", str(pki / "serving.crt"), "--tls-private-key-file", str(pki / "serving.key"),
             "--cert-dir", str(pki),
@@ -549,7 +591,8 @@ def _start_once(binaries: Binaries, kubeconfig: Path, ready_timeout: float, log:
         server = f"https://127.0.0.1:{secure_port}"
         apiserver_log = data_dir / "kube-apiserver.log"
         process, record = _spawn("kube-apiserver",
-                                 _apiserver_command(binaries.kube_apiserver, data_dir, etcd_url, secure_port),
+                                 _apiserver_command(binaries.kube_apiserver, data_dir, etcd_url, secure_port,
+                                                    binaries.version),
                                  apiserver_log)
         started.append((process, record, apiserver_log))
         context = _ssl_context(pki / "ca.crt")

@@ -469,6 +469,7 @@ def _matrix_runs_made(args: argparse.Namespace, corpus: Corpus) -> list[Run]:
     selected = [case for case in corpus.cases if _filters(args).accepts(case)]
     runs = []
     for spec in [s.strip() for s in args.targets.split(",") if s.strip()]:
+        began = time.perf_counter()  # with the target's own start and stop (live@ builds and starts a server)
         try:
             target = make_target(spec, timeout=args.timeout, kubeconfig=args.kubeconfig,
                                  max_answer_bytes=args.max_answer_bytes, namespace=args.namespace)
@@ -481,7 +482,7 @@ def _matrix_runs_made(args: argparse.Namespace, corpus: Corpus) -> list[Run]:
         finally:
             target.close()
         run = Run(spec, target.info, results, corpus.errors, seconds=time.perf_counter() - started)
-        print(_quiet_summary(run).splitlines()[-1] + f"  {spec}")
+        print(_quiet_summary(run).splitlines()[-1] + f"  {spec} ({time.perf_counter() - began:.0f}s)")
         runs.append(run)
     return runs
 

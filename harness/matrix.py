@@ -80,7 +80,7 @@ def _case_statuses(runs: Sequence[Run]) -> tuple[list[str], dict[str, list[str]]
 
 def _outcome(result: Result) -> str:
     """What a target did with a case, as a comparable key: its status and its exact answer
-    (for an error, its class).
+    (for an error, its class; without the target's notes).
 
     A case whose upstream answer depends on Go map order compares by status alone: its
     answer may differ between two runs of one release.
@@ -90,7 +90,71 @@ def _outcome(result: Result) -> str:
     error = result.actual.get("error")
     if error is not None:  # libraries word their messages differently: the class is the answer
         return f"{result.status} error {error.get('class')}"
-    return result.status + json.dumps(result.actual, sort_keys=True, ensure_ascii=False)
+    return result.status + json.dumps(_comparable(result), sort_keys=True, ensure_ascii=False)
+
+
+def _comparable(result: Result) -> dict:
+    # Notes say how the answer was made (a live server names its release in them), not what it was.
+    answer = {key: value for key, value in result.actual.items() if key != "notes"}
+    document = answer.get("document")
+    if isinstance(document, dict) and isinstance(document.get("steps"), list):
+        answer["document"] = {**document, "steps": [_comparable_step(step) for step in document["steps"]]}
+    return answer
+
+
+def _differences(old: object, new: object, pointer: str = "", limit: int = 3) -> list[str]:
+    """JSON pointers (the first ``limit``) where two answers differ."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        keys = sorted(set(old) | set(new), key=str)
+        pairs = [(key, old.get(key, _MISSING), new.get(key, _MISSING)) for key in keys]
+    elif isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        pairs = list(enumerate(zip(old, new, strict=True)))
+        pairs = [(index, a, b) for index, (a, b) in pairs]
+    else:
+        return [] if old == new else [pointer or "/"]
+    found: list[str] = []
+    for key, a, b in pairs:
+        if len(found) >= limit:
+            break
+        below = f"{pointer}/{str(key).replace('~', '~0').replace('/', '~1')}"
+        found += [below] if _MISSING in (a, b) else _differences(a, b, below, limit - len(found))
+    return found
+
+
+_MISSING = object()
+
+
+def change_texts(segments: Sequence[tuple[str, str, Result]]) -> list[str]:
+    """Each segment of a change in a few words; where two in a row read alike (both pass as the
+    case expects, say), where their answers differ."""
+    texts = []
+    for index, (_, _, result) in enumerate(segments):
+        text = describe(result)
+        previous = segments[index - 1][2] if index else None
+        if previous is not None and describe(previous) == text and not result.case.nondeterministic:
+            where = _differences(_comparable(previous), _comparable(result))
+            if where:
+                text += f"; the answer differs at {', '.join(where)}"
+        texts.append(text)
+    return texts
+
+
+def _comparable_step(step: object) -> object:
+    """A server-side apply step as the runner judges it: an error by its class and its set of
+    conflicts (a live server lists conflicting managers in Go map order, and its messages name the
+    run's namespace); managedFields without times (``None``: a live server's clock) in no order."""
+    if not isinstance(step, dict):
+        return step
+    step = dict(step)
+    error = step.get("error")
+    if isinstance(error, dict):
+        step["error"] = {"class": error.get("class")}
+        if isinstance(error.get("conflicts"), list):
+            step["error"]["conflicts"] = sorted(json.dumps(c, sort_keys=True) for c in error["conflicts"])
+    entries = step.get("managed_fields")
+    if isinstance(entries, list) and any(isinstance(e, dict) and e.get("time", 0) is None for e in entries):
+        step["managed_fields"] = sorted(json.dumps(e, sort_keys=True) for e in entries)
+    return step
 
 
 def _shorten(text: str, limit: int = 140) -> str:
@@ -174,8 +238,8 @@ def matrix_markdown(runs: Sequence[Run], title: str = "Compliance matrix", comma
         if changed:
             out += ["| case | answers |", "|---|---|"]
         for case_id, segments in changed:
-            spans = [f"`{first}`" + ("" if first == last else f" … `{last}`") + ": " + _cell(describe(result))
-                     for first, last, result in segments]
+            spans = [f"`{first}`" + ("" if first == last else f" … `{last}`") + ": " + _cell(text)
+                     for (first, last, _), text in zip(segments, change_texts(segments), strict=True)]
             out.append(f"| `{case_id}` | " + "<br>".join(spans) + " |")
 
     out += ["", "## Failures by target", ""]
@@ -215,8 +279,8 @@ def matrix_html(runs: Sequence[Run], title: str = "Compliance matrix", command: 
     )
     changed = "".join(
         f"<tr><td><code>{esc(case_id)}</code></td><td>" + "<br>".join(
-            esc(first + ("" if first == last else f" … {last}") + ": " + describe(result))
-            for first, last, result in segments) + "</td></tr>"
+            esc(first + ("" if first == last else f" … {last}") + ": " + text)
+            for (first, last, _), text in zip(segments, change_texts(segments), strict=True)) + "</td></tr>"
         for case_id, segments in (changes(runs) if len(runs) > 1 else [])
     )
     failures = "".join(

@@ -410,7 +410,9 @@ def with_inputs(runs: Sequence[Run], cases: Iterable[Case]) -> list[Run]:
         for result in run.results:
             source = by_id.get(result.case.id)
             if source is not None and not result.case.inputs:
-                result = replace(result, case=replace(result.case, inputs=source.inputs))
+                # nondeterministic too: the matrix compares such a case's runs by status alone
+                result = replace(result, case=replace(result.case, inputs=source.inputs,
+                                                      nondeterministic=source.nondeterministic))
             results.append(result)
         filled.append(replace(run, results=results))
     return filled

@@ -28,6 +28,8 @@ TARGET_HELP = {
                             "client-go-fake, controller-runtime-fake), @VERSION: built against that release "
                             "of its library; needs go"),
     "live[:CONTEXT]": "a real API server (kubeconfig: --kubeconfig, $KUBECONFIG, ~/.kube/config)",
+    "live@1.MINOR[.PATCH]": ("live on a local etcd + kube-apiserver of that release (patchconf apiserver), "
+                             "built if needed, started for the run and stopped after it; needs go"),
 }
 
 
@@ -73,6 +75,12 @@ def _live(argument: str | None, **options) -> Target:
     return LiveTarget(argument, **options)
 
 
+def _live_local(argument: str | None, **options) -> Target:
+    from harness.targets.live_local import LocalLiveTarget, release_of
+
+    return LocalLiveTarget(release_of(f"live@{argument or ''}"), **options)
+
+
 FACTORIES: dict[str, Callable[..., Target]] = {
     "upstream": _upstream,
     "reference": _reference,
@@ -81,6 +89,7 @@ FACTORIES: dict[str, Callable[..., Target]] = {
     "cmd": _command,
     "peer": _peer,
     "live": _live,
+    "live@": _live_local,
 }
 
 
@@ -94,7 +103,10 @@ def make_target(spec: str, timeout: float | None = None, kubeconfig: str | None 
     ``max_answer_bytes`` bounds what a program target may print per answer (None: the
     default, or $PATCHCONF_MAX_ANSWER_BYTES; see harness/bounded.py).
     """
-    name, _, argument = spec.partition("@" if spec.startswith("upstream") else ":")
+    if spec.startswith("live@"):  # a release, not a context: live_local starts that server
+        name, argument = "live@", spec.removeprefix("live@")
+    else:
+        name, _, argument = spec.partition("@" if spec.startswith("upstream") else ":")
     factory = FACTORIES.get(name)
     if factory is None:
         known = ", ".join(TARGET_HELP)
@@ -104,4 +116,6 @@ def make_target(spec: str, timeout: float | None = None, kubeconfig: str | None 
         options["max_answer_bytes"] = max_answer_bytes
     if name == "live":
         options = {"kubeconfig": kubeconfig, "namespace": namespace, **({"workers": workers} if workers else {})}
+    if name == "live@":  # it writes its own kubeconfig
+        options = {"workers": workers} if workers else {}
     return factory(argument or None, **options)

@@ -306,6 +306,85 @@ def test_a_port_taken_before_the_server_binds_it_is_retried(binaries, tmp_path: 
     assert not plane.data_dir.exists()
 
 
+LIVE_PROBE = """
+    defaults:
+      type: json-patch
+      tags: [JP-ADD]
+      provenance: [{implementation: upstream, version: "1.33.13"}]
+    cases:
+      - name: add-member
+        description: a member added to a ConfigMap's data
+        original: {apiVersion: v1, kind: ConfigMap, metadata: {name: probe}, data: {a: "1"}}
+        patch: [{op: add, path: /data/b, value: "2"}]
+        expected: {apiVersion: v1, kind: ConfigMap, metadata: {name: probe}, data: {a: "1", b: "2"}}
+"""
+
+
+def test_live_at_a_release_starts_its_own_server_runs_cases_on_it_and_stops_it(binaries, write_case_file) -> None:
+    from harness.cases import load_file
+    from harness.runner import PASS, run_cases
+    from harness.targets import make_target
+
+    cases, _ = load_file(write_case_file("json-patch/probe.yaml", LIVE_PROBE))
+    minor = ".".join(apiserver.pinned_version().removeprefix("v").split(".")[:2])
+    target = make_target(f"live@{minor}")
+    plane = target.control_plane
+    try:
+        assert target.name == f"live@{minor}"
+        assert target.info.version == apiserver.pinned_version()
+        assert [record.name for record in plane.processes] == ["etcd", "kube-apiserver"]
+        assert [(result.case.name, result.status) for result in run_cases(cases, target)] == [("add-member", PASS)]
+    finally:
+        target.close()
+    assert target.control_plane is None
+    assert not any(apiserver.is_running(record) for record in plane.processes)
+    assert not plane.data_dir.exists() and not plane.state_file.exists()
+    assert not plane.kubeconfig.parent.exists()  # the kubeconfig's temporary directory too
+
+
+TERMINATED_WHILE_STARTING = """
+import json, os, sys, time
+from pathlib import Path
+from harness import apiserver
+from harness.targets import make_target
+
+def hold(check, processes, deadline, what):  # etcd is up: say so, then wait to be terminated
+    Path(os.environ["STARTED_OUT"]).write_text(json.dumps([vars(r) for _, r, _ in processes]))
+    time.sleep(120)
+
+apiserver._wait_until = hold
+try:
+    make_target(sys.argv[1])
+except KeyboardInterrupt:
+    sys.exit(143)
+"""
+
+
+def test_live_at_a_release_terminated_while_its_server_starts_leaves_nothing_running(binaries,
+                                                                                     tmp_path: Path) -> None:
+    out = tmp_path / "started.json"
+    minor = ".".join(apiserver.pinned_version().removeprefix("v").split(".")[:2])
+    child = subprocess.Popen([sys.executable, "-c", TERMINATED_WHILE_STARTING, f"live@{minor}"], cwd=REPO_ROOT,
+                             env={**os.environ, "PYTHONPATH": str(REPO_ROOT), "STARTED_OUT": str(out)},
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not out.exists() and child.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(0.2)  # the file is written in one call; let it land
+        records = [apiserver.ProcessRecord(**record) for record in json.loads(out.read_text())]
+        assert [record.name for record in records] == ["etcd"]
+        assert apiserver.is_running(records[0])
+        child.send_signal(signal.SIGTERM)
+        output = child.communicate(timeout=60)[0]
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert child.returncode == 143, output
+    assert not apiserver.is_running(records[0])
+
+
 HOLDING_TEST = """
 import json, os, time
 from pathlib import Path

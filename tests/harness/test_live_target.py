@@ -679,6 +679,17 @@ def test_sent_patch_is_read_from_kubectls_request_log():
     assert sent_patch('I1 helper.go:105] "Request Body" body=""') is None
 
 
+def test_sent_patch_is_read_from_the_bare_request_log_of_kubectl_before_1_32():
+    log = "\n".join([
+        'I1126 08:40:35.943186   21744 request.go:1351] Response Body: {"kind":"ConfigMap","data":{"a":"1"}}',
+        'I1126 08:40:36.218243   21744 request.go:1351] Request Body: {"data":{"a":"\\u003cx"}}',
+        "I1126 08:40:36.218358   21744 round_trippers.go:466] curl -v -XPATCH  -H \"Content-Type: "
+        "application/strategic-merge-patch+json\" 'https://h/api/v1/x'",
+    ])
+    assert sent_patch(log) == {"data": {"a": "<x"}}
+    assert sent_patch("I1126 08:40:36.218358 1 round_trippers.go:466] curl -v -XPATCH 'https://h/x'") is None
+
+
 def test_update_rules_are_told_apart_from_invalid_objects():
     forbidden = _status(422, "Invalid", "Pod is invalid", [{"reason": "FieldValueForbidden", "field": "spec",
                                                            "message": "pod updates may not change fields"}])

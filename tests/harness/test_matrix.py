@@ -90,6 +90,64 @@ def test_matrix_lists_the_cases_whose_answer_changed_between_targets(write_case_
     assert "<h2>Changed between targets</h2>" in matrix_html(runs)
 
 
+def test_notes_naming_each_servers_release_are_no_change(write_case_file, scripted):
+    cases, _ = load_file(write_case_file("json-patch/m.yaml", CASES))
+    targets = [scripted({"plain": Actual(document={"a": 1, "b": 2}, notes=(f"kube-apiserver v1.{minor}.0",)),
+                         "negative": Actual(document={"a": [1, 2]}, notes=(f"kube-apiserver v1.{minor}.0",))},
+                        family="live", version=f"v1.{minor}.0") for minor in (32, 33)]
+    runs = [Run(f"live@1.{minor}", t.info, run_cases(cases, t)) for minor, t in zip((32, 33), targets, strict=True)]
+    assert "0 case(s) got a different answer" in matrix_markdown(runs)
+
+
+def _steps(namespace: str, conflicts: list, entries: list, error_class: str = "conflict") -> Actual:
+    return Actual(document={"steps": [
+        {"document": {"a": 1}, "managed_fields": entries, "changed": True},
+        {"error": {"class": error_class, "message": f"Apply failed ({namespace}/web)", "conflicts": conflicts},
+         "unchanged": True}]})
+
+
+def test_server_side_apply_steps_compare_as_the_runner_judges_them(write_case_file, scripted):
+    from harness.matrix import changes
+
+    cases, _ = load_file(write_case_file("json-patch/m.yaml", CASES))
+    alice = {"field": ".spec.mode", "manager": "alice"}
+    bob = {"field": ".spec.z", "manager": "bob"}
+    gitops = {"manager": "gitops", "operation": "Apply", "time": None}
+    main = {"manager": "main", "operation": "Update", "time": None}
+    answers = {
+        "first": _steps("patchconf-r1", [alice, bob], [gitops, main]),
+        # another run's namespace, managers in another map order: the same answer
+        "same": _steps("patchconf-r2", [bob, alice], [main, gitops]),
+        "other-class": _steps("patchconf-r3", [alice, bob], [gitops, main], error_class="invalid-patch"),
+        "other-owner": _steps("patchconf-r4", [alice], [gitops, main]),
+    }
+    runs = [Run(label, t.info, run_cases(cases[:1], t))
+            for label, t in ((label, scripted({"plain": answer}, family="live")) for label, answer in answers.items())]
+    [(case_id, segments)] = changes(runs)
+    assert case_id == "cases/json-patch/m.yaml::plain"
+    assert [(first, last) for first, last, _ in segments] == [
+        ("first", "same"), ("other-class", "other-class"), ("other-owner", "other-owner")]
+
+
+def test_two_answers_that_read_alike_say_where_they_differ(write_case_file):
+    from harness.matrix import change_texts
+    from harness.runner import PASS, Result
+
+    cases, _ = load_file(write_case_file("json-patch/m.yaml", CASES))
+    case = cases[0]
+    old = {"document": {"spec": {"template": {"metadata": {"creationTimestamp": None}}, "a/b": 1}, "list": [1, 2]}}
+    new = {"document": {"spec": {"template": {"metadata": {}}, "a/b": 2}, "list": [1, 3]}}
+    segments = [("live@1.33", "live@1.33", Result(case, PASS, actual={**old, "notes": ["kube-apiserver v1.33.13"]})),
+                ("live@1.34", "live@1.34", Result(case, PASS, actual={**new, "notes": ["kube-apiserver v1.34.4"]})),
+                ("live@1.35", "live@1.35", Result(case, PASS, judged_by="divergence: older releases", actual=old))]
+    assert change_texts(segments) == [
+        "✓ as the case expects",
+        "✓ as the case expects; the answer differs at /document/list/1, /document/spec/a~1b, "
+        "/document/spec/template/metadata/creationTimestamp",
+        "✓ declared divergence: older releases",
+    ]
+
+
 def test_a_single_target_has_no_changes_section(write_case_file, scripted):
     cases, _ = load_file(write_case_file("json-patch/m.yaml", CASES))
     target = scripted({"plain": Actual(document={"a": 1}), "negative": Actual(document={"a": [1, 2]})})

@@ -133,3 +133,16 @@ def test_provenance_names_the_program_a_target_ran_besides_the_server(write_case
                                   "with kubectl apply --server-side (kubectl 1.32.4)")
     assert via_of(live) == "patchconf live target, local kube-apiserver"
     assert via_of(_Judge("upstream@1.30", "upstream"), case) == "patchconf upstream target (Kubernetes' Go modules)"
+
+
+def test_the_bare_bodies_of_kubectl_before_1_32_are_read_too():
+    log = "\n".join([
+        "I1126 08:40:36.218358   21744 round_trippers.go:553] PATCH https://h/api/v1/namespaces/n/configmaps/cm"
+        "?fieldManager=kubectl&force=false 409 Conflict in 2 milliseconds",
+        f"I1126 08:40:36.221800   21744 request.go:1351] Response Body: {CONFLICT_STATUS}",
+        'I1126 08:40:36.231800   21744 request.go:1351] Response Body: {"kind":"ConfigMap"}',
+        'I1126 08:40:36.241800   21744 request.go:1351] Response Body: {"kind":"Status","status":"Failu',  # cut short
+        'error: Apply failed with 1 conflict: conflict with "scaler" using v1: .data.a',
+    ])
+    assert kubectl_ssa.last_failure_status(log) == json.loads(CONFLICT_STATUS)
+    assert kubectl_ssa.own_lines(log) == 'Apply failed with 1 conflict: conflict with "scaler" using v1: .data.a'

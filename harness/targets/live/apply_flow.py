@@ -126,16 +126,19 @@ class ClientSideApplyFlow:
 
 
 _REQUEST_BODY = re.compile(r'"Request Body" body=(".*")\s*$')
+# kubectl before 1.32 (which a version-matching kubectl runs against an older server) logs it bare
+_BARE_REQUEST_BODY = re.compile(r"\] Request Body: (.*?)\s*$")
 
 
 def sent_patch(log: str) -> Any:
     """The body of the PATCH request in kubectl's -v=10 log (None: kubectl sent no patch)."""
     pending = None
     for line in log.splitlines():
-        body = _REQUEST_BODY.search(line)
-        if body:
+        quoted, bare = _REQUEST_BODY.search(line), _BARE_REQUEST_BODY.search(line)
+        if quoted or bare:
             try:
-                pending = json.loads(json.loads(body.group(1))) if body.group(1) != '""' else None
+                text = json.loads(quoted.group(1)) if quoted else bare.group(1)
+                pending = json.loads(text) if text else None
             except json.JSONDecodeError:
                 pending = None
         elif "-XPATCH" in line and pending is not None:

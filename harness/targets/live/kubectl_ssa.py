@@ -10,6 +10,7 @@ reason, conflict causes) is read.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -23,6 +24,8 @@ from harness import bounded
 
 TIMEOUT_SECONDS = 60
 _RESPONSE_BODY = '"Response Body" body='
+# kubectl before 1.32 (which a version-matching kubectl runs against an older server) logs it bare
+_BARE_RESPONSE_BODY = "] Response Body: "
 
 
 @dataclass(frozen=True)
@@ -78,13 +81,19 @@ def last_failure_status(log: str) -> dict[str, Any] | None:
     """The last Status with ``status: Failure`` among the response bodies of a -v=8 log.
 
     klog writes a body either on the line (``body="…"``, a quoted string) or, when it spans
-    lines, as ``body=<`` followed by the tab-indented text and `` >``.
+    lines, as ``body=<`` followed by the tab-indented text and `` >``; kubectl before 1.32
+    writes it bare after ``Response Body:``.
     """
     found = None
     lines = log.splitlines()
     for index, line in enumerate(lines):
         at = line.find(_RESPONSE_BODY)
         if at < 0:
+            bare = line.find(_BARE_RESPONSE_BODY)
+            with contextlib.suppress(json.JSONDecodeError):
+                body = json.loads(line[bare + len(_BARE_RESPONSE_BODY):]) if bare >= 0 else None
+                if isinstance(body, dict) and body.get("kind") == "Status" and body.get("status") == "Failure":
+                    found = body
             continue
         rest = line[at + len(_RESPONSE_BODY):].strip()
         spans_lines = rest == "<" and index + 1 < len(lines)
