@@ -33,7 +33,7 @@ def test_a_context_spec_is_still_the_plain_live_target(monkeypatch: pytest.Monke
     made = []
     monkeypatch.setattr(live, "LiveTarget", lambda *args, **kwargs: made.append((args, kwargs)) or "plain live")
     assert make_target("live:kind-kind", kubeconfig="/tmp/k") == "plain live"
-    assert made == [(("kind-kind",), {"kubeconfig": "/tmp/k"})]
+    assert made == [(("kind-kind",), {"kubeconfig": "/tmp/k", "namespace": None})]
 
 
 @pytest.mark.parametrize(("requested", "resolved"), [
