@@ -21,6 +21,8 @@ from reference_impl import go_json
 HOST_GROUP, HOST_VERSION, HOST_KIND = "documents.patchconf.dev", "v1", "Document"
 HOST_FIELDS = ("apiVersion", "kind", "metadata")
 HOSTED_NAME = "document"  # how the server's messages name a hosted document
+# a CronJob's name may be at most 52 characters, and the dry-run beside it adds "-dry"
+MAX_NAME = 46
 
 
 @dataclass
@@ -137,10 +139,10 @@ class PlacementMixin:
             document["apiVersion"], document["kind"], ssa_named_schema(case))
         if isinstance(resource, str):
             raise TargetDeclined(resource)
-        slug = re.sub(r"[^a-z0-9-]+", "-", case.name.lower()).strip("-")[:40].rstrip("-")
         # in an existing namespace other runs (or what an interrupted one left) live beside this one
         prefix = f"c{next(self._counter):04d}" + (f"-{self.run_id}" if self.shared_namespace else "")
-        name = f"{prefix}-{slug}".rstrip("-")
+        slug = re.sub(r"[^a-z0-9-]+", "-", case.name.lower()).strip("-")
+        name = f"{prefix}-{slug}"[:MAX_NAME].rstrip("-")
         if hosted:
             return Placement(resource, resource.group_version, "", name, HOSTED_NAME, None, self.namespace, True)
         metadata = document.get("metadata") or {}
