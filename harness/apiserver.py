@@ -547,6 +547,8 @@ def start(kubeconfig: Path, version: str | None = None, ready_timeout: float = D
     state = state_file_for(kubeconfig)
     if state.is_file():
         previous = ControlPlane.from_json(json.loads(state.read_text()))
+        if _only_apiserver_died(previous) and version in (None, previous.version.removeprefix("v"), previous.version):
+            return restart_apiserver(previous, ready_timeout, log)
         if any(is_running(record) for record in previous.processes):
             raise ControlPlaneError(f"a control plane started by patchconf already serves {kubeconfig} "
                                     f"({previous.server}); stop it first: patchconf apiserver stop "
@@ -616,6 +618,39 @@ def _start_once(binaries: Binaries, kubeconfig: Path, ready_timeout: float, log:
                 process.wait(timeout=1)
         shutil.rmtree(data_dir, ignore_errors=True)
         raise
+
+
+def _only_apiserver_died(plane: ControlPlane) -> bool:
+    return [record.name for record in plane.processes if not is_running(record)] == ["kube-apiserver"]
+
+
+def restart_apiserver(plane: ControlPlane, ready_timeout: float = DEFAULT_READY_TIMEOUT,
+                      log: Log | None = None) -> ControlPlane:
+    """Bring back a kube-apiserver that died while its etcd lives on: same port, data and
+    credentials, so what was stored before (a killed run's objects) is there to clean up."""
+    binaries = build(plane.version, log=log)
+    port = int(plane.server.rsplit(":", 1)[1])
+    apiserver_log = plane.data_dir / "kube-apiserver.log"
+    process, record = _spawn("kube-apiserver",
+                             _apiserver_command(binaries.kube_apiserver, plane.data_dir, plane.etcd_url, port,
+                                                binaries.version),
+                             apiserver_log)
+    started = [(process, record, apiserver_log)]
+    context = _ssl_context(plane.ca_file())
+
+    def apiserver_ready() -> tuple[bool, str]:
+        status, body = _get(f"{plane.server}/readyz", plane.token(), context, timeout=5)
+        return status == 200, f"{status} {body}"
+
+    try:
+        _wait_until(apiserver_ready, started, time.monotonic() + ready_timeout,
+                    f"kube-apiserver {plane.server}/readyz")
+    except BaseException:
+        _terminate([record])
+        raise
+    plane.processes = [record if old.name == "kube-apiserver" else old for old in plane.processes]
+    plane.state_file.write_text(json.dumps(plane.to_json(), indent=2) + "\n")
+    return plane
 
 
 def stop(plane: ControlPlane) -> None:

@@ -428,3 +428,46 @@ def test_an_interrupted_session_still_stops_its_control_plane(binaries, tmp_path
     assert not any(apiserver.is_running(record) for record in plane.processes)
     assert not plane.data_dir.exists()
     assert not plane.state_file.exists()
+
+
+def test_a_server_killed_mid_run_leaves_results_and_cleanup_removes_the_rest_once_it_is_back(
+        binaries, tmp_path: Path) -> None:
+    kubeconfig, report = tmp_path / "kubeconfig", tmp_path / "report"
+    plane = apiserver.start(kubeconfig)
+    try:
+        run = subprocess.Popen([sys.executable, "-m", "harness.cli", "run", "--target", "live", "--kubeconfig",
+                                str(kubeconfig), "--type", "strategic", "--report", str(report)],
+                               cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        results = report / "results.jsonl"
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and run.poll() is None and (
+                not results.is_file() or results.read_text().count('"result"') < 20):
+            time.sleep(0.1)
+        [killed] = [record for record in plane.processes if record.name == "kube-apiserver"]
+        os.killpg(killed.pid, signal.SIGKILL)
+        _, stderr = run.communicate(timeout=300)
+
+        assert run.returncode == 1
+        lines = [json.loads(line) for line in results.read_text().splitlines()]
+        run_id = re.search(r"run (r[0-9a-f]+)", lines[0]["run"]["target"]["description"]).group(1)
+        statuses = [line["result"]["status"] for line in lines if "result" in line]
+        assert len(statuses) == lines[0]["run"]["planned"]  # every case has its result on disk
+        assert statuses.count("pass") >= 10 and "error" in statuses
+        stopped = [line["result"]["reason"] for line in lines if "result" in line
+                   and line["result"]["reason"].startswith("the API server stopped answering")]
+        assert stopped, "the cases after the server died are skipped, saying why"
+        assert (report / "report.md").is_file() and (report / "results.json").is_file()
+        assert f"cleanup of run {run_id} failed" in stderr and "run `patchconf live cleanup`" in stderr
+
+        back = apiserver.start(kubeconfig)  # the same etcd: what the run created is still stored
+        assert back.server == plane.server and back.data_dir == plane.data_dir
+        plane = back
+        cleanup = subprocess.run([sys.executable, "-m", "harness.cli", "live", "cleanup", "--kubeconfig",
+                                  str(kubeconfig)], cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
+        assert cleanup.returncode == 0, cleanup.stderr
+        assert f"patchconf-{run_id}" in cleanup.stdout + cleanup.stderr
+        again = subprocess.run([sys.executable, "-m", "harness.cli", "live", "cleanup", "--kubeconfig",
+                                str(kubeconfig)], cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
+        assert run_id not in again.stdout + again.stderr  # nothing of the run is left
+    finally:
+        apiserver.stop(plane)
