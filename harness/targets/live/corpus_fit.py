@@ -16,9 +16,9 @@ def _ops(patch: Any) -> list[dict]:
     return [op for op in patch if isinstance(op, dict)] if isinstance(patch, list) else []
 
 
-def corpus_problem(case: Case, labelled: bool = False) -> str | None:
-    """Why a corpus case (not written for live) cannot be judged against a server (``labelled``:
-    the target puts its run label on the objects it creates)."""
+def corpus_problem(case: Case) -> str | None:
+    """Why a corpus case (not written for live) cannot be judged against a server (the run label
+    in an existing namespace is :func:`label_problem`'s concern)."""
     patch = case.inputs.get("patch")
     if case.type == "json-patch":
         for op in _ops(patch):
@@ -32,8 +32,6 @@ def corpus_problem(case: Case, labelled: bool = False) -> str | None:
                     return f"the patch operates on {pointer or 'the root'}, which a server owns or keeps fixed"
                 if pointer == "/status" or pointer.startswith("/status/"):
                     return "the patch changes status, which a server ignores outside the status subresource"
-                if labelled and pointer.startswith("/metadata/labels"):
-                    return "the patch operates on metadata.labels, where the live target keeps its run label"
     elif case.type in ("merge-patch", "strategic") and isinstance(patch, dict):
         original = case.inputs.get("original") or {}
         if any(key in patch and patch[key] != original.get(key) for key in ("apiVersion", "kind")):
@@ -47,8 +45,6 @@ def corpus_problem(case: Case, labelled: bool = False) -> str | None:
                      if key in metadata and not (key == "name" and same_name)]
             if owned:
                 return f"the patch sets metadata.{owned[0]}, which a server owns or keeps fixed"
-            if labelled and "labels" in metadata and not isinstance(metadata["labels"], dict):
-                return "the patch replaces metadata.labels, where the live target keeps its run label"
         if "status" in patch:
             return "the patch changes status, which a server ignores outside the status subresource"
     elif case.type in ("merge-patch", "strategic"):

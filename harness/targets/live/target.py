@@ -65,9 +65,6 @@ class LiveTarget(PlacementMixin, RunCRDs, PatchFlow, ServerSideApplyFlow, Client
             messages=True,
             description=f"kube-apiserver {version} at {self.cluster.host}, run {self.run_id}{where}",
         )
-        # Objects in the run's own namespace need no run label (deleting the namespace removes
-        # them), so cases that patch metadata.labels run; objects elsewhere carry it.
-        self.label_objects = self.shared_namespace
         self._counter = itertools.count(1)
         self._lock = threading.Lock()
         self._crds: dict[tuple[str, str, str, str | None], Resource | str] = {}
@@ -148,6 +145,12 @@ class LiveTarget(PlacementMixin, RunCRDs, PatchFlow, ServerSideApplyFlow, Client
         # the live target quote the server's.
         return "live" in case.targets
 
+    @property
+    def label_objects(self) -> bool:
+        """Objects in the run's own namespace need no run label (deleting the namespace removes
+        them), so cases that patch metadata.labels run there; in an existing one each carries it."""
+        return self.shared_namespace
+
     def skip_reason(self, case: Case) -> str | None:
         if self._stopping.is_set():
             return self._stopped_because
@@ -180,7 +183,7 @@ class LiveTarget(PlacementMixin, RunCRDs, PatchFlow, ServerSideApplyFlow, Client
             return resource
         if "live" in case.targets:
             return None
-        return corpus_problem(case, labelled=self.label_objects)
+        return corpus_problem(case)
 
     # --- running ------------------------------------------------------------------------------
 
