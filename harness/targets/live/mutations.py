@@ -30,6 +30,7 @@ from fractions import Fraction
 from typing import Any
 
 from harness.targets.live.conventions import GENERATED_LABELS, SERVER_ANNOTATIONS, SERVER_OWNED_METADATA
+from reference_impl import jsonpointer
 
 ADDED, REMOVED, CHANGED, REFUSED = "added", "removed", "changed", "refused"
 # Where a fact was seen, in the words a report uses.
@@ -59,10 +60,6 @@ STOCK: dict[str, tuple[str, ...]] = {
 }
 _DROPPED = object()
 
-def pointer(path: tuple) -> str:
-    return "".join("/" + str(token).replace("~", "~0").replace("/", "~1") for token in path)
-
-
 def object_changes(document: Any, manager: str | None = None, sent: Any = None) -> list[tuple[str, str, Any]]:
     """(``added``/``removed``/``changed``, JSON pointer, value) for what the server did to ``document``
     after its field manager ran: see the module's description. ``manager`` limits ``removed`` to what
@@ -83,18 +80,18 @@ def object_changes(document: Any, manager: str | None = None, sent: Any = None) 
     kind, observed = document.get("kind"), _observed(document)
     facts = []
     for path, value in _unowned(observed, _observed(_union([entry["fieldsV1"] for entry in entries]), "f:"), ()):
-        shown_value = _reported(kind, pointer(path), value)
+        shown_value = _reported(kind, jsonpointer.build(path), value)
         if shown_value is not _DROPPED:
-            facts.append((ADDED, pointer(path), shown_value))
+            facts.append((ADDED, jsonpointer.build(path), shown_value))
     own = [entry["fieldsV1"] for entry in entries if manager is None or entry.get("manager") == manager]
     if own:
         owned = _observed(_union(own), "f:")
-        facts += [(REMOVED, pointer(path), None) for path in _missing(observed, owned, ())
-                  if not _stock(kind, pointer(path), None)]
+        facts += [(REMOVED, jsonpointer.build(path), None) for path in _missing(observed, owned, ())
+                  if not _stock(kind, jsonpointer.build(path), None)]
         if isinstance(sent, dict):
-            facts += [(CHANGED, pointer(path), f"{shown(now)} (sent {shown(was)})")
+            facts += [(CHANGED, jsonpointer.build(path), f"{shown(now)} (sent {shown(was)})")
                       for path, was, now in _rewritten(_observed(sent), observed, owned, ())
-                      if not _stock(kind, pointer(path), now)]
+                      if not _stock(kind, jsonpointer.build(path), now)]
     return facts
 
 
@@ -270,7 +267,7 @@ def _reported(kind: Any, where: str, value: Any) -> Any:
         return _DROPPED
     if isinstance(value, dict):
         kept = {key: reported for key, child in value.items()
-                if (reported := _reported(kind, f"{where}/{pointer((key,))[1:]}", child)) is not _DROPPED}
+                if (reported := _reported(kind, jsonpointer.join(where, key), child)) is not _DROPPED}
         return kept or _DROPPED
     if isinstance(value, list):
         items = [reported for index, child in enumerate(value)
