@@ -22,20 +22,21 @@ def corpus_problem(case: Case) -> str | None:
     patch = case.inputs.get("patch")
     if case.type == "json-patch":
         for op in _ops(patch):
+            problem = _whole_document_test(op)
+            if problem:
+                return problem
             for key in ("path", "from"):
                 pointer = op.get(key)
-                if not isinstance(pointer, str):
-                    continue
-                if pointer in ("", *IDENTITY_POINTERS) or pointer.startswith(("/apiVersion/", "/kind/")) or any(
+                if not isinstance(pointer, str) or pointer in ("", "/apiVersion", "/kind"):
+                    continue  # the server's own answer (jsonpatch's root rules, its decoding) is what is judged
+                if pointer in IDENTITY_POINTERS or any(
                         pointer == f"/metadata/{field}" or pointer.startswith(f"/metadata/{field}/")
                         for field in ("name", "namespace", *SERVER_OWNED_METADATA)):
-                    return f"the patch operates on {pointer or 'the root'}, which a server owns or keeps fixed"
+                    return f"the patch operates on {pointer}, which a server owns or keeps fixed"
                 if pointer == "/status" or pointer.startswith("/status/"):
                     return "the patch changes status, which a server ignores outside the status subresource"
     elif case.type in ("merge-patch", "strategic") and isinstance(patch, dict):
         original = case.inputs.get("original") or {}
-        if any(key in patch and patch[key] != original.get(key) for key in ("apiVersion", "kind")):
-            return "the patch changes apiVersion or kind, which a server keeps fixed"
         metadata = patch.get("metadata")
         if metadata is not None and not isinstance(metadata, dict):
             return "the patch replaces metadata as a whole"
@@ -47,8 +48,14 @@ def corpus_problem(case: Case) -> str | None:
                 return f"the patch sets metadata.{owned[0]}, which a server owns or keeps fixed"
         if "status" in patch:
             return "the patch changes status, which a server ignores outside the status subresource"
-    elif case.type in ("merge-patch", "strategic"):
-        return "a patch that is not a JSON object would replace the whole object"
+    return None
+
+
+def _whole_document_test(op: dict) -> str | None:
+    """A ``test`` of the whole document against an object: the server's object holds more than
+    the case's (its own metadata, or the fields of the object holding a plain document)."""
+    if op.get("op") == "test" and op.get("path") == "" and isinstance(op.get("value"), dict):
+        return "the patch tests the whole document, which on a server holds metadata the case does not state"
     return None
 
 
@@ -70,14 +77,19 @@ def hosting_problem(case: Case) -> str | None:
     patch = case.inputs.get("patch")
     if case.type == "json-patch":
         for op in _ops(patch):
+            problem = _whole_document_test(op)
+            if problem:
+                return problem
             for key in ("path", "from"):
                 pointer = op.get(key)
-                if isinstance(pointer, str) and (pointer == "" or pointer.split("/")[1] in HOST_FIELDS):
-                    return (f"the patch operates on {pointer or 'the root'}, which the object holding the "
-                            "document keeps for the server")
-    elif not isinstance(patch, dict):
-        return "a merge patch that is not a JSON object replaces the whole document, which a server keeps as an object"
-    elif any(key in patch for key in HOST_FIELDS):
+                if pointer == "" and key == "path" and op.get("op") == "replace":
+                    return ("the patch replaces the whole document, with the fields the object holding it "
+                            "keeps for the server")
+                # jsonpatch refuses "" for the other ops (test aside), whatever the document holds
+                if isinstance(pointer, str) and pointer and pointer.split("/")[1] in HOST_FIELDS:
+                    return (f"the patch operates on {pointer}, which the object holding the document keeps "
+                            "for the server")
+    elif isinstance(patch, dict) and any(key in patch for key in HOST_FIELDS):
         return "the patch sets apiVersion, kind or metadata, which the object holding the document keeps for the server"
     return None
 

@@ -181,15 +181,30 @@ class PlacementMixin:
 
     @staticmethod
     def _patch_to_live(patch: Any, placement: Placement) -> Any:
-        """A merge or strategic patch that restates the object's identity names the run's object."""
-        if not isinstance(patch, dict) or placement.hosted:
+        """A patch that restates the object's identity names the run's object: a merge or strategic
+        patch's apiVersion and metadata.name, a JSON patch's whole-document values."""
+        if placement.hosted:
             return patch
-        if patch.get("apiVersion") == placement.case_api_version:
-            patch["apiVersion"] = placement.api_version
-        metadata = patch.get("metadata")
-        if isinstance(metadata, dict) and metadata.get("name") == placement.case_name:
-            metadata["name"] = placement.name
-        return patch
+        if isinstance(patch, list):
+            for op in patch:
+                if isinstance(op, dict) and op.get("path") == "" and isinstance(op.get("value"), dict):
+                    op["value"] = PlacementMixin._identity_to_live(op["value"], placement)
+            return patch
+        return PlacementMixin._identity_to_live(patch, placement)
+
+    @staticmethod
+    def _identity_to_live(document: Any, placement: Placement) -> Any:
+        if not isinstance(document, dict):
+            return document
+        if document.get("apiVersion") == placement.case_api_version:
+            document["apiVersion"] = placement.api_version
+        metadata = document.get("metadata")
+        if isinstance(metadata, dict):
+            if metadata.get("name") == placement.case_name:
+                metadata["name"] = placement.name
+            if "namespace" in metadata and metadata["namespace"] == placement.case_namespace:
+                metadata["namespace"] = placement.namespace
+        return document
 
     def _from_live(self, document: Any, placement: Placement) -> Any:
         """A read-back object in the case's terms (identity mapped back, run label dropped)."""
