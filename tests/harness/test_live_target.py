@@ -25,7 +25,7 @@ from harness.runner import PASS, SKIP, run_case
 from harness.targets import TargetUnavailable, make_target
 from harness.targets.base import Actual, ActualError
 from harness.targets.live.apply_flow import sent_patch
-from harness.targets.live.corpus_fit import corpus_problem, hosting_problem
+from harness.targets.live.corpus_fit import corpus_problem, hosting_problem, nesting_problem
 from harness.targets.live.crds import crd_schema
 from harness.targets.live.responses import classify_response, field_conflicts, ssa_error_class, update_rule
 from reference_impl import go_json
@@ -154,6 +154,48 @@ def test_plain_documents_are_patched_as_the_fields_of_a_run_custom_resource(live
     assert results["status-is-data"].actual["document"] == {"status": {"c": 2.5}, "b": [1, 2]}
     assert results["wrong"].actual["document"] == {}
     assert results["failed-test"].actual["error"]["status"] == 422
+
+
+def test_objects_a_server_cannot_hold_as_their_kind_are_held_whole_as_a_field(live, write_case_file):
+    path = write_case_file("live/held.yaml", """
+        defaults: {provenance: [{implementation: kubectl, version: "1.32.4"}]}
+        cases:
+          - {name: cluster-scoped, description: d, type: merge-patch, tags: [MP-NESTED],
+             original: {apiVersion: v1, kind: Node, metadata: {name: n}, status: {phase: Running}},
+             patch: {status: {phase: null, capacity: {cpu: "4"}}},
+             expected: {apiVersion: v1, kind: Node, metadata: {name: n}, status: {capacity: {cpu: "4"}}}}
+          - {name: server-owned, description: d, type: json-patch, tags: [JP-TEST],
+             original: {apiVersion: v1, kind: ConfigMap, metadata: {name: c, resourceVersion: "7"}},
+             patch: [{op: test, path: /metadata/resourceVersion, value: "8"}],
+             expected_error: {class: test-failed}}
+          - {name: invalid-original, description: d, type: json-patch, tags: [JP-ADD],
+             original: {apiVersion: apps/v1, kind: Deployment, metadata: {name: d}, spec: {replicas: 1}},
+             patch: [{op: replace, path: /spec/replicas, value: "two"}],
+             expected: {apiVersion: apps/v1, kind: Deployment, metadata: {name: d}, spec: {replicas: "two"}}}
+          - {name: wrong, description: d, type: json-patch, tags: [JP-ADD],
+             original: {apiVersion: v1, kind: Node, metadata: {name: n}},
+             patch: [{op: add, path: /spec, value: {}}], expected: {apiVersion: v1, kind: Node, metadata: {name: n}}}
+          - {name: root, description: d, type: json-patch, tags: [JP-ADD],
+             original: {apiVersion: v1, kind: Node, metadata: {name: n}},
+             patch: [{op: remove, path: ""}], expected_error: {class: path-not-found}}
+    """)
+    cases, errors = load_file(path)
+    assert errors == []
+    results = {case.name: run_case(case, live) for case in cases}
+    assert {name: result.status for name, result in results.items()} == {
+        "cluster-scoped": PASS, "server-owned": PASS, "invalid-original": PASS, "wrong": "fail", "root": SKIP}
+    held = "the object was held whole as the field 'document' of a schemaless custom resource, as it cannot run"
+    assert results["cluster-scoped"].actual["document"] == {
+        "apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}, "status": {"capacity": {"cpu": "4"}}}
+    assert any(note.startswith(f"{held} as its kind: Node is cluster-scoped")
+               for note in results["cluster-scoped"].actual["notes"])
+    assert results["server-owned"].actual["error"]["status"] == 422
+    assert any(note.startswith(f"{held} as its kind: original rejected by the server: 422 Invalid")
+               for note in results["invalid-original"].actual["notes"])
+    assert results["wrong"].actual["document"] == {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"},
+                                                   "spec": {}}
+    assert results["root"].reason == ("Node is cluster-scoped; the live target creates only namespaced objects "
+                                      "(and its own CRDs)")
 
 
 def test_objects_in_the_runs_own_namespace_carry_no_run_label(live, write_case_file):
@@ -606,6 +648,9 @@ def _status(status: int, reason: str, message: str, causes: list | None = None) 
     ("json-patch", _status(422, "Invalid", "the server rejected our request due to an error in our request",
                            [{"message": "testing value /a failed: test failed"}]), "test-failed"),
     ("strategic", _status(400, "BadRequest", "does not contain declared merge key: name"), "merge-key-missing"),
+    # the patch applied, but its result is no object of the URL's kind
+    ("json-patch", _status(422, "Invalid", ' "" is invalid: patch: Invalid value: "{}": converting (v1.Secret) to '
+                                           '(core.ConfigMap): unknown conversion'), "invalid-document"),
 ])
 def test_classify_response(patch_type, answer, error_class):
     assert classify_response(patch_type, answer) == error_class
@@ -679,6 +724,30 @@ def test_hosting_problem_says_why_a_plain_document_cannot_be_held(write_case_fil
     [case], errors = load_file(path)
     assert errors == []
     assert hosting_problem(case) == reason
+
+
+@pytest.mark.parametrize(("case_text", "reason"), [
+    ("{type: json-patch, original: {kind: Node}, patch: [{op: add, path: /a, value: 1}], expected: {a: 1}}", None),
+    ("{type: merge-patch, original: {kind: Node}, patch: {a: 1}, expected: {a: 1}}", None),
+    ("{type: json-patch, original: {kind: Node}, patch: [{op: move, from: '', path: /a}], "
+     "expected_error: {class: path-not-found}}",
+     "the patch operates on the root, which jsonpatch treats apart from any member"),
+    ("{type: merge-patch, original: {kind: Node}, patch: null, expected_error: {class: invalid-patch}}",
+     "a merge patch that is not a JSON object follows rules of its own at the root"),
+    ("{type: merge-patch, original: {kind: Node}, patch: [1], expected: [1]}",
+     "the expected document is an array, which a server cannot store as an object"),
+    ("{type: strategic, original: {kind: Node}, patch: {}, expected: {kind: Node}}",
+     "a server applies strategic patches only to objects it can hold as their kind"),
+])
+def test_nesting_problem_says_when_an_object_cannot_be_held_whole(write_case_file, case_text, reason):
+    path = write_case_file("live/nesting.yaml", f"""
+        defaults: {{tags: [JP-ADD], provenance: [{{implementation: kubectl, version: "1.32.4"}}]}}
+        cases:
+          - {{name: c, description: d, {case_text[1:]}
+    """)
+    [case], errors = load_file(path)
+    assert errors == []
+    assert nesting_problem(case) == reason
 
 
 def test_go_json_matches_encoding_json():

@@ -94,6 +94,26 @@ def hosting_problem(case: Case) -> str | None:
     return None
 
 
+def nesting_problem(case: Case) -> str | None:
+    """Why a case on an object cannot run with the object held whole as one field of a custom
+    resource (placement.HELD_FIELD); None when it can: patches at the root, and non-object
+    documents or merge patches, follow rules of their own there that a field does not."""
+    if case.type not in HOSTED_TYPES:
+        return f"a server applies {case.type} patches only to objects it can hold as their kind"
+    if not isinstance(case.inputs.get("original"), dict):
+        return "a server stores only JSON objects"
+    expected = case.outcome.document
+    if case.outcome.error is None and expected is not ABSENT and not isinstance(expected, dict):
+        return f"the expected document is {_json_kind(expected)}, which a server cannot store as an object"
+    patch = case.inputs.get("patch")
+    if case.type == "json-patch":
+        if any(op.get(key) == "" for op in _ops(patch) for key in ("path", "from")):
+            return "the patch operates on the root, which jsonpatch treats apart from any member"
+    elif not isinstance(patch, dict):
+        return "a merge patch that is not a JSON object follows rules of its own at the root"
+    return None
+
+
 def _json_kind(value: Any) -> str:
     if value is None:
         return "null"

@@ -16,6 +16,11 @@ from harness.targets.live.responses import bare_json_patch_rejection, classify_r
 from reference_impl import go_json
 
 
+class CannotHoldAsKind(TargetDeclined):
+    """The server refuses the case's object as its kind (not admission or policy: those answers are
+    the cluster's and are judged); a JSON or merge patch case may run with it held whole instead."""
+
+
 class PatchFlow:
     def _check_expected_object(self, case: Case, placement: Placement) -> None:
         """A corpus case whose expected object a server cannot store (wrong Go types, invalid) is skipped."""
@@ -29,15 +34,15 @@ class PatchFlow:
         # A refusal by admission or policy is this cluster's answer, not a case it cannot hold: the case
         # runs and its result says what refused it.
         if not probe.ok and not refusal(probe.status, probe.reason(), probe.message()):
-            raise TargetDeclined(f"the expected object cannot be stored by a server: {probe.status} "
-                                 f"{probe.reason()}: {full_message(probe)[:300]}")
+            raise CannotHoldAsKind(f"the expected object cannot be stored by a server: {probe.status} "
+                                   f"{probe.reason()}: {full_message(probe)[:300]}")
 
     def _create(self, document: Any, placement: Placement, case: Case) -> dict:
         body = self._to_live(document, placement)
         answer = self.cluster.request("POST", placement.collection, body, query=CREATE_QUERY)
         if not answer.ok:
-            raise TargetDeclined(f"original rejected by the server: {answer.status} {answer.reason()}: "
-                                 f"{answer.message()}")
+            declined = TargetDeclined if refusal(answer.status, answer.reason(), answer.message()) else CannotHoldAsKind
+            raise declined(f"original rejected by the server: {answer.status} {answer.reason()}: {answer.message()}")
         self._note_created(case, answer.body, body)
         self._check_expected_object(case, placement)
         return answer.body
@@ -64,7 +69,7 @@ class PatchFlow:
                 return Actual(error=self._error(case, read), notes=("the object could not be read back",))
             return Actual(document=self._present(case, placement, read.body), notes=self._notes)
         if "live" not in case.targets and self._live_outcome(case).error is None and update_rule(answer):
-            raise TargetDeclined(f"the server's update rules refuse the change: {answer.message()[:300]}")
+            raise CannotHoldAsKind(f"the server's update rules refuse the change: {answer.message()[:300]}")
         return Actual(error=self._error(case, answer), unchanged=self._unchanged(placement, before))
 
     def _unchanged(self, placement: Placement, before: dict | None) -> bool | None:

@@ -21,6 +21,10 @@ from reference_impl import go_json
 HOST_GROUP, HOST_VERSION, HOST_KIND = "documents.patchconf.dev", "v1", "Document"
 HOST_FIELDS = ("apiVersion", "kind", "metadata")
 HOSTED_NAME = "document"  # how the server's messages name a hosted document
+# A JSON or merge patch case on an object the server cannot hold as its kind (a kind it does not
+# serve or keep in a namespace, an invalid object, fields the server owns) runs on the object held
+# whole as this one field of such a custom resource: a server applies these patches to any JSON.
+HELD_FIELD = "document"
 # a CronJob's name may be at most 52 characters, and the dry-run beside it adds "-dry"
 MAX_NAME = 46
 
@@ -37,6 +41,7 @@ class Placement:
     case_namespace: str | None
     namespace: str
     hosted: bool = False  # a plain JSON document, held as the top-level fields of a run custom resource
+    held_whole: bool = False  # hosted, the whole document as the field HELD_FIELD (see there)
 
     @property
     def path(self) -> str:
@@ -51,7 +56,7 @@ def shadow_of(placement: Placement) -> Placement:
     """Where a dry-run create of the expected object goes: beside the case's object, never on it."""
     return Placement(placement.resource, placement.api_version, placement.case_api_version,
                      f"{placement.name[:55]}-dry", placement.case_name, placement.case_namespace,
-                     placement.namespace, placement.hosted)
+                     placement.namespace, placement.hosted, placement.held_whole)
 
 
 def case_subject(case: Case) -> Any:
@@ -132,9 +137,9 @@ def owns_run_label(entry: Any) -> bool:
 class PlacementMixin:
     """The case's documents under the run's names, and the server's answers back in the case's."""
 
-    def _placement(self, case: Case) -> Placement:
+    def _placement(self, case: Case, held_whole: bool = False) -> Placement:
         document = case_subject(case)
-        hosted = not is_object(document)
+        hosted = held_whole or not is_object(document)
         resource = self._host_resource() if hosted else self._resource(
             document["apiVersion"], document["kind"], ssa_named_schema(case))
         if isinstance(resource, str):
@@ -144,7 +149,8 @@ class PlacementMixin:
         slug = re.sub(r"[^a-z0-9-]+", "-", case.name.lower()).strip("-")
         name = f"{prefix}-{slug}"[:MAX_NAME].rstrip("-")
         if hosted:
-            return Placement(resource, resource.group_version, "", name, HOSTED_NAME, None, self.namespace, True)
+            return Placement(resource, resource.group_version, "", name, HOSTED_NAME, None, self.namespace, True,
+                             held_whole)
         metadata = document.get("metadata") or {}
         return Placement(resource, resource.group_version, document["apiVersion"], name, metadata["name"],
                          metadata.get("namespace"), self.namespace)
@@ -161,8 +167,9 @@ class PlacementMixin:
             metadata = {"name": placement.name, "namespace": placement.namespace}
             if label and self.label_objects:
                 metadata["labels"] = {RUN_LABEL: self.run_id}
+            fields = {HELD_FIELD: document} if placement.held_whole else document
             return {"apiVersion": placement.api_version, "kind": HOST_KIND, "metadata": metadata,
-                    **copy.deepcopy(document)}
+                    **copy.deepcopy(fields)}
         live = copy.deepcopy(document)
         if live.get("apiVersion") == placement.case_api_version:
             live["apiVersion"] = placement.api_version
@@ -183,6 +190,14 @@ class PlacementMixin:
     def _patch_to_live(patch: Any, placement: Placement) -> Any:
         """A patch that restates the object's identity names the run's object: a merge or strategic
         patch's apiVersion and metadata.name, a JSON patch's whole-document values."""
+        if placement.held_whole:
+            if isinstance(patch, list):  # pointers into the held field ("" never: see nesting_problem)
+                for op in patch:
+                    for key in ("path", "from"):
+                        if isinstance(op, dict) and isinstance(op.get(key), str):
+                            op[key] = f"/{HELD_FIELD}{op[key]}"
+                return patch
+            return {HELD_FIELD: patch}
         if placement.hosted:
             return patch
         if isinstance(patch, list):
@@ -210,6 +225,8 @@ class PlacementMixin:
         """A read-back object in the case's terms (identity mapped back, run label dropped)."""
         if not isinstance(document, dict):
             return document
+        if placement.held_whole:
+            return copy.deepcopy(document.get(HELD_FIELD))
         if placement.hosted:
             return {key: copy.deepcopy(value) for key, value in document.items() if key not in HOST_FIELDS}
         back = copy.deepcopy(document)
@@ -304,6 +321,8 @@ class PlacementMixin:
     def _message_back(message: str, placement: Placement) -> str:
         """The server's words about the run's object, in the case's names (object name, API group)."""
         message = message.replace(placement.name, placement.case_name)
+        if placement.held_whole:
+            message = message.replace(f"/{HELD_FIELD}/", "/")
         run_group = placement.api_version.rpartition("/")[0]
         case_group = placement.case_api_version.rpartition("/")[0]
         if run_group != case_group and run_group:

@@ -10,6 +10,8 @@ from typing import Any
 from harness.live_cluster import Response
 from harness.targets.kubectl import classify_error
 
+# a patch applied, but its result is not an object of the URL's kind (an array, another kind)
+NOT_THE_KIND = ("couldn't get version/kind", "unknown conversion")
 _CONFLICT_WITH = re.compile(r'^conflict with "((?:[^"\\]|\\.)*)"')
 
 
@@ -91,6 +93,8 @@ def classify_response(patch_type: str, answer: Response) -> str:
         return "conflict"
     if validation_failure(answer):
         return "invalid"
+    if any(words in answer.message() for words in NOT_THE_KIND):
+        return "invalid-document"
     if bare_json_patch_rejection(patch_type, answer):
         return "unclassified"
     if "name must be provided" in answer.message():

@@ -4,6 +4,7 @@ to each flow."""
 from __future__ import annotations
 
 import atexit
+import dataclasses
 import itertools
 import shutil
 import signal
@@ -24,10 +25,22 @@ from harness.targets.base import (
 )
 from harness.targets.live.apply_flow import ClientSideApplyFlow
 from harness.targets.live.conventions import DEFAULT_WORKERS, LIVE_TYPES, SCHEMA_TYPES, UNREACHABLE_LIMIT
-from harness.targets.live.corpus_fit import corpus_problem, hosting_problem, label_problem
+from harness.targets.live.corpus_fit import (
+    corpus_problem,
+    hosting_problem,
+    label_problem,
+    nesting_problem,
+)
 from harness.targets.live.crds import RunCRDs
-from harness.targets.live.patch_flow import PatchFlow
-from harness.targets.live.placement import Placement, PlacementMixin, case_subject, is_object, ssa_named_schema
+from harness.targets.live.patch_flow import CannotHoldAsKind, PatchFlow
+from harness.targets.live.placement import (
+    HELD_FIELD,
+    Placement,
+    PlacementMixin,
+    case_subject,
+    is_object,
+    ssa_named_schema,
+)
 from harness.targets.live.rendering import ServerRendering
 from harness.targets.live.ssa_flow import ServerSideApplyFlow
 
@@ -71,6 +84,8 @@ class LiveTarget(PlacementMixin, RunCRDs, PatchFlow, ServerSideApplyFlow, Client
         self._crd_refusal: str | None = None  # why this account may not make the run's CRDs
         self._crd_permission_asked = False
         self._placements: dict[str, Placement] = {}
+        # cases run with their object held whole as a custom resource's field, and why
+        self._held_whole: dict[str, str] = {}
         self._stopping = threading.Event()
         self._stopped_because = "the run was interrupted"
         self._consecutive_failures = 0
@@ -179,11 +194,21 @@ class LiveTarget(PlacementMixin, RunCRDs, PatchFlow, ServerSideApplyFlow, Client
             resource = self._resource(document["apiVersion"], document["kind"], ssa_named_schema(case))
         except ClusterUnreachable as exc:
             return f"cannot ask the server about {document['apiVersion']} {document['kind']}: {exc}"
-        if isinstance(resource, str):
-            return resource
-        if "live" in case.targets:
+        problem = resource if isinstance(resource, str) else None
+        if problem is None and "live" not in case.targets:
+            problem = corpus_problem(case)
+        if problem is None:
             return None
-        return corpus_problem(case)
+        if "live" in case.targets or nesting_problem(case) is not None:
+            return problem
+        try:
+            host = self._host_resource()
+        except ClusterUnreachable:
+            return problem
+        if isinstance(host, str):
+            return problem
+        self._held_whole[case.id] = problem
+        return None
 
     # --- running ------------------------------------------------------------------------------
 
@@ -199,17 +224,33 @@ class LiveTarget(PlacementMixin, RunCRDs, PatchFlow, ServerSideApplyFlow, Client
             "apply": self._run_apply,
         }[case.type]
         try:
-            placement = self._placement(case)
+            held_because = self._held_whole.get(case.id)
             try:
-                actual = runner(case, placement)
-            finally:
-                self.cluster.delete_object(placement.path)
+                actual = self._run_placed(case, runner, held_because)
+            except CannotHoldAsKind as exc:
+                if held_because is not None or "live" in case.targets or nesting_problem(case) is not None:
+                    raise
+                actual = self._run_placed(case, runner, str(exc))
         except ClusterUnreachable as exc:
             self._note_unreachable(exc)
             raise TargetCrash(str(exc)) from exc
         with self._lock:
             self._consecutive_failures = 0
         return actual
+
+    def _run_placed(self, case: Case, runner: Callable[[Case, Placement], Actual],
+                    held_because: str | None) -> Actual:
+        """The case on its object as its kind, or (``held_because``) held whole as a field."""
+        placement = self._placement(case, held_whole=held_because is not None)
+        try:
+            actual = runner(case, placement)
+        finally:
+            self.cluster.delete_object(placement.path)
+        if held_because is None:
+            return actual
+        note = (f"the object was held whole as the field {HELD_FIELD!r} of a schemaless custom resource, "
+                f"as it cannot run as its kind: {held_because}")
+        return dataclasses.replace(actual, notes=(*actual.notes, note))
 
     def _note_unreachable(self, exc: ClusterUnreachable) -> None:
         """After a few cases in a row without an answer, stop instead of timing out case after case."""
