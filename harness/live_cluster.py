@@ -125,6 +125,7 @@ class Cluster:
             raise ClusterUnreachable(f"cannot load kubeconfig {shown}"
                                      f"{' context ' + context if context else ''}: {exc}") from exc
         self.host = self._api_client.configuration.host.rstrip("/")
+        self.context = context or _current_context(kube_config, path)
         self._pool = self._api_client.rest_client.pool_manager
         self._discovery: dict[str, dict[str, Resource]] = {}
         self._discovery_lock = threading.Lock()
@@ -269,6 +270,14 @@ class Cluster:
         return self.request("DELETE", path, options)
 
 
+def _current_context(kube_config: Any, path: str | None) -> str | None:
+    try:
+        _, current = kube_config.list_kube_config_contexts(config_file=path)
+    except Exception:  # a kubeconfig that loaded has one; this is only for naming it
+        return None
+    return (current or {}).get("name")
+
+
 def _short(exc: BaseException) -> str:
     text = str(exc)
     return text if len(text) <= 300 else text[:297] + "..."
@@ -333,6 +342,14 @@ def sweep_namespace(cluster: Cluster, namespace: str, selector: str) -> list[str
     return deleted
 
 
+# Cluster-scoped kinds a run may create for a case (labelled; Namespaces are found with the run's own)
+CLUSTER_SCOPED_CASE_COLLECTIONS = {
+    "ClusterRole": "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+    "Node": "/api/v1/nodes",
+    "PersistentVolume": "/api/v1/persistentvolumes",
+}
+
+
 @dataclass
 class CleanupReport:
     namespaces: list[str]
@@ -340,9 +357,10 @@ class CleanupReport:
     objects: int
     swept_namespace: str | None = None  # cleanup inside one existing namespace
     swept: list[str] = field(default_factory=list)
+    cluster_objects: list[str] = field(default_factory=list)  # cluster-scoped, as kind/name
 
     def __str__(self) -> str:
-        if not self.namespaces and not self.crds and not self.swept:
+        if not self.namespaces and not self.crds and not self.swept and not self.cluster_objects:
             where = f" in namespace {self.swept_namespace}" if self.swept_namespace else ""
             return f"nothing labelled patchconf.dev/run found{where}"
         parts = []
@@ -354,6 +372,8 @@ class CleanupReport:
                          f"({', '.join(self.swept) or '-'})")
         if self.swept_namespace is None or self.crds:
             parts.append(f"{len(self.crds)} CRDs ({', '.join(self.crds) or '-'})")
+        if self.cluster_objects:
+            parts.append(f"{len(self.cluster_objects)} cluster-scoped objects ({', '.join(self.cluster_objects)})")
         return "deleted " + ", ".join(parts)
 
 
@@ -378,6 +398,11 @@ def cleanup(cluster: Cluster, run_ids: Iterable[str] | None = None, namespace: s
         report.objects += empty_namespace(cluster, name)
         delete_namespace(cluster, name)
         report.namespaces.append(name)
+    for kind, path in CLUSTER_SCOPED_CASE_COLLECTIONS.items() if namespace is None else ():
+        for found in labelled(cluster, path, selector):  # an account that may not list them made none
+            name = found["metadata"]["name"]
+            if cluster.delete_object(f"{path}/{quote(name, safe='')}").ok:
+                report.cluster_objects.append(f"{kind}/{name}")
     crd_path = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
     for crd in labelled(cluster, crd_path, selector):
         name = crd["metadata"]["name"]

@@ -58,7 +58,8 @@ CRD_REFUSAL = re.compile(r"(is a custom kind|^a plain JSON document is held in a
                          r"of the run: this account may not create, get, list, "
                          r"delete customresourcedefinitions \(cluster-scoped; the README's ClusterRole "
                          r"patchconf-live-crds grants it\)$")
-LABEL_REFUSAL = "in an existing namespace (--namespace) every object the run creates carries the label"
+LABEL_REFUSAL = ("in an existing namespace (--namespace) or outside any (a cluster-scoped kind) every object the run "
+                 "creates carries the label")
 
 
 @pytest.fixture(scope="module")

@@ -32,3 +32,13 @@ ALLOCATED = {
 # Errors of jsonpatch's Patch.Apply: the server answers all of them with a bare 422.
 JSON_PATCH_APPLY_CLASSES = ("path-not-found", "invalid-index", "test-failed", "invalid-patch", "type-mismatch")
 GENERATED_LABELS = ("controller-uid", "batch.kubernetes.io/controller-uid", "job-name", "batch.kubernetes.io/job-name")
+# What admission plugins add to an object only when it is created (StorageObjectInUseProtection,
+# TaintNodesByCondition): on a case's original they are the server's, not the patch's, and a dry-run
+# create of the expectation adds them whatever the patch did; compared only where a case states them.
+CREATED_BY_ADMISSION = {
+    "PersistentVolumeClaim": (("metadata", "finalizers"), "kubernetes.io/pvc-protection"),
+    "PersistentVolume": (("metadata", "finalizers"), "kubernetes.io/pv-protection"),
+    "Node": (("spec", "taints"), {"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}),
+}
+# the label a server keeps on every Namespace, naming it
+NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"

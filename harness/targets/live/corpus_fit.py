@@ -122,9 +122,9 @@ def _json_kind(value: Any) -> str:
 
 # strategic merge patch directives that may replace or prune a map's keys (labels among them)
 WHOLE_MAP_DIRECTIVES = ("$patch", "$retainKeys")
-SHARED_NAMESPACE_LABELS = ("in an existing namespace (--namespace) every object the run creates carries the label "
-                           "patchconf.dev/run, by which cleanup finds it, and this case's {what} metadata.labels, "
-                           "which that label would change")
+SHARED_NAMESPACE_LABELS = ("in an existing namespace (--namespace) or outside any (a cluster-scoped kind) every "
+                           "object the run creates carries the label patchconf.dev/run, by which cleanup finds it, "
+                           "and this case's {what} metadata.labels, which that label would change")
 
 
 def label_problem(case: Case) -> str | None:

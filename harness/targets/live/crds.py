@@ -14,6 +14,10 @@ from harness.targets.live.responses import full_message
 from harness.yamlio import load_path
 from reference_impl.kubernetes_object import is_custom_group
 
+# cluster-scoped kinds whose objects change nothing on their own (a ClusterRole grants nothing unbound)
+INERT_CLUSTER_KINDS = ("Namespace", "ClusterRole")
+# ... and kinds controllers act on: created only where none run
+CONTROLLED_CLUSTER_KINDS = ("Node", "PersistentVolume")
 # what making and removing the run's CRDs takes (cleanup lists them by label, waits for each to go)
 CRD_VERBS = ("create", "get", "list", "delete")
 
@@ -27,8 +31,9 @@ class RunCRDs:
         resource = self.cluster.resource_for(api_version, kind)
         if resource is not None:
             if not resource.namespaced:
-                return (f"{kind} is cluster-scoped; the live target creates only namespaced objects "
-                        "(and its own CRDs)")
+                problem = self._cluster_scoped_problem(kind)
+                if problem:
+                    return problem
             if named:
                 return f"the server's own {api_version} {kind} cannot take named schema {named!r}"
             return resource
@@ -36,6 +41,22 @@ class RunCRDs:
         if not is_custom_group(group):
             return f"{api_version} {kind} is not served by this server"
         return self._custom_resource(group, version, kind, named)
+
+    def _cluster_scoped_problem(self, kind: str) -> str | None:
+        """Why the run may not create a cluster-scoped object of this kind for a case (None: it may)."""
+        if self.shared_namespace:
+            return (f"{kind} is cluster-scoped, and a run in an existing namespace (--namespace) creates nothing "
+                    "outside it")
+        if kind in INERT_CLUSTER_KINDS:
+            return None
+        if kind in CONTROLLED_CLUSTER_KINDS:
+            if self.own_control_plane:
+                return None
+            return (f"{kind} is cluster-scoped and a cluster's controllers act on it (a Node is scheduled to, a "
+                    "PersistentVolume bound to claims); the live target creates one only on patchconf's own "
+                    "control plane (patchconf apiserver), which runs no controllers")
+        return (f"{kind} is cluster-scoped and changes what the server serves or admits; the live target creates "
+                f"only namespaced objects, {', '.join(INERT_CLUSTER_KINDS)} (and its own CRDs)")
 
     def _custom_resource(self, group: str, version: str, kind: str, named: str | None) -> Resource | str:
         key = (group, version, kind, named)

@@ -13,7 +13,7 @@ from typing import Any
 from harness.cases import Case
 from harness.live_cluster import RUN_LABEL, Resource
 from harness.targets.base import TargetDeclined
-from harness.targets.live.conventions import LAST_APPLIED, SERVER_OWNED_METADATA
+from harness.targets.live.conventions import LAST_APPLIED, NAMESPACE_NAME_LABEL, SERVER_OWNED_METADATA
 from reference_impl import go_json
 
 # A plain JSON document (RFC 6902 and RFC 7396 examples) is held as the top-level fields of a
@@ -155,6 +155,11 @@ class PlacementMixin:
         return Placement(resource, resource.group_version, document["apiVersion"], name, metadata["name"],
                          metadata.get("namespace"), self.namespace)
 
+    def _labels(self, placement: Placement) -> bool:
+        """Whether the object carries the run label, by which cleanup finds it: in an existing
+        namespace, and outside any namespace (cluster-scoped)."""
+        return self.label_objects or not placement.resource.namespaced
+
     def _host_resource(self) -> Resource | str:
         return self._custom_resource(HOST_GROUP, HOST_VERSION, HOST_KIND, None)
 
@@ -165,7 +170,7 @@ class PlacementMixin:
             return document
         if placement.hosted:
             metadata = {"name": placement.name, "namespace": placement.namespace}
-            if label and self.label_objects:
+            if label and self._labels(placement):
                 metadata["labels"] = {RUN_LABEL: self.run_id}
             fields = {HELD_FIELD: document} if placement.held_whole else document
             return {"apiVersion": placement.api_version, "kind": HOST_KIND, "metadata": metadata,
@@ -177,8 +182,11 @@ class PlacementMixin:
         if not isinstance(metadata, dict):
             return live
         metadata["name"] = placement.name
-        metadata["namespace"] = placement.namespace
-        if label and self.label_objects:
+        if placement.resource.namespaced:
+            metadata["namespace"] = placement.namespace
+        else:
+            metadata.pop("namespace", None)
+        if label and self._labels(placement):
             labels = metadata.get("labels")
             metadata["labels"] = {**(labels if isinstance(labels, dict) else {}), RUN_LABEL: self.run_id}
         if for_create:
@@ -243,6 +251,8 @@ class PlacementMixin:
             labels = metadata.get("labels")
             if isinstance(labels, dict):
                 labels.pop(RUN_LABEL, None)
+                if labels.get(NAMESPACE_NAME_LABEL) == placement.name and back.get("kind") == "Namespace":
+                    labels[NAMESPACE_NAME_LABEL] = placement.case_name
                 if not labels:
                     del metadata["labels"]
             annotations = metadata.get("annotations")

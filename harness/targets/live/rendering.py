@@ -13,6 +13,7 @@ from harness.targets.base import Actual
 from harness.targets.live.conventions import (
     ALLOCATED,
     CREATE_QUERY,
+    CREATED_BY_ADMISSION,
     GENERATED_LABELS,
     SERVER_ANNOTATIONS,
     SERVER_OWNED_METADATA,
@@ -163,6 +164,7 @@ class ServerRendering:
             drop_unstated(document, stated, path)
         drop_unstated_node_ports(document, stated)
         drop_generated_labels(document, stated)
+        drop_unstated_admission_items(document, stated)
         return document
 
 
@@ -246,6 +248,29 @@ def drop_generated_labels(actual: dict, expected: dict) -> None:
                 labels.pop(key, None)
         if not labels and not (isinstance(stated, dict) and "labels" in stated):
             del holder["labels"]
+
+
+def drop_unstated_admission_items(actual: dict, expected: dict) -> None:
+    """The item a create-time admission plugin adds (CREATED_BY_ADMISSION), unless the case states it."""
+    path, added = CREATED_BY_ADMISSION.get(actual.get("kind"), ((), None))
+    items = _get_path(actual, path) if path else None
+    if not isinstance(items, list):
+        return
+    stated = _get_path(expected, path)
+
+    def is_added(item: Any) -> bool:
+        if isinstance(added, dict):
+            return isinstance(item, dict) and all(item.get(key) == value for key, value in added.items())
+        return item == added
+
+    if isinstance(stated, list) and any(is_added(item) for item in stated):
+        return
+    kept = [item for item in items if not is_added(item)]
+    parent = _get_path(actual, path[:-1])
+    if kept or stated is not None:
+        parent[path[-1]] = kept
+    else:
+        del parent[path[-1]]
 
 
 def about_status(case: Case) -> bool:

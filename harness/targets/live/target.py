@@ -13,8 +13,17 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from harness.apiserver import CONTEXT_NAME as APISERVER_CONTEXT
 from harness.cases import Case, Outcome
-from harness.live_cluster import Cluster, ClusterUnreachable, Resource, cleanup, kubeconfig_path, new_run_id
+from harness.live_cluster import (
+    Cluster,
+    ClusterUnreachable,
+    Resource,
+    cleanup,
+    delete_namespace,
+    kubeconfig_path,
+    new_run_id,
+)
 from harness.targets.base import (
     Actual,
     Target,
@@ -58,6 +67,8 @@ class LiveTarget(PlacementMixin, RunCRDs, PatchFlow, ServerSideApplyFlow, Client
         except ClusterUnreachable as exc:
             raise TargetUnavailable(str(exc)) from exc
         self.workers = workers
+        # patchconf apiserver's control plane runs no controllers: Nodes and PersistentVolumes may be made there
+        self.own_control_plane = self.cluster.context == APISERVER_CONTEXT
         self.run_id = new_run_id()
         # --namespace: everything in one existing namespace, for accounts that may not create
         # namespaces; each object carries the run label, by which cleanup finds it there.
@@ -195,6 +206,8 @@ class LiveTarget(PlacementMixin, RunCRDs, PatchFlow, ServerSideApplyFlow, Client
         except ClusterUnreachable as exc:
             return f"cannot ask the server about {document['apiVersion']} {document['kind']}: {exc}"
         problem = resource if isinstance(resource, str) else None
+        if problem is None and not resource.namespaced:
+            problem = label_problem(case)  # cleanup finds a cluster-scoped object by the run label
         if problem is None and "live" not in case.targets:
             problem = corpus_problem(case)
         if problem is None:
@@ -245,7 +258,9 @@ class LiveTarget(PlacementMixin, RunCRDs, PatchFlow, ServerSideApplyFlow, Client
         try:
             actual = runner(case, placement)
         finally:
-            self.cluster.delete_object(placement.path)
+            self.cluster.delete_object(placement.path)  # its finalizers first
+            if placement.resource.kind == "Namespace" and not placement.hosted:
+                delete_namespace(self.cluster, placement.name)  # and the namespace controller's
         if held_because is None:
             return actual
         note = (f"the object was held whole as the field {HELD_FIELD!r} of a schemaless custom resource, "
