@@ -308,9 +308,10 @@ def empty_namespace(cluster: Cluster, namespace: str) -> int:
 
 
 def delete_namespace(cluster: Cluster, namespace: str) -> None:
-    """Delete a namespace and finalize it: without kube-controller-manager it would stay Terminating."""
+    """Delete a namespace and finalize it: without kube-controller-manager it would stay Terminating
+    (and with metadata.finalizers, which a case's Namespace may have, with one)."""
     path = f"/api/v1/namespaces/{quote(namespace, safe='')}"
-    cluster.request("DELETE", path, {"kind": "DeleteOptions", "apiVersion": "v1", "gracePeriodSeconds": 0})
+    cluster.delete_object(path)  # a case's Namespace may carry finalizers of its own
     current = cluster.request("GET", path)
     if current.status == 404 or not isinstance(current.body, dict):
         return

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -161,9 +162,11 @@ def test_objects_a_server_cannot_hold_as_their_kind_are_held_whole_as_a_field(li
         defaults: {provenance: [{implementation: kubectl, version: "1.32.4"}]}
         cases:
           - {name: cluster-scoped, description: d, type: merge-patch, tags: [MP-NESTED],
-             original: {apiVersion: v1, kind: Node, metadata: {name: n}, status: {phase: Running}},
+             original: {apiVersion: apiregistration.k8s.io/v1, kind: APIService, metadata: {name: n},
+                       status: {phase: Running}},
              patch: {status: {phase: null, capacity: {cpu: "4"}}},
-             expected: {apiVersion: v1, kind: Node, metadata: {name: n}, status: {capacity: {cpu: "4"}}}}
+             expected: {apiVersion: apiregistration.k8s.io/v1, kind: APIService, metadata: {name: n},
+                       status: {capacity: {cpu: "4"}}}}
           - {name: server-owned, description: d, type: json-patch, tags: [JP-TEST],
              original: {apiVersion: v1, kind: ConfigMap, metadata: {name: c, resourceVersion: "7"}},
              patch: [{op: test, path: /metadata/resourceVersion, value: "8"}],
@@ -173,10 +176,11 @@ def test_objects_a_server_cannot_hold_as_their_kind_are_held_whole_as_a_field(li
              patch: [{op: replace, path: /spec/replicas, value: "two"}],
              expected: {apiVersion: apps/v1, kind: Deployment, metadata: {name: d}, spec: {replicas: "two"}}}
           - {name: wrong, description: d, type: json-patch, tags: [JP-ADD],
-             original: {apiVersion: v1, kind: Node, metadata: {name: n}},
-             patch: [{op: add, path: /spec, value: {}}], expected: {apiVersion: v1, kind: Node, metadata: {name: n}}}
+             original: {apiVersion: apps/v1beta1, kind: Deployment, metadata: {name: n}},
+             patch: [{op: add, path: /spec, value: {}}], expected: {apiVersion: apps/v1beta1, kind: Deployment,
+                                                                    metadata: {name: n}}}
           - {name: root, description: d, type: json-patch, tags: [JP-ADD],
-             original: {apiVersion: v1, kind: Node, metadata: {name: n}},
+             original: {apiVersion: apps/v1beta1, kind: Deployment, metadata: {name: n}},
              patch: [{op: remove, path: ""}], expected_error: {class: path-not-found}}
     """)
     cases, errors = load_file(path)
@@ -186,16 +190,16 @@ def test_objects_a_server_cannot_hold_as_their_kind_are_held_whole_as_a_field(li
         "cluster-scoped": PASS, "server-owned": PASS, "invalid-original": PASS, "wrong": "fail", "root": SKIP}
     held = "the object was held whole as the field 'document' of a schemaless custom resource, as it cannot run"
     assert results["cluster-scoped"].actual["document"] == {
-        "apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}, "status": {"capacity": {"cpu": "4"}}}
-    assert any(note.startswith(f"{held} as its kind: Node is cluster-scoped")
+        "apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService", "metadata": {"name": "n"},
+        "status": {"capacity": {"cpu": "4"}}}
+    assert any(note.startswith(f"{held} as its kind: APIService is cluster-scoped and changes what the server")
                for note in results["cluster-scoped"].actual["notes"])
     assert results["server-owned"].actual["error"]["status"] == 422
     assert any(note.startswith(f"{held} as its kind: original rejected by the server: 422 Invalid")
                for note in results["invalid-original"].actual["notes"])
-    assert results["wrong"].actual["document"] == {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"},
-                                                   "spec": {}}
-    assert results["root"].reason == ("Node is cluster-scoped; the live target creates only namespaced objects "
-                                      "(and its own CRDs)")
+    assert results["wrong"].actual["document"] == {"apiVersion": "apps/v1beta1", "kind": "Deployment",
+                                                   "metadata": {"name": "n"}, "spec": {}}
+    assert results["root"].reason == "apps/v1beta1 Deployment is not served by this server"
 
 
 def test_objects_in_the_runs_own_namespace_carry_no_run_label(live, write_case_file):
@@ -302,6 +306,34 @@ def test_cleanup_touches_only_labelled_namespaces(kubeconfig):
         assert cluster.request("GET", f"/api/v1/namespaces/{bystander}").ok
     finally:
         cluster.request("DELETE", f"/api/v1/namespaces/{bystander}")
+
+
+def test_cleanup_of_a_run_removes_its_cluster_scoped_objects_and_nothing_else(kubeconfig):
+    """What a killed run left outside namespaces (a case's ClusterRole, Namespace with finalizers of
+    its own, Node) is found by the run label; another run's and unlabelled objects stay."""
+    cluster = Cluster(kubeconfig)
+    roles = "/apis/rbac.authorization.k8s.io/v1/clusterroles"
+    stamp = secrets.token_hex(3)
+    objects = {
+        f"{roles}/left-{stamp}": {"metadata": {"name": f"left-{stamp}", "labels": {RUN_LABEL: "rkilled"}}},
+        f"{roles}/other-run-{stamp}": {"metadata": {"name": f"other-run-{stamp}", "labels": {RUN_LABEL: "rother"}}},
+        f"{roles}/unlabelled-{stamp}": {"metadata": {"name": f"unlabelled-{stamp}"}},
+        f"/api/v1/nodes/left-{stamp}": {"metadata": {"name": f"left-{stamp}", "labels": {RUN_LABEL: "rkilled"}}},
+        f"/api/v1/namespaces/left-{stamp}": {"metadata": {"name": f"left-{stamp}", "labels": {RUN_LABEL: "rkilled"},
+                                                          "finalizers": ["example.com/keep"]}},
+    }
+    for path, body in objects.items():
+        assert cluster.request("POST", path.rpartition("/")[0], body).ok
+    try:
+        report = cleanup(cluster, ["rkilled"])
+        assert sorted(report.cluster_objects) == [f"ClusterRole/left-{stamp}", f"Node/left-{stamp}"]
+        assert report.namespaces == [f"left-{stamp}"]
+        assert {path: cluster.request("GET", path).status for path in objects} == {
+            f"{roles}/left-{stamp}": 404, f"{roles}/other-run-{stamp}": 200, f"{roles}/unlabelled-{stamp}": 200,
+            f"/api/v1/nodes/left-{stamp}": 404, f"/api/v1/namespaces/left-{stamp}": 404}
+    finally:
+        for path in objects:
+            cluster.delete_object(path)
 
 
 def test_sigint_mid_run_leaves_nothing_behind(kubeconfig, tmp_path):
@@ -650,7 +682,10 @@ def _status(status: int, reason: str, message: str, causes: list | None = None) 
     ("strategic", _status(400, "BadRequest", "does not contain declared merge key: name"), "merge-key-missing"),
     # the patch applied, but its result is no object of the URL's kind
     ("json-patch", _status(422, "Invalid", ' "" is invalid: patch: Invalid value: "{}": converting (v1.Secret) to '
-                                           '(core.ConfigMap): unknown conversion'), "invalid-document"),
+                                           '(core.ConfigMap): unknown conversion',
+                           [{"field": "patch", "reason": "FieldValueInvalid"}]), "invalid-document"),
+    ("strategic", _status(422, "Invalid", ' "" is invalid: patch: Invalid value: "map[$patch:replace]": cannot '
+                                          'restore map from slice', [{"field": "patch"}]), "invalid-document"),
 ])
 def test_classify_response(patch_type, answer, error_class):
     assert classify_response(patch_type, answer) == error_class

@@ -10,8 +10,6 @@ from typing import Any
 from harness.live_cluster import Response
 from harness.targets.kubectl import classify_error
 
-# a patch applied, but its result is not an object of the URL's kind (an array, another kind)
-NOT_THE_KIND = ("couldn't get version/kind", "unknown conversion")
 _CONFLICT_WITH = re.compile(r'^conflict with "((?:[^"\\]|\\.)*)"')
 
 
@@ -69,6 +67,15 @@ def validation_failure(answer: Response) -> bool:
     return any(cause.get("field") not in (None, "", "patch") for cause in causes if isinstance(cause, dict))
 
 
+def result_not_of_the_kind(answer: Response) -> bool:
+    """A 422 against the field "patch": the patch applied, but its result does not convert to the
+    URL's kind (an array, another kind, a value of the wrong Go type)."""
+    if answer.status != 422 or not isinstance(answer.body, dict):
+        return False
+    causes = (answer.body.get("details") or {}).get("causes") or []
+    return any(isinstance(cause, dict) and cause.get("field") == "patch" for cause in causes)
+
+
 def update_rule(answer: Response) -> bool:
     """A 422 for what may not change after creation (immutable fields, Pod spec), not for an invalid object."""
     if not validation_failure(answer):
@@ -93,7 +100,7 @@ def classify_response(patch_type: str, answer: Response) -> str:
         return "conflict"
     if validation_failure(answer):
         return "invalid"
-    if any(words in answer.message() for words in NOT_THE_KIND):
+    if result_not_of_the_kind(answer):
         return "invalid-document"
     if bare_json_patch_rejection(patch_type, answer):
         return "unclassified"

@@ -167,9 +167,10 @@ class LiveTarget(PlacementMixin, RunCRDs, PatchFlow, ServerSideApplyFlow, Client
     # --- which cases ------------------------------------------------------------------------
 
     def compares_messages(self, case: Case) -> bool:
-        # Corpus message fragments quote kubectl's offline wording; only cases written for
-        # the live target quote the server's.
-        return "live" in case.targets
+        # Corpus message fragments quote kubectl's offline wording; cases written for the live
+        # target, and their divergences for live, quote the server's.
+        return "live" in case.targets or any(divergence.applies_to(self.info.family, self.info.version)
+                                             for divergence in case.divergences)
 
     @property
     def label_objects(self) -> bool:
@@ -258,9 +259,10 @@ class LiveTarget(PlacementMixin, RunCRDs, PatchFlow, ServerSideApplyFlow, Client
         try:
             actual = runner(case, placement)
         finally:
-            self.cluster.delete_object(placement.path)  # its finalizers first
             if placement.resource.kind == "Namespace" and not placement.hosted:
-                delete_namespace(self.cluster, placement.name)  # and the namespace controller's
+                delete_namespace(self.cluster, placement.name)
+            else:
+                self.cluster.delete_object(placement.path)
         if held_because is None:
             return actual
         note = (f"the object was held whole as the field {HELD_FIELD!r} of a schemaless custom resource, "
