@@ -202,6 +202,39 @@ def test_objects_a_server_cannot_hold_as_their_kind_are_held_whole_as_a_field(li
     assert results["root"].reason == "apps/v1beta1 Deployment is not served by this server"
 
 
+def test_a_patch_of_status_only_goes_through_the_status_subresource_and_status_is_judged(live, write_case_file):
+    def pod(**status) -> dict:
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+                "spec": {"containers": [{"name": "a", "image": "nginx:1"}]}, **({"status": status} if status else {})}
+
+    ready, other = {"type": "Ready", "status": "True"}, {"type": "A", "status": "True"}
+    original = pod(conditions=[{"type": "Ready", "status": "False"}, other])
+    patch = {"status": {"conditions": [ready]}}
+    cases = [
+        {"name": "merged", "type": "strategic", "original": original, "patch": patch,
+         "expected": pod(conditions=[ready, other])},
+        {"name": "wrong", "type": "strategic", "original": original, "patch": patch,
+         "expected": pod(conditions=[ready])},
+        {"name": "with-spec", "type": "strategic", "original": pod(),
+         "patch": {"spec": {"activeDeadlineSeconds": 5}, "status": {"phase": "Running"}}, "expected": pod()},
+    ]
+    defaults = {"description": "d", "tags": ["SMP-MERGE-LIST"], "provenance": [{"implementation": "kubectl",
+                                                                                "version": "1.32.4"}]}
+    path = write_case_file("live/status.json", json.dumps({"cases": [{**defaults, **case} for case in cases]}))
+    loaded, errors = load_file(path)
+    assert errors == []
+    results = {case.name: run_case(case, live) for case in loaded}
+    assert {name: result.status for name, result in results.items()} == {"merged": PASS, "wrong": "fail",
+                                                                         "with-spec": SKIP}
+    # the server's own status, as the status subresource stored it
+    assert results["merged"].actual["document"]["status"]["conditions"] == [
+        {**ready, "lastProbeTime": None, "lastTransitionTime": None},
+        {**other, "lastProbeTime": None, "lastTransitionTime": None}]
+    assert results["wrong"].reason.startswith("document /status/conditions/1: expected absent")
+    assert results["with-spec"].reason == ("the patch changes status, which a server ignores outside the status "
+                                           "subresource")
+
+
 def test_objects_in_the_runs_own_namespace_carry_no_run_label(live, write_case_file):
     path = write_case_file("live/labels.yaml", """
         cases:

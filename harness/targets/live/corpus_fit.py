@@ -34,7 +34,7 @@ def corpus_problem(case: Case) -> str | None:
                         for field in ("name", "namespace", *SERVER_OWNED_METADATA)):
                     return f"the patch operates on {pointer}, which a server owns or keeps fixed"
                 if pointer == "/status" or pointer.startswith("/status/"):
-                    return "the patch changes status, which a server ignores outside the status subresource"
+                    return STATUS_PROBLEM
     elif case.type in ("merge-patch", "strategic") and isinstance(patch, dict):
         original = case.inputs.get("original") or {}
         metadata = patch.get("metadata")
@@ -47,7 +47,7 @@ def corpus_problem(case: Case) -> str | None:
             if owned:
                 return f"the patch sets metadata.{owned[0]}, which a server owns or keeps fixed"
         if "status" in patch:
-            return "the patch changes status, which a server ignores outside the status subresource"
+            return STATUS_PROBLEM
     return None
 
 
@@ -57,6 +57,24 @@ def _whole_document_test(op: dict) -> str | None:
     if op.get("op") == "test" and op.get("path") == "" and isinstance(op.get("value"), dict):
         return "the patch tests the whole document, which on a server holds metadata the case does not state"
     return None
+
+
+STATUS_PROBLEM = "the patch changes status, which a server ignores outside the status subresource"
+
+
+def patches_only_status(case: Case) -> bool:
+    """Whether a patch case's patch changes status and nothing else: sent to the status subresource."""
+    patch = case.inputs.get("patch")
+    if case.type == "json-patch":
+        ops = _ops(patch)
+        return bool(ops) and len(ops) == len(patch) and all(
+            isinstance(op.get(key), str) and (op[key] == "/status" or op[key].startswith("/status/"))
+            for op in ops for key in ("path", "from") if key in op)
+    if case.type not in ("merge-patch", "strategic") or not isinstance(patch, dict):
+        return False
+    original = case.inputs.get("original") or {}
+    return "status" in patch and all(
+        key == "status" or (key in ("apiVersion", "kind") and patch[key] == original.get(key)) for key in patch)
 
 
 def hosting_problem(case: Case) -> str | None:

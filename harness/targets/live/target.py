@@ -35,10 +35,12 @@ from harness.targets.base import (
 from harness.targets.live.apply_flow import ClientSideApplyFlow
 from harness.targets.live.conventions import DEFAULT_WORKERS, LIVE_TYPES, SCHEMA_TYPES, UNREACHABLE_LIMIT
 from harness.targets.live.corpus_fit import (
+    STATUS_PROBLEM,
     corpus_problem,
     hosting_problem,
     label_problem,
     nesting_problem,
+    patches_only_status,
 )
 from harness.targets.live.crds import RunCRDs
 from harness.targets.live.patch_flow import CannotHoldAsKind, PatchFlow
@@ -97,6 +99,8 @@ class LiveTarget(PlacementMixin, RunCRDs, PatchFlow, ServerSideApplyFlow, Client
         self._placements: dict[str, Placement] = {}
         # cases run with their object held whole as a custom resource's field, and why
         self._held_whole: dict[str, str] = {}
+        # corpus cases whose patch changes only status: sent to the status subresource, status judged
+        self._through_status: set[str] = set()
         self._stopping = threading.Event()
         self._stopped_because = "the run was interrupted"
         self._consecutive_failures = 0
@@ -211,6 +215,9 @@ class LiveTarget(PlacementMixin, RunCRDs, PatchFlow, ServerSideApplyFlow, Client
             problem = label_problem(case)  # cleanup finds a cluster-scoped object by the run label
         if problem is None and "live" not in case.targets:
             problem = corpus_problem(case)
+            if problem == STATUS_PROBLEM and patches_only_status(case):
+                self._through_status.add(case.id)
+                return None
         if problem is None:
             return None
         if "live" in case.targets or nesting_problem(case) is not None:
