@@ -26,6 +26,7 @@ from harness.runner import PASS, SKIP, run_case
 from harness.targets import TargetUnavailable, make_target
 from harness.targets.base import Actual, ActualError
 from harness.targets.live.apply_flow import sent_patch
+from harness.targets.live.conventions import LIVE_TYPES
 from harness.targets.live.corpus_fit import corpus_problem, hosting_problem, nesting_problem
 from harness.targets.live.crds import crd_schema
 from harness.targets.live.responses import classify_response, field_conflicts, ssa_error_class, update_rule
@@ -454,6 +455,10 @@ def test_live_runnable_corpus_passes(kubeconfig):
     failed = [f"{r.case.id}: {r.status}: {r.reason}" for r in results if r.status not in (PASS, SKIP)]
     assert failed == []
     assert all(r.reason for r in results if r.status == SKIP)
+    # issue 17: at least 90 % of the live-runnable types' cases run (not skipped) on a server
+    runnable = [r for r in results if r.case.type in LIVE_TYPES and "kubectl is not on PATH" not in r.reason]
+    ran = sum(r.status == PASS for r in runnable)
+    assert ran >= 0.9 * len(runnable), f"{ran} of {len(runnable)} live-runnable cases ran"
     live_cases = [r for r in results if "live" in r.case.targets]
     without_kubectl = shutil.which("kubectl") is None
     assert live_cases and all(r.status == PASS or (without_kubectl and "kubectl is not on PATH" in r.reason)
