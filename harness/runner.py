@@ -16,7 +16,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -360,6 +359,9 @@ def run_cases(
     if forking:
         _run_in_processes(selected, target, count, finish)
         return results  # type: ignore[return-value]
+    # imported here: concurrent.futures (and the logging it loads) is for threaded targets only
+    from concurrent.futures import ThreadPoolExecutor, as_completed
+
     pool = ThreadPoolExecutor(max_workers=count)
     try:
         futures = {pool.submit(run_case, case, target): index for index, case in enumerate(selected)}
