@@ -54,3 +54,13 @@ def test_coverage_marks_ids_below_three(write_case_file, capsys):
     assert main(["coverage", "--cases", str(path), "--prefix", "JP-REPLACE"]) == 1
     out = capsys.readouterr().out
     assert "JP-REPLACE                  1  <-- below 3" in out
+
+
+def test_the_patchconf_command_returns_mains_code_and_freezes_what_is_left_for_the_exit(monkeypatch):
+    import harness.cli
+
+    frozen = []
+    monkeypatch.setattr(harness.cli, "main", lambda: 3)
+    monkeypatch.setattr(harness.cli.gc, "freeze", lambda: frozen.append(True))
+    assert harness.cli.console_main() == 3
+    assert frozen == [True]
