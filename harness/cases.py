@@ -9,10 +9,8 @@ case becomes a :class:`LoadError` naming file, case and JSON pointer; everything
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import enum
-import gc
 import json
 import math
 import re
@@ -393,25 +391,11 @@ def display_path(path: Path) -> str:
 def load_corpus(paths: Iterable[Path | str], purpose: Purpose = Purpose.CORPUS) -> Corpus:
     corpus = Corpus()
     case_cache = CaseCache.from_environment()
-    with _collector_paused():
-        for file in iter_case_files(Path(p) for p in paths):
-            cases, errors = _load_file(file, purpose, case_cache)
-            corpus.cases.extend(cases)
-            corpus.errors.extend(errors)
+    for file in iter_case_files(Path(p) for p in paths):
+        cases, errors = _load_file(file, purpose, case_cache)
+        corpus.cases.extend(cases)
+        corpus.errors.extend(errors)
     return corpus
-
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """No cyclic garbage collection inside: loading makes many long-lived objects and no cycles,
-    so the collections their number triggers (a full one walks the whole heap) would free nothing."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def load_file(path: Path, purpose: Purpose = Purpose.CORPUS) -> tuple[list[Case], list[LoadError]]:

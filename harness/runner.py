@@ -395,7 +395,9 @@ def _run_in_processes(selected: list[Case], target: Target, processes: int,
     children: dict[int, _Child] = {}
     # Objects that exist now (the cases, the target's schemas) outlive the run: frozen, the
     # collector no longer walks them here, and a copy's collections do not write to (and so
-    # duplicate) the memory pages it shares with this process.
+    # duplicate) the memory pages it shares with this process. A caller that froze the heap
+    # before (patchconf run, its corpus) unfreezes it itself.
+    frozen_here = gc.get_freeze_count() == 0
     gc.freeze()
     try:
         for share in range(1, processes):
@@ -411,7 +413,8 @@ def _run_in_processes(selected: list[Case], target: Target, processes: int,
                 if index not in child.answered:
                     finish(index, run_case(selected[index], target))
     finally:
-        gc.unfreeze()
+        if frozen_here:
+            gc.unfreeze()
         for child in children.values():
             child.stop()
 

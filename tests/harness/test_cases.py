@@ -1,4 +1,3 @@
-import gc
 import textwrap
 from pathlib import Path
 
@@ -267,27 +266,3 @@ def test_a_server_side_apply_divergence_gives_one_outcome_per_step(write_case_fi
         "cases/server-side-apply/divergences.yaml::two-steps at /cases/0/divergences/2/steps/1: "
         "'expected_error' cannot be combined with 'expected' or 'expected_patch'",
     ]
-
-
-def test_loading_a_corpus_pauses_garbage_collection_and_restores_it(write_case_file, monkeypatch):
-    import harness.cases
-
-    root = write_case_file("good.yaml", GOOD).parent
-    collecting_while_loading = []
-    load = harness.cases._load_file
-
-    def recording_load(*args):
-        collecting_while_loading.append(gc.isenabled())
-        return load(*args)
-
-    monkeypatch.setattr(harness.cases, "_load_file", recording_load)
-    assert gc.isenabled()
-    assert len(load_corpus([root]).cases) == 2
-    assert collecting_while_loading == [False]
-    assert gc.isenabled()
-    gc.disable()
-    try:
-        load_corpus([root])
-        assert not gc.isenabled()  # left as the caller had it
-    finally:
-        gc.enable()

@@ -242,6 +242,12 @@ def test_a_forked_run_freezes_the_heap_while_copies_run_and_leaves_nothing_froze
     assert [r.status for r in results] == [PASS] * 4
     assert frozen_while_running == [True, True]
     assert gc.get_freeze_count() == 0
+    gc.freeze()  # a caller's (patchconf run's): the run leaves it to that caller to unfreeze
+    try:
+        run_cases(cases, Recording(answers), workers=2)
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
 
 
 def test_cases_of_a_copy_that_dies_run_in_this_process(write_case_file, forking):
