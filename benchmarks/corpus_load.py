@@ -17,9 +17,12 @@ on a busy machine it is what stays comparable):
 
 Then ``end to end``: `patchconf run --quiet` in a fresh interpreter (imports included), wall
 and CPU seconds (CPU of the forked copies included): as run by default (cases in one process
-per CPU, case cache warm), with ``--jobs 1``, and with a cold case cache (a new, empty one
-each round). Python's bytecode is written to a scratch directory and warmed by one run first,
-as an installation has it, even where PYTHONDONTWRITEBYTECODE is set. With ``--baseline DIR``
+per CPU, case cache warm), with ``--jobs 1``, with a cold case cache (a new, empty one each
+round), and without bytecode for patchconf's modules (compiled every run, as where
+PYTHONDONTWRITEBYTECODE is set and nothing wrote them before). Otherwise Python's bytecode is
+written to a scratch directory and warmed by one run first, as an installation has it, even
+where PYTHONDONTWRITEBYTECODE is set. The command is what the installed ``patchconf`` runs
+(``harness.cli:console_main``). With ``--baseline DIR``
 (a checkout of another commit, e.g. made with ``git archive <commit> | tar -x -C DIR``) the
 same command runs from there too, in alternating rounds, so that load from other processes
 hits all alike.
@@ -48,7 +51,8 @@ from harness import yamlio  # noqa: E402
 from harness.casecache import ENVIRONMENT_VARIABLE  # noqa: E402
 from harness.cases import case_schema, iter_case_files, load_corpus  # noqa: E402
 
-RUN = "import sys; from harness.cli import main; sys.exit(main())"
+# What the installed `patchconf` command runs (console_main; a tree from before it has only main).
+RUN = "import sys; from harness import cli; sys.exit(getattr(cli, 'console_main', cli.main)())"
 
 
 def median_seconds(action, rounds: int) -> float:
@@ -125,14 +129,19 @@ class Variant:
     tree: Path
     arguments: tuple[str, ...] = ()
     case_cache: str | None = None  # a directory; None: a new, empty one each time
+    bytecode: bool = True  # False: every module compiled again, as under PYTHONDONTWRITEBYTECODE
 
 
 def end_to_end(variant: Variant, report: Path, bytecode: Path) -> tuple[float, float]:
     """Wall and CPU seconds of `patchconf run --quiet` from a tree (its own harness and cases)."""
     case_cache = variant.case_cache or tempfile.mkdtemp(prefix="case-cache-cold-", dir=bytecode.parent)
     environment = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
-    environment.update(PYTHONPATH=str(variant.tree), PYTHONPYCACHEPREFIX=str(bytecode),
-                       **{ENVIRONMENT_VARIABLE: case_cache})
+    environment.update(PYTHONPATH=str(variant.tree), **{ENVIRONMENT_VARIABLE: case_cache})
+    if variant.bytecode:
+        environment["PYTHONPYCACHEPREFIX"] = str(bytecode)
+    else:  # as this sandbox runs: Python's own modules from their bytecode, patchconf's compiled every time
+        # (unless the tree has a __pycache__ of its own from a run without the variable)
+        environment["PYTHONDONTWRITEBYTECODE"] = "1"
     before = os.times()
     started = time.perf_counter()
     completed = subprocess.run([sys.executable, "-c", RUN, "run", "--quiet", "--report", str(report),
@@ -161,7 +170,8 @@ def main() -> int:
         warm = Path(scratch) / "case-cache"
         variants = [Variant("this tree, default", REPO_ROOT, case_cache=str(warm)),
                     Variant("this tree, --jobs 1", REPO_ROOT, ("--jobs", "1"), case_cache=str(warm)),
-                    Variant("this tree, case cache cold", REPO_ROOT)]
+                    Variant("this tree, case cache cold", REPO_ROOT),
+                    Variant("this tree, no bytecode cache", REPO_ROOT, case_cache=str(warm), bytecode=False)]
         if args.baseline:
             variants.append(Variant("baseline", args.baseline.resolve()))
         bytecode = Path(scratch) / "pycache"

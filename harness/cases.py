@@ -627,16 +627,18 @@ def _schema_message(error: jsonschema.ValidationError) -> str:
 
 
 _ATOMS = (str, int, float, bool, type(None))
+_ATOM_TYPES = frozenset(_ATOMS)
 
 
 def copy_json(value: Any) -> Any:
     """A deep copy of JSON data, several times faster than copy.deepcopy (which handles any object)."""
     cls = value.__class__
+    # scalar members, most of them, are taken over without a call
     if cls is dict:
-        return {key: copy_json(member) for key, member in value.items()}
+        return {key: member if member.__class__ in _ATOM_TYPES else copy_json(member) for key, member in value.items()}
     if cls is list:
-        return [copy_json(item) for item in value]
-    return value if cls in _ATOMS else copy.deepcopy(value)
+        return [item if item.__class__ in _ATOM_TYPES else copy_json(item) for item in value]
+    return value if cls in _ATOM_TYPES else copy.deepcopy(value)
 
 
 def _has_non_json_values(value: Any) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import json
 import shlex
 import signal
@@ -250,6 +251,18 @@ def main(argv: list[str] | None = None) -> int:
     return handler[args.command](args)
 
 
+def console_main() -> int:
+    """The ``patchconf`` command: :func:`main` in a process that ends when it returns.
+
+    At exit the interpreter's garbage collections walk every object still alive (a run's
+    cases and results: some 0.1 s) to find nothing to free; frozen, they are not walked.
+    Only here: a process that goes on (tests calling :func:`main`) must keep collecting them.
+    """
+    code = main()
+    gc.freeze()
+    return code
+
+
 class Interrupted(KeyboardInterrupt):
     """SIGTERM, raised where the run is, as Ctrl-C raises KeyboardInterrupt."""
 
@@ -275,6 +288,30 @@ def _sigterm_interrupts() -> Iterator[None]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    try:
+        return _run(args)
+    finally:
+        gc.unfreeze()  # what _load_frozen froze: a process that goes on (tests) collects it again
+
+
+def _load_frozen(paths: list[Path]) -> Corpus:
+    """The corpus, loaded without garbage collection and then frozen (kept out of collections).
+
+    Loading makes some 100,000 objects that live as long as the run and form no cycles: a
+    collection meanwhile, or later walking them all, frees nothing and took 0.05-0.1 s a run.
+    """
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        corpus = load_corpus(paths)
+        gc.freeze()  # before collecting again: else the first collection walks all of it once
+    finally:
+        if collecting:
+            gc.enable()
+    return corpus
+
+
+def _run(args: argparse.Namespace) -> int:
     from harness.resultlog import LOG_NAME, ResultsLog
 
     try:
@@ -296,7 +333,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(f"patchconf: interrupted ({_signal_name(exc)}) while starting the target", file=sys.stderr)
             return _interrupted_exit(exc)
         try:
-            corpus = load_corpus(args.cases or [_default_cases()])
+            corpus = _load_frozen(args.cases or [_default_cases()])
         except KeyboardInterrupt as exc:
             target.close()
             print(f"patchconf: interrupted ({_signal_name(exc)}) while loading the cases", file=sys.stderr)
@@ -763,4 +800,4 @@ def _selected_control_planes(apiserver, kubeconfig: Path | None) -> list:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(console_main())

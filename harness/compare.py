@@ -16,10 +16,11 @@ def json_equal(a: Any, b: Any) -> bool:
     """Equality as JSON sees it, but strict about types: 1 != 1.0 != true."""
     if type(a) is not type(b):
         return False
+    # map() rather than generator expressions: the same pairs, without a generator frame each
     if isinstance(a, dict):
-        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
+        return a.keys() == b.keys() and all(map(json_equal, a.values(), map(b.__getitem__, a)))
     if isinstance(a, list):
-        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b, strict=True))
+        return len(a) == len(b) and all(map(json_equal, a, b))
     return a == b
 
 

@@ -61,6 +61,10 @@ class Run:
         return dict(sorted(table.items()))
 
     def to_json(self) -> dict[str, Any]:
+        return {**self.summary_json(), "results": [r.to_json() for r in self.results]}
+
+    def summary_json(self) -> dict[str, Any]:
+        """:meth:`to_json` without the results."""
         return {
             "patchconf_results": 1,
             "target": {"name": self.target_name, **self.target.to_json()},
@@ -78,7 +82,6 @@ class Run:
                 {"file": e.file, "case": e.case, "pointer": e.pointer, "message": e.message}
                 for e in self.load_errors
             ],
-            "results": [r.to_json() for r in self.results],
         }
 
 
@@ -175,9 +178,7 @@ def write_reports(run: Run, directory: Path) -> list[Path]:
 def results_json(run: Run) -> str:
     """results.json: the run indented, each result on one line (Python's indenting encoder is ten
     times slower than its compact one, and a result per line reads and diffs well)."""
-    data = run.to_json()
-    del data["results"]
-    head = json.dumps(data, indent=2, ensure_ascii=False)
+    head = json.dumps(run.summary_json(), indent=2, ensure_ascii=False)
     lines = ",\n    ".join(result.json_text for result in run.results)
     body = f"[\n    {lines}\n  ]" if run.results else "[]"
     return f'{head[:-2]},\n  "results": {body}\n}}\n'

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import fnmatch
 import functools
+import gc
 import json
 import os
 import pickle
@@ -15,7 +16,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -359,6 +359,9 @@ def run_cases(
     if forking:
         _run_in_processes(selected, target, count, finish)
         return results  # type: ignore[return-value]
+    # imported here: concurrent.futures (and the logging it loads) is for threaded targets only
+    from concurrent.futures import ThreadPoolExecutor, as_completed
+
     pool = ThreadPoolExecutor(max_workers=count)
     try:
         futures = {pool.submit(run_case, case, target): index for index, case in enumerate(selected)}
@@ -390,6 +393,12 @@ def _run_in_processes(selected: list[Case], target: Target, processes: int,
     runs here only. Cases a copy did not answer (it died) run here after all.
     """
     children: dict[int, _Child] = {}
+    # Objects that exist now (the cases, the target's schemas) outlive the run: frozen, the
+    # collector no longer walks them here, and a copy's collections do not write to (and so
+    # duplicate) the memory pages it shares with this process. A caller that froze the heap
+    # before (patchconf run, its corpus) unfreezes it itself.
+    frozen_here = gc.get_freeze_count() == 0
+    gc.freeze()
     try:
         for share in range(1, processes):
             child = _Child.start(selected, target, share, processes)
@@ -404,6 +413,8 @@ def _run_in_processes(selected: list[Case], target: Target, processes: int,
                 if index not in child.answered:
                     finish(index, run_case(selected[index], target))
     finally:
+        if frozen_here:
+            gc.unfreeze()
         for child in children.values():
             child.stop()
 

@@ -50,12 +50,17 @@ def go_number(value: Any) -> Any:
     return value
 
 
+# Values a trip through Go's JSON model leaves as they are: taken over without a call (most members are).
+_UNCHANGED_BY_GO_JSON = frozenset({str, bool, type(None)})
+
+
 def through_go_json(value: Any) -> Any:
     """``value`` after a trip through Go's JSON data model (a new structure)."""
     if isinstance(value, dict):
-        return {key: through_go_json(child) for key, child in value.items()}
+        return {key: child if child.__class__ in _UNCHANGED_BY_GO_JSON else through_go_json(child)
+                for key, child in value.items()}
     if isinstance(value, list):
-        return [through_go_json(child) for child in value]
+        return [child if child.__class__ in _UNCHANGED_BY_GO_JSON else through_go_json(child) for child in value]
     return go_number(value)
 
 

@@ -1,3 +1,4 @@
+import gc
 import json
 import os
 
@@ -225,6 +226,28 @@ def test_forked_copies_give_the_results_in_case_order_each_handed_on_once(write_
     assert results[4].diff == ('document /n: expected 4, got "four" (int vs str)',)
     assert sorted(handed_on) == list(range(9))
     assert [r.json_text for r in results] == [json.dumps(r.to_json(), ensure_ascii=False) for r in results]
+
+
+def test_a_forked_run_freezes_the_heap_while_copies_run_and_leaves_nothing_frozen(write_case_file, forking):
+    cases = _many_cases(write_case_file, 4)
+    frozen_while_running = []
+
+    class Recording(forking):
+        def run(self, case):
+            frozen_while_running.append(gc.get_freeze_count() > 0)  # this process's share only
+            return super().run(case)
+
+    answers = {case.name: Actual(document={"n": int(case.name.split("-")[1])}) for case in cases}
+    results = run_cases(cases, Recording(answers), workers=2)
+    assert [r.status for r in results] == [PASS] * 4
+    assert frozen_while_running == [True, True]
+    assert gc.get_freeze_count() == 0
+    gc.freeze()  # a caller's (patchconf run's): the run leaves it to that caller to unfreeze
+    try:
+        run_cases(cases, Recording(answers), workers=2)
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
 
 
 def test_cases_of_a_copy_that_dies_run_in_this_process(write_case_file, forking):
