@@ -1001,3 +1001,21 @@ def test_field_conflicts_are_read_from_status_causes():
 ])
 def test_apply_errors_are_classed_by_status(answer, error_class):
     assert ssa_error_class(answer) == error_class
+
+
+def test_null_creation_timestamps_of_embedded_objects_are_left_out_unless_stated():
+    """Servers before 1.34 write an embedded ObjectMeta's zero creationTimestamp as null, later ones
+    leave it out; the top-level one and a stated one stay."""
+    from harness.targets.live.rendering import drop_null_template_timestamps
+
+    document = {"metadata": {"name": "d", "creationTimestamp": None},
+                "spec": {"template": {"metadata": {"creationTimestamp": None, "labels": {"a": "b"}}},
+                         "jobTemplate": {"metadata": {"creationTimestamp": None},
+                                         "spec": {"template": {"metadata": {"creationTimestamp": None}}}},
+                         "volumeClaimTemplates": [{"metadata": {"creationTimestamp": None, "name": "v"}}]}}
+    stated = {"spec": {"volumeClaimTemplates": [{"metadata": {"creationTimestamp": None}}]}}
+    drop_null_template_timestamps(document, stated)
+    assert document == {"metadata": {"name": "d", "creationTimestamp": None},
+                        "spec": {"template": {"metadata": {"labels": {"a": "b"}}},
+                                 "jobTemplate": {"metadata": {}, "spec": {"template": {"metadata": {}}}},
+                                 "volumeClaimTemplates": [{"metadata": {"creationTimestamp": None, "name": "v"}}]}}
