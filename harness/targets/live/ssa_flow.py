@@ -21,7 +21,13 @@ from harness.targets.live.conventions import (
     SETUP_MANAGER,
 )
 from harness.targets.live.placement import LogicalClock, Placement, is_object, owns_run_label
-from harness.targets.live.rendering import about_status, drop_generated_labels, drop_unstated, drop_unstated_node_ports
+from harness.targets.live.rendering import (
+    about_status,
+    drop_generated_labels,
+    drop_null_template_timestamps,
+    drop_unstated,
+    drop_unstated_node_ports,
+)
 from harness.targets.live.responses import (
     classify_response,
     field_conflicts,
@@ -231,6 +237,7 @@ class ServerSideApplyFlow:
             drop_unstated(document, stated, path)
         drop_unstated_node_ports(document, stated)
         drop_generated_labels(document, stated)
+        drop_null_template_timestamps(document, stated)
         return document
 
     def _step_error(self, step: Mapping[str, Any], answer: Response, placement: Placement) -> dict[str, Any]:
