@@ -191,6 +191,9 @@ class LiveTarget(PlacementMixin, RunCRDs, PatchFlow, ServerSideApplyFlow, Client
         schema = case.effective_schema()
         if schema is not None and schema.named and case.type in SCHEMA_TYPES:
             # only a server-side apply case gets a CRD built from its schema; others would run schemaless
+            if case.type in ("strategic", "apply"):
+                return (f"a server has no strategic merge for custom resources, and {schema.describe()} can only "
+                        "be a custom resource's schema there")
             return f"{self.name} cannot run cases on {schema.describe()}"
         document = case_subject(case)
         if not is_object(document):
