@@ -107,11 +107,16 @@ class Adapter:
 
 
 def locked_crate_version(crate: str) -> str:
-    """The version adapters/Cargo.lock locks for a crate (the adapters pin it with `=`)."""
+    """The version of a crate the adapters depend on by its name, pinned with `=`, which
+    adapters/Cargo.lock locks (beside an older release, renamed, that peer-history builds)."""
     lock = (ADAPTERS / "Cargo.lock").read_text(encoding="utf-8")
-    found = re.search(rf'\[\[package\]\]\nname = "{re.escape(crate)}"\nversion = "([^"]+)"', lock)
-    assert found, f"{crate} is not in adapters/Cargo.lock"
-    return found.group(1)
+    locked = re.findall(rf'\[\[package\]\]\nname = "{re.escape(crate)}"\nversion = "([^"]+)"', lock)
+    pins = {pin for manifest in ADAPTERS.glob("rust-*/Cargo.toml")
+            for pin in re.findall(rf'^{re.escape(crate)} = (?:\{{ version = )?"=([^"]+)"', manifest.read_text(encoding="utf-8"), re.M)}
+    assert len(pins) == 1, f"{crate}: adapters pin {sorted(pins)}"
+    pin = pins.pop()
+    assert pin in locked, f"{crate} {pin} is not in adapters/Cargo.lock ({locked})"
+    return pin
 
 
 def ruby_library_version(library: str) -> str | None:
