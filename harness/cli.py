@@ -157,6 +157,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="keep each target's results and reports in DIR/<target>/ (for a later --from)")
     matrix.add_argument("--timeout", type=float)
     matrix.add_argument("--title", default="Compliance matrix", help="the report's heading")
+    matrix.add_argument("--history", action="store_true",
+                        help="the targets are releases of libraries: say per library which cases changed between "
+                             "its releases, instead of between all targets")
     matrix.add_argument("--kubeconfig", metavar="PATH", help="kubeconfig for live targets (default: $KUBECONFIG)")
     matrix.add_argument("--namespace", metavar="NS", help=NAMESPACE_HELP)
     matrix.add_argument("--fuzz", type=int, metavar="COUNT",
@@ -451,8 +454,9 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     out = args.out or (None if args.html else REPO_ROOT / "reports" / "compliance.md")
     if out:
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(matrix_markdown(runs, args.title, command, fuzzed), encoding="utf-8")
-        out.with_suffix(".html").write_text(matrix_html(runs, args.title, command, fuzzed), encoding="utf-8")
+        out.write_text(matrix_markdown(runs, args.title, command, fuzzed, args.history), encoding="utf-8")
+        out.with_suffix(".html").write_text(matrix_html(runs, args.title, command, fuzzed, args.history),
+                                            encoding="utf-8")
         written += [out, out.with_suffix(".html")]
     if args.results:
         for label, run in zip(column_labels(runs), runs, strict=True):
