@@ -111,8 +111,9 @@ def locked_crate_version(crate: str) -> str:
     adapters/Cargo.lock locks (beside an older release, renamed, that peer-history builds)."""
     lock = (ADAPTERS / "Cargo.lock").read_text(encoding="utf-8")
     locked = re.findall(rf'\[\[package\]\]\nname = "{re.escape(crate)}"\nversion = "([^"]+)"', lock)
+    pin_line = rf'^{re.escape(crate)} = (?:\{{ version = )?"=([^"]+)"'
     pins = {pin for manifest in ADAPTERS.glob("rust-*/Cargo.toml")
-            for pin in re.findall(rf'^{re.escape(crate)} = (?:\{{ version = )?"=([^"]+)"', manifest.read_text(encoding="utf-8"), re.M)}
+            for pin in re.findall(pin_line, manifest.read_text(encoding="utf-8"), re.M)}
     assert len(pins) == 1, f"{crate}: adapters pin {sorted(pins)}"
     pin = pins.pop()
     assert pin in locked, f"{crate} {pin} is not in adapters/Cargo.lock ({locked})"
