@@ -261,10 +261,10 @@ def _failures(run: Run) -> list[Result]:
 
 
 def matrix_markdown(runs: Sequence[Run], title: str = "Compliance matrix", command: str = "",
-                    fuzzed: Mapping[str, str] | None = None, history: bool = False) -> str:
+                    fuzzed: Mapping[str, str] | None = None, history: bool = False, notes: str = "") -> str:
     """``fuzzed``: per target name, its agreement with upstream on fuzzed inputs (``patchconf matrix --fuzz``).
     ``history``: the targets are releases of libraries; what changed is given per library, between
-    its releases, instead of between all targets."""
+    its releases, instead of between all targets. ``notes``: Markdown put after the introduction."""
     labels = column_labels(runs)
     tags = sorted({tag for run in runs for result in run.results for tag in result.case.tags})
     per_run = [_by_tag(run) for run in runs]
@@ -272,6 +272,7 @@ def matrix_markdown(runs: Sequence[Run], title: str = "Compliance matrix", comma
         "Produced by `patchconf matrix`."
     out = [f"# {title}", "", f"{produced} Skipped cases (a target declares what it can run) are "
            "not counted in pass rates; `–`: the target ran none.", ""]
+    out += [notes, ""] if notes else []
     fuzz_head, fuzz_rule = (f" {FUZZ_COLUMN} |", "---:|") if fuzzed else ("", "")
     out += ["| column | target | implementation | profile | pass | fail | error | skip |" + fuzz_head,
             "|---|---|---|---|---:|---:|---:|---:|" + fuzz_rule]
@@ -317,7 +318,7 @@ def matrix_markdown(runs: Sequence[Run], title: str = "Compliance matrix", comma
 
 
 def matrix_html(runs: Sequence[Run], title: str = "Compliance matrix", command: str = "",
-                fuzzed: Mapping[str, str] | None = None, history: bool = False) -> str:
+                fuzzed: Mapping[str, str] | None = None, history: bool = False, notes: str = "") -> str:
     esc = html.escape
     labels = column_labels(runs)
     tags = sorted({tag for run in runs for result in run.results for tag in result.case.tags})
@@ -361,8 +362,9 @@ def matrix_html(runs: Sequence[Run], title: str = "Compliance matrix", command: 
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>{esc(title)}</title>"
             "<style>body{font-family:system-ui,sans-serif;margin:2em}td,th{border:1px solid #ccc;padding:4px 8px}"
             "table{border-collapse:collapse;margin-bottom:1em}.fail,.error{background:#fdd}.pass{background:#dfd}"
-            "</style></head><body>"
+            "pre.notes{white-space:pre-wrap;font-family:inherit}</style></head><body>"
             f"<h1>{esc(title)}</h1><p>{produced}</p>"
+            + (f"<pre class='notes'>{esc(notes)}</pre>" if notes else "") +
             "<table><tr><th>column</th><th>target</th><th>implementation</th><th>profile</th><th>pass</th>"
             f"<th>fail</th><th>error</th><th>skip</th>{f'<th>{esc(FUZZ_COLUMN)}</th>' if fuzzed else ''}</tr>"
             f"{summary}</table>"

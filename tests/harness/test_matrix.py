@@ -213,7 +213,9 @@ def test_history_says_per_library_which_cases_changed_between_its_releases(write
     runs = [Run(f"cmd:{family} {version}", scripted(table, family=family, version=version).info,
                 run_cases(cases, scripted(table, family=family, version=version)))
             for family, version, table in answers]
-    text = matrix_markdown(runs, history=True)
+    notes = "## Not at two releases\n\n- lib-d: no older release <installable>"
+    text = matrix_markdown(runs, history=True, notes=notes)
+    assert "not counted in pass rates; `–`: the target ran none.\n\n" + notes + "\n\n| column |" in text
     assert "## Changed between targets" not in text  # libraries are not compared with each other
     section = text.split("## Changed between releases\n")[1].split("\n## Failures by target")[0]
     assert section == """
@@ -238,7 +240,9 @@ document /a/1: expected 2, got 1<br>`lib-a 2.0`: ✓ as the case expects |
 
 No case changed.
 """
-    page = matrix_html(runs, history=True)
+    page = matrix_html(runs, history=True, notes=notes)
+    assert ("<pre class='notes'>## Not at two releases\n\n- lib-d: no older release &lt;installable&gt;</pre>"
+            "<table><tr><th>column</th>") in page
     assert "<h2>Changed between targets</h2>" not in page
     assert "<h3>lib-a: 1.0 → 2.0</h3><table><tr><th>case</th><th>answers</th></tr>" in page
     assert "<h3>lib-b: 3.0 → 4.0</h3><p>No case changed.</p>" in page
