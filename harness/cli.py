@@ -158,6 +158,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="keep each target's results and reports in DIR/<target>/ (for a later --from)")
     matrix.add_argument("--timeout", type=float)
     matrix.add_argument("--title", default="Compliance matrix", help="the report's heading")
+    matrix.add_argument("--notes", type=Path, metavar="FILE",
+                        help="Markdown put on the page after its introduction (say what a history leaves out and why)")
+    matrix.add_argument("--history", action="store_true",
+                        help="the targets are releases of libraries: say per library which cases changed between "
+                             "its releases, instead of between all targets")
     matrix.add_argument("--kubeconfig", metavar="PATH", help="kubeconfig for live targets (default: $KUBECONFIG)")
     matrix.add_argument("--namespace", metavar="NS", help=NAMESPACE_HELP)
     matrix.add_argument("--fuzz", type=int, metavar="COUNT",
@@ -483,13 +488,19 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     if not runs:
         return 2
     command = shlex.join(["patchconf", *args.argv])
+    try:
+        notes = args.notes.read_text(encoding="utf-8").strip() if args.notes else ""
+    except OSError as exc:
+        print(f"patchconf matrix: cannot read --notes {args.notes}: {exc}", file=sys.stderr)
+        return 2
     fuzzed = _fuzzed_agreement(runs, args) if args.fuzz else None
     written: list[Path] = []
     out = args.out or (None if args.html else REPO_ROOT / "reports" / "compliance.md")
     if out:
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(matrix_markdown(runs, args.title, command, fuzzed), encoding="utf-8")
-        out.with_suffix(".html").write_text(matrix_html(runs, args.title, command, fuzzed), encoding="utf-8")
+        out.write_text(matrix_markdown(runs, args.title, command, fuzzed, args.history, notes), encoding="utf-8")
+        out.with_suffix(".html").write_text(matrix_html(runs, args.title, command, fuzzed, args.history, notes),
+                                            encoding="utf-8")
         written += [out, out.with_suffix(".html")]
     if args.results:
         for label, run in zip(column_labels(runs), runs, strict=True):

@@ -16,6 +16,9 @@ from collections.abc import Mapping, Sequence
 from harness.report import Run
 from harness.runner import ERROR, FAIL, PASS, SKIP, Result
 
+# A changed case: its id and its runs of equal answers, as (first target, last target, a result).
+Change = tuple[str, list[tuple[str, str, Result]]]
+
 SYMBOLS = {PASS: "✓", FAIL: "✗", ERROR: "!", SKIP: "·"}
 REASON_LIMIT = 200
 FUZZ_COLUMN = "fuzzed: agree with upstream"
@@ -172,15 +175,16 @@ def describe(result: Result) -> str:
     return f"{SYMBOLS.get(result.status, '?')} {_shorten(result.reason)}"
 
 
-def changes(runs: Sequence[Run]) -> list[tuple[str, list[tuple[str, str, Result]]]]:
+def changes(runs: Sequence[Run], labels: Sequence[str] | None = None) -> list[Change]:
     """Cases whose answer differs between the targets that ran them (skips are ignored).
 
     Each comes with its runs of equal answers in target order, as (first target, last
     target, a result of that run): for releases of one implementation, where it changed.
+    ``labels``: the targets' names (default: their column labels).
     """
     by_case: dict[str, list[tuple[str, Result]]] = defaultdict(list)
     order: list[str] = []
-    for label, run in zip(column_labels(runs), runs, strict=True):
+    for label, run in zip(column_labels(runs) if labels is None else labels, runs, strict=True):
         for result in run.results:
             if result.status == SKIP:
                 continue
@@ -200,13 +204,67 @@ def changes(runs: Sequence[Run]) -> list[tuple[str, list[tuple[str, str, Result]
     return changed
 
 
+def release_changes(runs: Sequence[Run]) -> list[tuple[str, list[Run], list[Change]]]:
+    """A library's history: per implementation the matrix holds at several versions, in column
+    order, its runs and the cases whose answer differs between them (as ``changes`` gives them,
+    each target named by its column)."""
+    labels = dict(zip(map(id, runs), column_labels(runs), strict=True))
+    by_family: dict[str, list[Run]] = defaultdict(list)
+    for run in runs:
+        by_family[run.target.family].append(run)
+    return [(family, releases, changes(releases, [labels[id(run)] for run in releases]))
+            for family, releases in by_family.items() if len({run.target.version for run in releases}) > 1]
+
+
+def status_path(segments: Sequence[tuple[str, str, Result]]) -> str:
+    """The statuses a changed case went through, release after release: ``✗ → ✓``, or ``""``
+    when its status stayed (only its exact answer changed)."""
+    statuses = [result.status for _, _, result in segments]
+    steps = [status for index, status in enumerate(statuses) if not index or status != statuses[index - 1]]
+    return " → ".join(SYMBOLS.get(status, "?") for status in steps) if len(steps) > 1 else ""
+
+
+def _release_changes_markdown(runs: Sequence[Run]) -> list[str]:
+    out = ["", "## Changed between releases", "",
+           "Per library, in column order: the cases whose status changed between its releases (`✗ → ✓`: "
+           "failed at the older, passes at the newer), those whose exact answer changed with the same status, "
+           "and each one's answers, the columns that answered alike together. Cases a release skipped are not "
+           "compared."]
+    for family, releases, changed in release_changes(runs):
+        versions = " → ".join(run.target.version for run in releases)
+        out += ["", f"### {family}: {versions}", ""]
+        if not changed:
+            out.append("No case changed.")
+            continue
+        moved = [(case_id, status_path(segments)) for case_id, segments in changed if status_path(segments)]
+        same = [case_id for case_id, segments in changed if not status_path(segments)]
+        if moved:
+            out.append(f"Status changed ({len(moved)}): " + ", ".join(f"`{case_id}` {path}" for case_id, path in moved)
+                       + ".")
+        if same:
+            out += [""] if moved else []
+            out.append(f"Same status, another answer ({len(same)}): " + ", ".join(f"`{case_id}`" for case_id in same)
+                       + ".")
+        out += ["", "| case | answers |", "|---|---|"]
+        out += [_change_row(case_id, segments) for case_id, segments in changed]
+    return out
+
+
+def _change_row(case_id: str, segments: Sequence[tuple[str, str, Result]]) -> str:
+    spans = [f"`{first}`" + ("" if first == last else f" … `{last}`") + ": " + _cell(text)
+             for (first, last, _), text in zip(segments, change_texts(segments), strict=True)]
+    return f"| `{case_id}` | " + "<br>".join(spans) + " |"
+
+
 def _failures(run: Run) -> list[Result]:
     return [r for r in run.results if r.status in (FAIL, ERROR)]
 
 
 def matrix_markdown(runs: Sequence[Run], title: str = "Compliance matrix", command: str = "",
-                    fuzzed: Mapping[str, str] | None = None) -> str:
-    """``fuzzed``: per target name, its agreement with upstream on fuzzed inputs (``patchconf matrix --fuzz``)."""
+                    fuzzed: Mapping[str, str] | None = None, history: bool = False, notes: str = "") -> str:
+    """``fuzzed``: per target name, its agreement with upstream on fuzzed inputs (``patchconf matrix --fuzz``).
+    ``history``: the targets are releases of libraries; what changed is given per library, between
+    its releases, instead of between all targets. ``notes``: Markdown put after the introduction."""
     labels = column_labels(runs)
     tags = sorted({tag for run in runs for result in run.results for tag in result.case.tags})
     per_run = [_by_tag(run) for run in runs]
@@ -214,6 +272,7 @@ def matrix_markdown(runs: Sequence[Run], title: str = "Compliance matrix", comma
         "Produced by `patchconf matrix`."
     out = [f"# {title}", "", f"{produced} Skipped cases (a target declares what it can run) are "
            "not counted in pass rates; `–`: the target ran none.", ""]
+    out += [notes, ""] if notes else []
     fuzz_head, fuzz_rule = (f" {FUZZ_COLUMN} |", "---:|") if fuzzed else ("", "")
     out += ["| column | target | implementation | profile | pass | fail | error | skip |" + fuzz_head,
             "|---|---|---|---|---:|---:|---:|---:|" + fuzz_rule]
@@ -230,17 +289,16 @@ def matrix_markdown(runs: Sequence[Run], title: str = "Compliance matrix", comma
     for tag in tags:
         out.append(f"| {tag} | " + " | ".join(_rate(table.get(tag, Counter())) for table in per_run) + " |")
 
-    if len(runs) > 1:
+    if history:
+        out += _release_changes_markdown(runs)
+    elif len(runs) > 1:
         changed = changes(runs)
         out += ["", "## Changed between targets", "",
                 f"{len(changed)} case(s) got a different answer (status or exact result) from different targets; "
                 "each line gives the targets, in column order, that answered alike.", ""]
         if changed:
             out += ["| case | answers |", "|---|---|"]
-        for case_id, segments in changed:
-            spans = [f"`{first}`" + ("" if first == last else f" … `{last}`") + ": " + _cell(text)
-                     for (first, last, _), text in zip(segments, change_texts(segments), strict=True)]
-            out.append(f"| `{case_id}` | " + "<br>".join(spans) + " |")
+        out += [_change_row(case_id, segments) for case_id, segments in changed]
 
     out += ["", "## Failures by target", ""]
     for label, run in zip(labels, runs, strict=True):
@@ -260,7 +318,7 @@ def matrix_markdown(runs: Sequence[Run], title: str = "Compliance matrix", comma
 
 
 def matrix_html(runs: Sequence[Run], title: str = "Compliance matrix", command: str = "",
-                fuzzed: Mapping[str, str] | None = None) -> str:
+                fuzzed: Mapping[str, str] | None = None, history: bool = False, notes: str = "") -> str:
     esc = html.escape
     labels = column_labels(runs)
     tags = sorted({tag for run in runs for result in run.results for tag in result.case.tags})
@@ -277,12 +335,22 @@ def matrix_html(runs: Sequence[Run], title: str = "Compliance matrix", command: 
         f"<tr><td>{esc(tag)}</td>" + "".join(f"<td>{esc(_rate(t.get(tag, Counter())))}</td>" for t in per_run) + "</tr>"
         for tag in tags
     )
-    changed = "".join(
-        f"<tr><td><code>{esc(case_id)}</code></td><td>" + "<br>".join(
-            esc(first + ("" if first == last else f" … {last}") + ": " + text)
-            for (first, last, _), text in zip(segments, change_texts(segments), strict=True)) + "</td></tr>"
-        for case_id, segments in (changes(runs) if len(runs) > 1 else [])
-    )
+    def change_rows(changed: list) -> str:
+        return "".join(
+            f"<tr><td><code>{esc(case_id)}</code></td><td>" + "<br>".join(
+                esc(first + ("" if first == last else f" … {last}") + ": " + text)
+                for (first, last, _), text in zip(segments, change_texts(segments), strict=True)) + "</td></tr>"
+            for case_id, segments in changed)
+
+    if history:
+        changed_section = "<h2>Changed between releases</h2>" + "".join(
+            f"<h3>{esc(family)}: {esc(' → '.join(run.target.version for run in releases))}</h3>"
+            + (f"<table><tr><th>case</th><th>answers</th></tr>{change_rows(changed)}</table>" if changed
+               else "<p>No case changed.</p>")
+            for family, releases, changed in release_changes(runs))
+    else:
+        changed_section = ("<h2>Changed between targets</h2><table><tr><th>case</th><th>answers</th></tr>"
+                           f"{change_rows(changes(runs) if len(runs) > 1 else [])}</table>")
     failures = "".join(
         f"<h3>{esc(label)}: {len(_failures(run))}</h3><table>"
         + "".join(f"<tr><td><code>{esc(r.case.id)}</code></td><td>{esc(_short(r.reason))}</td></tr>"
@@ -294,11 +362,12 @@ def matrix_html(runs: Sequence[Run], title: str = "Compliance matrix", command: 
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>{esc(title)}</title>"
             "<style>body{font-family:system-ui,sans-serif;margin:2em}td,th{border:1px solid #ccc;padding:4px 8px}"
             "table{border-collapse:collapse;margin-bottom:1em}.fail,.error{background:#fdd}.pass{background:#dfd}"
-            "</style></head><body>"
+            "pre.notes{white-space:pre-wrap;font-family:inherit}</style></head><body>"
             f"<h1>{esc(title)}</h1><p>{produced}</p>"
+            + (f"<pre class='notes'>{esc(notes)}</pre>" if notes else "") +
             "<table><tr><th>column</th><th>target</th><th>implementation</th><th>profile</th><th>pass</th>"
             f"<th>fail</th><th>error</th><th>skip</th>{f'<th>{esc(FUZZ_COLUMN)}</th>' if fuzzed else ''}</tr>"
             f"{summary}</table>"
             f"<h2>Pass rate by behaviour</h2><table><tr><th>behaviour</th>{head}</tr>{rates}</table>"
-            f"<h2>Changed between targets</h2><table><tr><th>case</th><th>answers</th></tr>{changed}</table>"
+            f"{changed_section}"
             f"<h2>Failures by target</h2>{failures}</body></html>\n")

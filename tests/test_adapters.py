@@ -107,11 +107,17 @@ class Adapter:
 
 
 def locked_crate_version(crate: str) -> str:
-    """The version adapters/Cargo.lock locks for a crate (the adapters pin it with `=`)."""
+    """The version of a crate the adapters depend on by its name, pinned with `=`, which
+    adapters/Cargo.lock locks (beside an older release, renamed, that peer-history builds)."""
     lock = (ADAPTERS / "Cargo.lock").read_text(encoding="utf-8")
-    found = re.search(rf'\[\[package\]\]\nname = "{re.escape(crate)}"\nversion = "([^"]+)"', lock)
-    assert found, f"{crate} is not in adapters/Cargo.lock"
-    return found.group(1)
+    locked = re.findall(rf'\[\[package\]\]\nname = "{re.escape(crate)}"\nversion = "([^"]+)"', lock)
+    pin_line = rf'^{re.escape(crate)} = (?:\{{ version = )?"=([^"]+)"'
+    pins = {pin for manifest in ADAPTERS.glob("rust-*/Cargo.toml")
+            for pin in re.findall(pin_line, manifest.read_text(encoding="utf-8"), re.M)}
+    assert len(pins) == 1, f"{crate}: adapters pin {sorted(pins)}"
+    pin = pins.pop()
+    assert pin in locked, f"{crate} {pin} is not in adapters/Cargo.lock ({locked})"
+    return pin
 
 
 def ruby_library_version(library: str) -> str | None:
@@ -386,7 +392,7 @@ JS_ECHO = '''
 const kit = require({kit!r});
 kit.serve({{
   name: 'js-echo', library: 'echo-lib', dir: __dirname, patchTypes: ['merge-patch'],
-  load: () => require('echo-lib'),
+  load: (modules) => modules.require('echo-lib'),
   answer: (lib, c) => ({{ document: lib.echo(c.original, c.patch) }}),
 }});
 '''
@@ -466,6 +472,45 @@ def test_javascript_kit(tmp_path):
     # JavaScript numbers, as the libraries' users have them: the kit adds no loss of its own
     check_conversation(answers, "js-echo", big="1.2345678901234568e+29", one="1",
                        exception="RangeError: the library broke")
+
+
+def _js_release(root: Path, library: str, version: str, *, es_module: bool) -> None:
+    """A stand-in release of ``library`` under ``root/node_modules`` whose ``release()`` names its version."""
+    package = root / "node_modules" / library
+    package.mkdir(parents=True)
+    manifest = {"name": library, "version": version, "main": "index.js"}
+    if es_module:  # import-only, as ES module packages declare it
+        manifest.update(type="module", exports={".": {"import": "./esm/index.js"}})
+        (package / "esm").mkdir()
+        (package / "esm" / "index.js").write_text(f"export const release = () => 'esm {version}';\n")
+    else:
+        (package / "index.js").write_text(f"exports.release = () => 'cjs {version}';\n")
+    (package / "package.json").write_text(json.dumps(manifest))
+
+
+@pytest.mark.parametrize("load", ["require", "import"])
+def test_javascript_kit_loads_another_release_with_modules(tmp_path, load):
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed")
+    es_module = load == "import"
+    for root, version in ((tmp_path / "adapter", "2.0.0"), (tmp_path / "previous", "1.0.0")):
+        _js_release(root, "release-lib", version, es_module=es_module)
+    (tmp_path / "adapter" / "adapter.js").write_text(f"""
+const kit = require({str(KITS / "js" / "patchconf-adapter.js")!r});
+kit.serve({{
+  name: 'js-release', library: 'release-lib', dir: __dirname, patchTypes: ['merge-patch'],
+  load: (modules) => modules.{load}('release-lib'),
+  answer: (lib, c) => ({{ document: lib.release() }}),
+}});
+""", encoding="utf-8")
+    conversation = '{"cmd": "start"}\n{"cmd": "run", "seq": 1, "case": {"type": "merge-patch"}}\n{"cmd": "stop"}\n'
+    kind = "esm" if es_module else "cjs"
+    for arguments, version in (([], "2.0.0"), (["--modules", "previous"], "1.0.0")):
+        done = subprocess.run(["node", "adapter/adapter.js", *arguments], input=conversation, cwd=tmp_path,
+                              capture_output=True, text=True, timeout=60, check=False)
+        handshake, answer = [json.loads(line) for line in done.stdout.splitlines()]
+        assert handshake["implementation"]["version"] == version
+        assert answer == {"seq": 1, "result": {"document": f"{kind} {version}"}}
 
 
 def test_ruby_kit(tmp_path):

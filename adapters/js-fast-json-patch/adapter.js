@@ -39,7 +39,7 @@ kit.serve({
   homepage: 'https://github.com/Starcounter-Jack/JSON-Patch',
   patchTypes: ['json-patch'],
   profile: 'rfc',
-  load: () => require('fast-json-patch'),
+  load: (modules) => modules.require('fast-json-patch'),
   answer: (jsonpatch, c) => ({
     document: VALIDATE
       ? jsonpatch.applyPatch(c.original, c.patch, true).newDocument

@@ -19,6 +19,6 @@ kit.serve({
   homepage: 'https://github.com/josdejong/immutable-json-patch',
   patchTypes: ['json-patch'],
   profile: 'rfc',
-  load: () => import('immutable-json-patch'),
+  load: (modules) => modules.import('immutable-json-patch'),
   answer: (lib, c) => ({ document: lib.immutableJSONPatch(c.original, c.patch) }),
 });

@@ -25,7 +25,7 @@ kit.serve({
   homepage: 'https://github.com/streamich/json-joy',
   patchTypes: ['json-patch'],
   profile: 'rfc',
-  load: () => require('json-joy/lib/json-patch'),
+  load: (modules) => modules.require('json-joy/lib/json-patch'),
   answer: (jsonPatch, c) => ({ document: jsonPatch.applyPatch(c.original, c.patch, { mutate: false }).doc }),
   errorClass: (jsonPatch, err) => (err instanceof Error && ERROR_CLASSES[err.message]) || 'unclassified',
 });

@@ -32,6 +32,6 @@ kit.serve({
   homepage: 'https://github.com/pierreinglebert/json-merge-patch',
   patchTypes: ['merge-patch', 'merge-patch-2way'],
   profile: 'rfc',
-  load: () => require('json-merge-patch'),
+  load: (modules) => modules.require('json-merge-patch'),
   answer,
 });

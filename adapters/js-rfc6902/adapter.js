@@ -32,6 +32,6 @@ kit.serve({
   homepage: 'https://github.com/chbrown/rfc6902',
   patchTypes: ['json-patch'],
   profile: 'rfc',
-  load: () => require('rfc6902'),
+  load: (modules) => modules.require('rfc6902'),
   answer,
 });

@@ -19,6 +19,6 @@ kit.serve({
   homepage: 'https://github.com/QuentinRoy/tiny-merge-patch',
   patchTypes: ['merge-patch'],
   profile: 'rfc',
-  load: () => import('tiny-merge-patch'),
+  load: (modules) => modules.import('tiny-merge-patch'),
   answer: (lib, c) => ({ document: lib.apply(c.original, c.patch) }),
 });

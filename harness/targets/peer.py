@@ -41,6 +41,10 @@ LIBRARY_MODULES = {
     "client-go-fake": "k8s.io/client-go",
     "controller-runtime-fake": "sigs.k8s.io/controller-runtime",
 }
+# Modules released in step with the library, taken at the same version: an older client-go's fake
+# clientset imports API packages a newer k8s.io/api dropped. (apimachinery stays at the one the
+# kit's ssafake requires.)
+COMPANION_MODULES = {"client-go-fake": ("k8s.io/api",)}
 SSA_FAKE_TIMEOUT = 60.0
 SSA_FAKE_WORKERS = 8
 
@@ -81,7 +85,8 @@ def build(name: str, library_version: str | None = None) -> Path:
     if library_version is not None:
         if name not in LIBRARY_MODULES:
             raise TargetUnavailable(f"peer {name!r} names no library module to take another version of")
-        _run([go, "get", f"{LIBRARY_MODULES[name]}@{library_version}"], work / "peers" / name)
+        modules = (LIBRARY_MODULES[name], *COMPANION_MODULES.get(name, ()))
+        _run([go, "get", *(f"{module}@{library_version}" for module in modules)], work / "peers" / name)
         _run([go, "mod", "tidy"], work / "peers" / name)
     _run([go, "build", "-trimpath", "-o", str(binary) + ".tmp", "."], work / "peers" / name)
     os.replace(str(binary) + ".tmp", binary)

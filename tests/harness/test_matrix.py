@@ -198,3 +198,52 @@ def test_a_peer_release_must_be_a_module_version():
 
     with pytest.raises(TargetUnavailable, match=r"give a module version such as v1\.2\.3"):
         build("kustomize-kyaml", "latest; rm -rf /")
+
+
+def test_history_says_per_library_which_cases_changed_between_its_releases(write_case_file, scripted):
+    cases, _ = load_file(write_case_file("json-patch/m.yaml", CASES))
+    right = {"plain": Actual(document={"a": 1, "b": 2}), "negative": Actual(document={"a": [1, 2]})}
+    older = {"plain": Actual(document={"a": 1, "b": 3}), "negative": Actual(document={"a": [2, 1]})}
+    newer = {"plain": Actual(document={"a": 1, "b": 4}), "negative": Actual(document={"a": [1, 2]})}
+    answers = [("lib-a", "1.0", older),
+               ("lib-b", "3.0", right),
+               ("lib-a", "2.0", newer),
+               ("lib-b", "4.0", right),
+               ("lib-c", "5.0", {"plain": Actual(document={}), "negative": Actual(document={})})]
+    runs = [Run(f"cmd:{family} {version}", scripted(table, family=family, version=version).info,
+                run_cases(cases, scripted(table, family=family, version=version)))
+            for family, version, table in answers]
+    notes = "## Not at two releases\n\n- lib-d: no older release <installable>"
+    text = matrix_markdown(runs, history=True, notes=notes)
+    assert "not counted in pass rates; `–`: the target ran none.\n\n" + notes + "\n\n| column |" in text
+    assert "## Changed between targets" not in text  # libraries are not compared with each other
+    section = text.split("## Changed between releases\n")[1].split("\n## Failures by target")[0]
+    assert section == """
+Per library, in column order: the cases whose status changed between its releases (`✗ → ✓`: failed at the older, \
+passes at the newer), those whose exact answer changed with the same status, and each one's answers, the columns \
+that answered alike together. Cases a release skipped are not compared.
+
+### lib-a: 1.0 → 2.0
+
+Status changed (1): `cases/json-patch/m.yaml::negative` ✗ → ✓.
+
+Same status, another answer (1): `cases/json-patch/m.yaml::plain`.
+
+| case | answers |
+|---|---|
+| `cases/json-patch/m.yaml::plain` | `lib-a 1.0`: ✗ document /b: expected 2, got 3\
+<br>`lib-a 2.0`: ✗ document /b: expected 2, got 4 |
+| `cases/json-patch/m.yaml::negative` | `lib-a 1.0`: ✗ document /a/0: expected 1, got 2; \
+document /a/1: expected 2, got 1<br>`lib-a 2.0`: ✓ as the case expects |
+
+### lib-b: 3.0 → 4.0
+
+No case changed.
+"""
+    page = matrix_html(runs, history=True, notes=notes)
+    assert ("<pre class='notes'>## Not at two releases\n\n- lib-d: no older release &lt;installable&gt;</pre>"
+            "<table><tr><th>column</th>") in page
+    assert "<h2>Changed between targets</h2>" not in page
+    assert "<h3>lib-a: 1.0 → 2.0</h3><table><tr><th>case</th><th>answers</th></tr>" in page
+    assert "<h3>lib-b: 3.0 → 4.0</h3><p>No case changed.</p>" in page
+    assert "lib-c" not in section and "<h3>lib-c: 5.0" not in page  # one release: no history

@@ -7,7 +7,7 @@
 //   kit.serve({
 //     name: 'js-my-lib', library: 'my-lib', dir: __dirname,
 //     patchTypes: ['json-patch'], profile: 'rfc',
-//     load: () => require('my-lib'),          // or () => import('my-lib') for an ES module
+//     load: (modules) => modules.require('my-lib'),  // or modules.import('my-lib') for an ES module
 //     answer: (lib, c) => ({ document: lib.apply(c.original, c.patch) }),
 //   });
 //
@@ -24,6 +24,8 @@
 const fs = require('fs');
 const path = require('path');
 const readline = require('readline');
+const { createRequire } = require('module');
+const { pathToFileURL } = require('url');
 
 const PROTOCOL_VERSION = 1;
 
@@ -61,7 +63,34 @@ function errorAnswer(seq, errorClass, message) {
   return { seq, error: { class: errorClass, message } };
 }
 
-/** The version in node_modules/<library>/package.json beside the adapter (what npm ci installed). */
+/**
+ * Where the library is installed: the directory `--modules DIR` names (another release, e.g. the
+ * adapter's previous/, for tox -e peer-history), else the adapter's own.
+ */
+function modulesDir(ownDir, argv = process.argv.slice(2)) {
+  const at = argv.indexOf('--modules');
+  return at >= 0 && argv[at + 1] ? path.resolve(argv[at + 1]) : ownDir;
+}
+
+/** What an adapter's load() gets: require() and import() resolving from `dir`'s node_modules. */
+function moduleLoader(dir) {
+  const requireFrom = createRequire(path.join(dir, 'package.json'));
+  return {
+    require: requireFrom,
+    /** An ES module (a package whose "exports" or "module" names its ES entry), else require()'s. */
+    import: (name) => {
+      const root = path.join(dir, 'node_modules', ...name.split('/'));
+      const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+      let entry = manifest.exports && typeof manifest.exports === 'object' && '.' in manifest.exports
+        ? manifest.exports['.'] : manifest.exports;
+      while (entry && typeof entry === 'object') entry = entry.import || entry.node || entry.default;
+      entry = entry || manifest.module;
+      return entry ? import(pathToFileURL(path.join(root, entry)).href) : Promise.resolve(requireFrom(name));
+    },
+  };
+}
+
+/** The version in node_modules/<library>/package.json under `dir` (what npm ci installed). */
 function installedVersion(dir, library) {
   const manifest = path.join(dir, 'node_modules', ...library.split('/'), 'package.json');
   return JSON.parse(fs.readFileSync(manifest, 'utf8')).version;
@@ -90,7 +119,8 @@ function encode(answer) {
  * An adapter: `spec` is
  *   name, library (npm package name), dir (the adapter's directory, holding node_modules),
  *   homepage?, patchTypes, schemas = ['none'], profile = 'kubernetes', messages = false,
- *   load() -> the library (or a promise of it),
+ *   load(modules) -> the library (or a promise of it); modules.require / modules.import load from
+ *     node_modules beside the adapter, or under the directory `--modules DIR` names (another release),
  *   answer(lib, case) -> result object | fail(...) | skip(...) (or a promise of one),
  *   errorClass(lib, err) -> class of an exception (default 'unclassified').
  */
@@ -103,10 +133,11 @@ class Adapter {
 
   async load() {
     try {
-      this.version = installedVersion(this.spec.dir, this.spec.library);
-      this.lib = await this.spec.load();
+      const dir = modulesDir(this.spec.dir);
+      this.version = installedVersion(dir, this.spec.library);
+      this.lib = await this.spec.load(moduleLoader(dir));
     } catch (err) {
-      this.loadError = `cannot load ${this.spec.library}: ${describe(err)} (run npm ci in ${this.spec.dir})`;
+      this.loadError = `cannot load ${this.spec.library}: ${describe(err)} (run npm ci in ${modulesDir(this.spec.dir)})`;
     }
   }
 
@@ -201,4 +232,4 @@ function serve(spec) {
   );
 }
 
-module.exports = { Adapter, serve, fail, skip, describe, encode, PROTOCOL_VERSION };
+module.exports = { Adapter, serve, fail, skip, describe, encode, modulesDir, moduleLoader, PROTOCOL_VERSION };

@@ -15,6 +15,12 @@
 //! The protocol is the Rust kit's (adapters/kit/rust), numbers exact.
 //!
 //!   patchconf run --target "cmd:adapters/target/release/rust-k8s-openapi" --type strategic
+//!
+//! With `--no-default-features --features previous` it is built against an older release
+//! (tox -e peer-history: `--target-dir adapters/target/previous`).
+
+#[cfg(feature = "previous")]
+extern crate k8s_openapi_previous as k8s_openapi;
 
 use k8s_openapi::{DeepMerge, Resource};
 use patchconf_adapter::{Adapter, Answer, Capabilities, Implementation};
@@ -23,7 +29,10 @@ use serde::Serialize;
 use serde_json::Value;
 
 /// The crate version Cargo.toml pins (`=`) and Cargo.lock locks; tests/test_adapters.py checks they agree.
+#[cfg(not(feature = "previous"))]
 const K8S_OPENAPI_VERSION: &str = "0.29.0";
+#[cfg(feature = "previous")]
+const K8S_OPENAPI_VERSION: &str = "0.25.0";
 
 /// `original.merge_from(patch)` as the type `T`.
 fn merge<T>(original: &Value, patch: &Value) -> Answer
