@@ -26,6 +26,7 @@ from harness import DEFAULT_CASES_DIR
 from harness.casecache import CaseCache
 from harness.fastschema import compile_schema
 from harness.yamlio import RefusedInput, decode_text, load_text, read_bytes
+from reference_impl import jsonpointer
 
 if TYPE_CHECKING:
     import jsonschema
@@ -591,7 +592,7 @@ def _steps_outcome(steps: list[Mapping[str, Any]]) -> Outcome:
 
 
 def _pointer(parts: list[Any]) -> str:
-    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in parts)
+    return jsonpointer.build(parts)
 
 
 def _most_specific(errors: list[jsonschema.ValidationError]) -> list[jsonschema.ValidationError]:

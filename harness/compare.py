@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from harness.cases import ABSENT
+from reference_impl import jsonpointer
 
 # Characters of JSON per side beyond which a difference is told in one line: deepdiff's
 # member-by-member report of a huge answer would cost more memory than the answer itself.
@@ -32,7 +33,7 @@ def show(value: Any) -> str:
 
 
 def _pointer(path: list[Any]) -> str:
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path) or "(root)"
+    return jsonpointer.build(path) or "(root)"
 
 
 def explain(expected: Any, actual: Any) -> list[str]:

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 
 from harness.report import Run
 from harness.runner import ERROR, FAIL, PASS, SKIP, Result
+from reference_impl import jsonpointer
 
 # A changed case: its id and its runs of equal answers, as (first target, last target, a result).
 Change = tuple[str, list[tuple[str, str, Result]]]
@@ -119,7 +120,7 @@ def _differences(old: object, new: object, pointer: str = "", limit: int = 3) ->
     for key, a, b in pairs:
         if len(found) >= limit:
             break
-        below = f"{pointer}/{str(key).replace('~', '~0').replace('/', '~1')}"
+        below = jsonpointer.join(pointer, key)
         found += [below] if _MISSING in (a, b) else _differences(a, b, below, limit - len(found))
     return found
 

@@ -33,6 +33,8 @@ from yaml.events import AliasEvent, MappingStartEvent, ScalarEvent, SequenceStar
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 from yaml.resolver import BaseResolver
 
+from reference_impl import jsonpointer
+
 try:  # libyaml's scanner and parser; PyYAML's own when PyYAML was built without it
     from yaml.cyaml import CParser as _CParser
 except ImportError:  # pragma: no cover - depends on how PyYAML was installed
@@ -453,8 +455,7 @@ def _collect_differences(ours: Any, theirs: Any, pointer: str, found: list[str])
             found.append(f"{pointer or '/'}: keys {list(ours)!r} read as {list(theirs)!r}")
             return
         for key in ours:
-            token = str(key).replace("~", "~0").replace("/", "~1")
-            _collect_differences(ours[key], theirs[key], f"{pointer}/{token}", found)
+            _collect_differences(ours[key], theirs[key], jsonpointer.join(pointer, key), found)
     elif isinstance(ours, list) and isinstance(theirs, list) and len(ours) == len(theirs):
         for index, (a, b) in enumerate(zip(ours, theirs, strict=True)):
             _collect_differences(a, b, f"{pointer}/{index}", found)

@@ -18,6 +18,7 @@ from typing import Any
 
 from harness.cases import copy_json
 from harness.fuzz.choices import Choices, pick, shuffled, some
+from reference_impl import jsonpointer
 
 Json = Any
 Members = dict[str, Any]
@@ -85,10 +86,6 @@ def mutated(c: Choices, original: Json, depth: int = 0, scalars: list = SCALARS)
 # --- JSON Patch -------------------------------------------------------------------------------
 
 
-def _escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
-
-
 def _nodes(document: Json, path: tuple = ()) -> list[tuple[tuple, Json]]:
     """Every node of the document with its path, the root first."""
     found = [(path, document)]
@@ -101,22 +98,18 @@ def _nodes(document: Json, path: tuple = ()) -> list[tuple[tuple, Json]]:
     return found
 
 
-def _pointer(tokens: tuple) -> str:
-    return "".join("/" + _escape(str(token)) for token in tokens)
-
-
 def _json_patch_path(c: Choices, nodes: list[tuple[tuple, Json]]) -> tuple[str, Json]:
     """A pointer (and the value there, or ABSENT-like None): an existing node, a new child of one, or a broken one."""
     mode = c.integer(0, 9)
     path, node = pick(c, nodes)
     if mode < 5:
-        return _pointer(path), node
+        return jsonpointer.build(path), node
     if mode < 9:
         if isinstance(node, list):
             token = pick(c, ARRAY_TOKENS).format(length=len(node), past=len(node) + 1)
         else:
             token = pick(c, KEYS)
-        return _pointer((*path, token)), None
+        return jsonpointer.build((*path, token)), None
     return pick(c, ["a", "/~2", "//", "/a~", "#/a"]), None
 
 
