@@ -199,11 +199,12 @@ class RecordError(Exception):
 
 def _entry_text(implementation: str, version: str, via: str) -> str:
     escaped = via.replace('"', '\\"')
-    return f'{{implementation: {implementation}, version: "{version}", via: "{escaped}"}}'
+    return f'{{implementation: {implementation}, version: "{version.removeprefix("v")}", via: "{escaped}"}}'
 
 
 def _entry(implementation: str, version: str, via: str) -> dict[str, str]:
-    return {"implementation": implementation, "version": version, "via": via}
+    # one form for every judge ("1.33.13"): a server says "v1.33.13", record writes it without the "v"
+    return {"implementation": implementation, "version": version.removeprefix("v"), "via": via}
 
 
 def _edited(text: str, entries: Sequence[Confirmation]) -> tuple[str, dict]:
