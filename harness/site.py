@@ -144,7 +144,7 @@ h1{font-size:1.55em;margin:.6em 0 .2em}h2{font-size:1.25em;margin:1.5em 0 .5em;b
 h4{margin:.5em 0 .1em;font-size:.95em}a{color:#0969da}nav{font-size:.9em;margin-top:.6em}
 table{border-collapse:collapse;margin:.3em 0 1em}th,td{border:1px solid var(--line);padding:3px 7px;
  vertical-align:top;text-align:left;overflow-wrap:anywhere}th{background:var(--soft)}
-td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
+td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 code,pre{font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;margin:.25em 0;max-height:26em;overflow:auto;
  background:var(--soft);border:1px solid var(--line);border-radius:4px;padding:.35em .5em}
