@@ -330,7 +330,8 @@ class PlacementMixin:
     @staticmethod
     def _message_back(message: str, placement: Placement) -> str:
         """The server's words about the run's object, in the case's names (object name, API group)."""
-        message = message.replace(placement.name, placement.case_name)
+        for name in (shadow_of(placement).name, placement.name):  # the dry run's name holds the object's
+            message = message.replace(name, placement.case_name)
         if placement.held_whole:
             message = message.replace(f"/{HELD_FIELD}/", "/")
         run_group = placement.api_version.rpartition("/")[0]

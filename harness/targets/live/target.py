@@ -268,6 +268,8 @@ class LiveTarget(PlacementMixin, RunCRDs, PatchFlow, ServerSideApplyFlow, Client
         placement = self._placement(case, held_whole=held_because is not None)
         try:
             actual = runner(case, placement)
+        except TargetDeclined as exc:  # said in the case's names, so equal reasons group in the report
+            raise type(exc)(self._message_back(str(exc), placement)) from exc
         finally:
             if placement.resource.kind == "Namespace" and not placement.hosted:
                 delete_namespace(self.cluster, placement.name)
