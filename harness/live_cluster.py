@@ -295,16 +295,7 @@ def _items(answer: Response) -> list[dict]:
 
 def empty_namespace(cluster: Cluster, namespace: str) -> int:
     """Delete every object in a patchconf namespace (no controller does it here). Returns the count."""
-    deleted = 0
-    for group_version in cluster.preferred_group_versions():
-        for resource in cluster.resources(group_version).values():
-            if not resource.namespaced or not _deletable(resource) or resource.kind == "Event":
-                continue
-            for item in _items(cluster.request("GET", resource.collection(namespace))):
-                name = item.get("metadata", {}).get("name")
-                if name and cluster.delete_object(resource.item(namespace, name)).ok:
-                    deleted += 1
-    return deleted
+    return len(sweep_namespace(cluster, namespace))
 
 
 def delete_namespace(cluster: Cluster, namespace: str) -> None:
@@ -328,15 +319,19 @@ def labelled(cluster: Cluster, path: str, selector: str) -> list[dict]:
     return _items(cluster.request("GET", path, query={"labelSelector": selector}))
 
 
-def sweep_namespace(cluster: Cluster, namespace: str, selector: str) -> list[str]:
+def sweep_namespace(cluster: Cluster, namespace: str, selector: str | None = None) -> list[str]:
     """Delete the objects in a namespace that ``selector`` (on the run label) picks, of every kind
-    the server serves that we may list; nothing else. Returns them as ``kind/name``."""
+    the server serves that we may list; nothing else. Returns them as ``kind/name``. Without a
+    selector: every object but Events (a patchconf namespace, emptied before it is deleted)."""
     deleted = []
     for group_version in cluster.preferred_group_versions():
         for resource in cluster.resources(group_version).values():
-            if not resource.namespaced or not _deletable(resource):
+            if not resource.namespaced or not _deletable(resource) or (selector is None and resource.kind == "Event"):
                 continue
-            for item in labelled(cluster, resource.collection(namespace), selector):
+            collection = resource.collection(namespace)
+            found = _items(cluster.request("GET", collection)) if selector is None else labelled(
+                cluster, collection, selector)
+            for item in found:
                 name = item.get("metadata", {}).get("name")
                 if name and cluster.delete_object(resource.item(namespace, name)).ok:
                     deleted.append(f"{resource.kind}/{name}")

@@ -112,8 +112,7 @@ def _differences(old: object, new: object, pointer: str = "", limit: int = 3) ->
         keys = sorted(set(old) | set(new), key=str)
         pairs = [(key, old.get(key, _MISSING), new.get(key, _MISSING)) for key in keys]
     elif isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
-        pairs = list(enumerate(zip(old, new, strict=True)))
-        pairs = [(index, a, b) for index, (a, b) in pairs]
+        pairs = [(index, a, b) for index, (a, b) in enumerate(zip(old, new, strict=True))]
     else:
         return [] if old == new else [pointer or "/"]
     found: list[str] = []

@@ -16,6 +16,10 @@ def _ops(patch: Any) -> list[dict]:
     return [op for op in patch if isinstance(op, dict)] if isinstance(patch, list) else []
 
 
+def _at_or_under(pointer: str, prefix: str) -> bool:
+    return pointer == prefix or pointer.startswith(f"{prefix}/")
+
+
 def corpus_problem(case: Case) -> str | None:
     """Why a corpus case (not written for live) cannot be judged against a server (the run label
     in an existing namespace is :func:`label_problem`'s concern)."""
@@ -29,11 +33,10 @@ def corpus_problem(case: Case) -> str | None:
                 pointer = op.get(key)
                 if not isinstance(pointer, str) or pointer in ("", "/apiVersion", "/kind"):
                     continue  # the server's own answer (jsonpatch's root rules, its decoding) is what is judged
-                if pointer in IDENTITY_POINTERS or any(
-                        pointer == f"/metadata/{field}" or pointer.startswith(f"/metadata/{field}/")
-                        for field in ("name", "namespace", *SERVER_OWNED_METADATA)):
+                if pointer in IDENTITY_POINTERS or any(_at_or_under(pointer, f"/metadata/{field}")
+                                                       for field in ("name", "namespace", *SERVER_OWNED_METADATA)):
                     return f"the patch operates on {pointer}, which a server owns or keeps fixed"
-                if pointer == "/status" or pointer.startswith("/status/"):
+                if _at_or_under(pointer, "/status"):
                     return STATUS_PROBLEM
     elif case.type in ("merge-patch", "strategic") and isinstance(patch, dict):
         original = case.inputs.get("original") or {}
@@ -68,7 +71,7 @@ def patches_only_status(case: Case) -> bool:
     if case.type == "json-patch":
         ops = _ops(patch)
         return bool(ops) and len(ops) == len(patch) and all(
-            isinstance(op.get(key), str) and (op[key] == "/status" or op[key].startswith("/status/"))
+            isinstance(op.get(key), str) and _at_or_under(op[key], "/status")
             for op in ops for key in ("path", "from") if key in op)
     if case.type not in ("merge-patch", "strategic") or not isinstance(patch, dict):
         return False
@@ -176,8 +179,8 @@ def _has_labels(document: Any) -> bool:
 
 def _patch_touches_labels(patch_type: Any, patch: Any) -> bool:
     if patch_type == "json-patch":
-        return any(isinstance(op.get(key), str) and (op[key] in ("", "/metadata", "/metadata/labels")
-                                                    or op[key].startswith("/metadata/labels/"))
+        return any(isinstance(op.get(key), str) and (op[key] in ("", "/metadata")
+                                                    or _at_or_under(op[key], "/metadata/labels"))
                    for op in _ops(patch) for key in ("path", "from"))
     if not isinstance(patch, dict):
         return True  # replaces the whole object

@@ -274,15 +274,9 @@ class PlacementMixin:
         resourceVersion is what a case is about)."""
         if not isinstance(document, dict):
             return document
-        live = copy.deepcopy(document)
-        if live.get("apiVersion") == placement.case_api_version:
-            live["apiVersion"] = placement.api_version
+        live = self._identity_to_live(copy.deepcopy(document), placement)
         metadata = live.get("metadata")
         if isinstance(metadata, dict):
-            if metadata.get("name") == placement.case_name:
-                metadata["name"] = placement.name
-            if "namespace" in metadata and metadata["namespace"] == placement.case_namespace:
-                metadata["namespace"] = placement.namespace
             entries = metadata.get("managedFields")
             if isinstance(entries, list):
                 metadata["managedFields"] = [self._entry_to_live(entry, placement, clock) for entry in entries]

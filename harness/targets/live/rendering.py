@@ -107,7 +107,7 @@ class ServerRendering:
         for path in allocated_paths(stated):
             copy_path(stated, document, path)
         if case.id in self._rendered_statuses:  # a create ignores status: rendered through /status
-            document["status"] = self._rendered_statuses.pop(case.id)
+            document["status"] = copy.deepcopy(self._rendered_statuses[case.id])
         return Outcome(document=document, patch=outcome.patch, error=outcome.error)
 
     def _rendered_steps(self, case: Case, outcome: Outcome) -> Outcome:
@@ -142,10 +142,6 @@ class ServerRendering:
             steps.append(want)
         return Outcome(document={"steps": steps}) if rendered else outcome
 
-    @property
-    def _rendered_statuses(self) -> dict[str, Any]:
-        return self.__dict__.setdefault("_statuses", {})  # atomic: one dict per target
-
     def _render_status(self, case: Case, placement: Placement) -> None:
         """The expected status as the server stores it (its typed round trip, defaults): a dry-run
         write of it through the status subresource, on the case's object before it goes."""
@@ -162,7 +158,7 @@ class ServerRendering:
 
     def _judges_status(self, case: Case) -> bool:
         """Cases written for live, and corpus cases patching only status (through its subresource)."""
-        return "live" in case.targets or case.id in self.__dict__.get("_through_status", ())
+        return "live" in case.targets or case.id in self._through_status
 
     def _observable(self, case: Case, document: Any, stated: Any) -> Any:
         if not isinstance(document, dict):

@@ -101,6 +101,7 @@ class LiveTarget(PlacementMixin, RunCRDs, PatchFlow, ServerSideApplyFlow, Client
         self._held_whole: dict[str, str] = {}
         # corpus cases whose patch changes only status: sent to the status subresource, status judged
         self._through_status: set[str] = set()
+        self._rendered_statuses: dict[str, Any] = {}  # their expected status, as the server renders it
         self._stopping = threading.Event()
         self._stopped_because = "the run was interrupted"
         self._consecutive_failures = 0
@@ -173,8 +174,7 @@ class LiveTarget(PlacementMixin, RunCRDs, PatchFlow, ServerSideApplyFlow, Client
     def compares_messages(self, case: Case) -> bool:
         # Corpus message fragments quote kubectl's offline wording; cases written for the live
         # target, and their divergences for live, quote the server's.
-        return "live" in case.targets or any(divergence.applies_to(self.info.family, self.info.version)
-                                             for divergence in case.divergences)
+        return "live" in case.targets or self._live_outcome(case) is not case.outcome
 
     @property
     def label_objects(self) -> bool:
@@ -223,7 +223,7 @@ class LiveTarget(PlacementMixin, RunCRDs, PatchFlow, ServerSideApplyFlow, Client
                 return None
         if problem is None:
             return None
-        if "live" in case.targets or nesting_problem(case) is not None:
+        if not self._may_hold_whole(case):
             return problem
         try:
             host = self._host_resource()
@@ -252,7 +252,7 @@ class LiveTarget(PlacementMixin, RunCRDs, PatchFlow, ServerSideApplyFlow, Client
             try:
                 actual = self._run_placed(case, runner, held_because)
             except CannotHoldAsKind as exc:
-                if held_because is not None or "live" in case.targets or nesting_problem(case) is not None:
+                if held_because is not None or not self._may_hold_whole(case):
                     raise
                 actual = self._run_placed(case, runner, str(exc))
         except ClusterUnreachable as exc:
@@ -261,6 +261,11 @@ class LiveTarget(PlacementMixin, RunCRDs, PatchFlow, ServerSideApplyFlow, Client
         with self._lock:
             self._consecutive_failures = 0
         return actual
+
+    @staticmethod
+    def _may_hold_whole(case: Case) -> bool:
+        """A corpus case whose object the run may hold whole as a field of its schemaless custom resource."""
+        return "live" not in case.targets and nesting_problem(case) is None
 
     def _run_placed(self, case: Case, runner: Callable[[Case, Placement], Actual],
                     held_because: str | None) -> Actual:
