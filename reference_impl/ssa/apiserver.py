@@ -19,64 +19,16 @@ from reference_impl.errors import PatchError
 from reference_impl.ssa import gotypes, migration
 from reference_impl.ssa.fieldpath import FieldSet, make_path
 from reference_impl.ssa.managedfields import DEFAULT_RELEASE, FieldManager, RequestError
+from reference_impl.ssa.request import Step, StepResult, with_fields_type
 from reference_impl.ssa.schema import ABSENT_DEFAULT, Schema
 from reference_impl.ssa.typed import PARTIAL_KEYS_SINCE, json_copy, resolve_or_none, values_equal
 
-SERVER_OWNED = ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields")
 # handlers/create.go: a request naming no fieldManager is recorded under its User-Agent's
 # first word, which for patchconf's own requests is this.
 DEFAULT_MANAGER = "patchconf"
 # The release whose rules run_case follows unless told: the corpus's (upstream's pinned 1.32, live 1.33).
 DEFAULT_KUBERNETES_VERSION = "1.32"
 STATUS = make_path("status")
-
-
-@dataclass
-class Step:
-    """One request: ``op`` apply, update (PUT) or patch (``patch_type``), on the object or ``status``."""
-
-    op: str
-    manager: str | None = None
-    force: bool = False
-    subresource: str = ""
-    object: Any = None
-    patch_type: str | None = None
-    patch: Any = None
-    csa_managers: tuple[str, ...] = ()  # op csa-upgrade (reference_impl.ssa.migration)
-
-    @staticmethod
-    def from_json(data: dict[str, Any]) -> Step:
-        return Step(data["op"], data.get("manager"), bool(data.get("force", False)), data.get("subresource") or "",
-                    with_fields_type(json_copy(data.get("object"))), data.get("patch_type"),
-                    json_copy(data.get("patch")), tuple(data.get("csa_managers") or ()))
-
-
-def with_fields_type(obj: Any) -> Any:
-    """Case files leave ``fieldsType: FieldsV1`` out of managedFields entries; the request has it.
-    An empty entry stays empty: ``[{}]`` is the reset marker."""
-    metadata = obj.get("metadata") if isinstance(obj, dict) else None
-    entries = metadata.get("managedFields") if isinstance(metadata, dict) else None
-    if isinstance(entries, list):
-        metadata["managedFields"] = [{**entry, "fieldsType": "FieldsV1"} if isinstance(entry, dict) and entry
-                                     and "fieldsType" not in entry else entry for entry in entries]
-    return obj
-
-
-@dataclass
-class StepResult:
-    document: Any = None
-    managed_fields: list[dict[str, Any]] | None = None
-    changed: bool = False
-    error: RequestError | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        if self.error is not None:
-            error: dict[str, Any] = {"class": self.error.error_class, "message": self.error.message,
-                                     "status": self.error.status, "reason": self.error.reason}
-            if self.error.conflicts:
-                error["conflicts"] = [{"manager": m, "field": f} for m, f in self.error.conflicts]
-            return {"error": error}
-        return {"document": self.document, "managed_fields": self.managed_fields or [], "changed": self.changed}
 
 
 @dataclass
@@ -130,7 +82,7 @@ class Store:
             return StepResult(error=RequestError(exc.error_class, exc.message, 422, "Invalid"))
         after = _ignore_timestamp_only_changes(before, after)
         self.live = after
-        return StepResult(_shown(after), json_copy(_entries(after)), changed=not values_equal(before, after))
+        return StepResult.of(after, changed=not values_equal(before, after))
 
     def _request(self, step: Step) -> dict[str, Any]:
         if step.op == "apply" and not step.manager:
@@ -293,18 +245,6 @@ def _empty(api_version: str, kind: str) -> dict[str, Any]:
     return {"apiVersion": api_version, "kind": kind}
 
 
-def _entries(obj: dict[str, Any] | None) -> list[dict[str, Any]]:
-    metadata = (obj or {}).get("metadata") or {}
-    return [{k: v for k, v in entry.items() if k != "fieldsType"} for entry in metadata.get("managedFields") or ()]
-
-
-def _shown(obj: dict[str, Any]) -> dict[str, Any]:
-    shown = json_copy(obj)
-    metadata = shown.get("metadata")
-    if isinstance(metadata, dict):
-        for key in SERVER_OWNED:
-            metadata.pop(key, None)
-    return shown
 
 
 def _ignore_timestamp_only_changes(before: dict[str, Any] | None, after: dict[str, Any]) -> dict[str, Any]:

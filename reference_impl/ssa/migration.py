@@ -16,7 +16,7 @@ requests did.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from reference_impl.ssa.csaupgrade import (
     LAST_APPLIED_FIELD,
@@ -26,23 +26,19 @@ from reference_impl.ssa.csaupgrade import (
     upgrade_managed_fields_patch,
 )
 from reference_impl.ssa.managedfields import LAST_APPLIED, RequestError
-
-if TYPE_CHECKING:
-    from reference_impl.ssa.apiserver import Step, StepResult, Store
+from reference_impl.ssa.request import Endpoint, Step, StepResult
 
 OPS = ("csa-upgrade", "kubectl-apply-server-side")
 
 
-def run(store: Store, step: Step) -> StepResult:
+def run(store: Endpoint, step: Step) -> StepResult:
     """The step's requests on ``store``, at its current time."""
     if step.op == "csa-upgrade":
         return _csa_upgrade(store, step)
     return _kubectl_apply_server_side(store, step)
 
 
-def _csa_upgrade(store: Store, step: Step) -> StepResult:
-    from reference_impl.ssa.apiserver import StepResult
-
+def _csa_upgrade(store: Endpoint, step: Step) -> StepResult:
     if store.live is None:
         return StepResult(error=RequestError("path-not-found", f"{store.kind.lower()} not found", 404, "NotFound"))
     try:
@@ -52,12 +48,11 @@ def _csa_upgrade(store: Store, step: Step) -> StepResult:
     return _result(store, sent is not None and sent.changed)
 
 
-def _upgrade(store: Store, csa_managers: tuple[str, ...], ssa_manager: str, subresource: str = "") -> StepResult | None:
+def _upgrade(store: Endpoint, csa_managers: tuple[str, ...], ssa_manager: str,
+             subresource: str = "") -> StepResult | None:
     """UpgradeManagedFieldsPatch and, if it gives a patch, the patch sent (by the applier's name,
     to the object itself whatever the subresource: managedFields sent to /status are ignored);
     the patch request's result, None when there was nothing to send."""
-    from reference_impl.ssa.apiserver import Step
-
     try:
         patch = upgrade_managed_fields_patch(store.live, csa_managers, ssa_manager, subresource)
     except ValueError as exc:
@@ -73,9 +68,7 @@ def _upgrade(store: Store, csa_managers: tuple[str, ...], ssa_manager: str, subr
     return answer
 
 
-def _kubectl_apply_server_side(store: Store, step: Step) -> StepResult:
-    from reference_impl.ssa.apiserver import Step
-
+def _kubectl_apply_server_side(store: Endpoint, step: Step) -> StepResult:
     apply = Step("apply", step.manager, step.force, object=step.object)
     first = store.request(apply)
     if first.error is not None:
@@ -96,11 +89,9 @@ def _kubectl_apply_server_side(store: Store, step: Step) -> StepResult:
     return _result(store, changed)
 
 
-def _save_last_applied(store: Store) -> bool:
+def _save_last_applied(store: Endpoint) -> bool:
     """saveLastApplyAnnotationIfNecessary: the annotation applied alone by kubectl-last-applied,
     so that the applier's next apply, which does not send it, does not remove it."""
-    from reference_impl.ssa.apiserver import Step
-
     metadata = store.live.get("metadata") or {}
     annotations = metadata.get("annotations") or {}
     if LAST_APPLIED not in annotations or find_fields_owners(_entries(store.live), "Apply", LAST_APPLIED_FIELD):
@@ -119,8 +110,5 @@ def _entries(obj: dict[str, Any] | None) -> list[dict[str, Any]]:
     return ((obj or {}).get("metadata") or {}).get("managedFields") or []
 
 
-def _result(store: Store, changed: bool) -> StepResult:
-    from reference_impl.ssa.apiserver import StepResult, _entries, _shown
-    from reference_impl.ssa.typed import json_copy
-
-    return StepResult(_shown(store.live), json_copy(_entries(store.live)), changed=changed)
+def _result(store: Endpoint, changed: bool) -> StepResult:
+    return StepResult.of(store.live, changed)
