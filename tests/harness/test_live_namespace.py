@@ -442,6 +442,9 @@ def test_label_problem_names_cases_on_metadata_labels(write_case_file):
           - {name: ssa-labels, type: server-side-apply, description: d, tags: [SSA-OWNERSHIP],
              steps: [{op: apply, manager: m,
                       object: {apiVersion: v1, kind: ConfigMap, metadata: {name: c, labels: {a: b}}}}]}
+          - {name: ssa-labels-null, type: server-side-apply, description: d, tags: [SSA-DECODE],
+             steps: [{op: update, manager: m,
+                      object: {apiVersion: v1, kind: ConfigMap, metadata: {name: c, labels: null}}}]}
           - {name: ssa-data, type: server-side-apply, description: d, tags: [SSA-OWNERSHIP],
              steps: [{op: apply, manager: m, object: {apiVersion: v1, kind: ConfigMap, metadata: {name: c},
                                                       data: {a: b}}}]}
@@ -458,6 +461,7 @@ def test_label_problem_names_cases_on_metadata_labels(write_case_file):
         "apply-drops-labels": "apply drops metadata.labels, which that label would change",
         "apply-keeps-labels": "",
         "ssa-labels": "step object states metadata.labels, which that label would change",
+        "ssa-labels-null": "step object states metadata.labels, which that label would change",
         "ssa-data": "",
     }
 

@@ -157,19 +157,25 @@ def label_problem(case: Case) -> str | None:
             return SHARED_NAMESPACE_LABELS.format(what="patch operates on")
     elif case.type == "server-side-apply":
         # who owns metadata.labels, and whether the map is there at all, is what such a case judges
-        if _has_labels(case.inputs.get("current")):
+        if _states_labels(case.inputs.get("current")):
             return SHARED_NAMESPACE_LABELS.format(what="current states")
         for step in case.inputs.get("steps") or ():
             if not isinstance(step, dict):
                 continue
             if step.get("op") == "patch" and _patch_touches_labels(step.get("patch_type"), step.get("patch")):
                 return SHARED_NAMESPACE_LABELS.format(what="patch step operates on")
-            if _has_labels(step.get("object")):
+            if _states_labels(step.get("object")):
                 return SHARED_NAMESPACE_LABELS.format(what="step object states")
     elif case.type == "apply" and _has_labels(case.inputs.get("original")) \
             and not _has_labels(case.inputs.get("modified")):
         return SHARED_NAMESPACE_LABELS.format(what="apply drops")
     return None
+
+
+def _states_labels(document: Any) -> bool:
+    """``labels: null`` too: the run label would turn it into a map, and the request into another."""
+    metadata = document.get("metadata") if isinstance(document, dict) else None
+    return isinstance(metadata, dict) and "labels" in metadata
 
 
 def _has_labels(document: Any) -> bool:
