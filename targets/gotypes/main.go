@@ -23,6 +23,7 @@ type shape struct {
 	Definition string          `json:"definition,omitempty"` // a struct's definition name
 	Elem       *shape          `json:"elem,omitempty"`       // a pointer's, slice's or map's element
 	Zero       json.RawMessage `json:"zero,omitempty"`       // an opaque type's zero value, as it encodes
+	Named      string          `json:"named,omitempty"`      // a named map or slice type (core/v1 ResourceList), defaulters are keyed by it
 }
 
 type field struct {
@@ -80,7 +81,11 @@ func describe(t reflect.Type) shape {
 			return shape{Shape: "bytes"}
 		}
 		elem := describe(t.Elem())
-		return shape{Shape: map[reflect.Kind]string{reflect.Pointer: "pointer", reflect.Slice: "slice", reflect.Map: "map"}[t.Kind()], Elem: &elem}
+		described := shape{Shape: map[reflect.Kind]string{reflect.Pointer: "pointer", reflect.Slice: "slice", reflect.Map: "map"}[t.Kind()], Elem: &elem}
+		if t.Kind() != reflect.Pointer && t.Name() != "" {
+			described.Named = definitionName(t)
+		}
+		return described
 	case reflect.Interface:
 		return shape{Shape: "opaque", Zero: json.RawMessage("null")}
 	}

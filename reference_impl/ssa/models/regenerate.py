@@ -12,7 +12,9 @@ does. The output has one definition per line, keys sorted, so regenerations diff
 
 ``--go-types`` writes ``go-types.json`` instead: what the models do not say, the Go shape of
 every built-in kind's fields (JSON name, omitempty, struct, pointer, slice, map or a type with
-its own encoding), which decides what a round trip through the Go type leaves of an object.
+its own encoding), which decides what a round trip through the Go type leaves of an object,
+and the name of a named map or slice type (``named``: core/v1 ResourceList), which the
+defaulting walk of reference_impl/defaults needs (defaulters are registered per Go type).
 targets/gotypes walks kubectl's scheme by reflection, at the k8s.io/api of its go.mod.
 """
 
