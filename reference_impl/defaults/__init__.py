@@ -1,0 +1,46 @@
+"""Defaulting of built-in kinds, as a kube-apiserver does it between decoding and the field manager.
+
+    from reference_impl.defaults import default_object
+    stored = default_object(gotypes.round_trip(obj, api_version, kind), release=(1, 32))
+
+Go twin: the scheme's defaulting (``runtime.Scheme.Default``) of k8s.io/kubernetes: per API group
+version, ``pkg/apis/<group>/<version>/defaults.go`` (one module here each: core_v1.py,
+apps_v1.py, batch_v1.py, networking_v1.py, policy_v1.py, rbac_v1.py, autoscaling_v2.py,
+storage_v1.py) walked over each object by ``zz_generated.defaults.go`` (generated.py), with the
+``+default=`` marker values as data (literal-defaults.json, from the OpenAPI spec of each release).
+Rules that depend on a feature gate follow the gate's default in the release (features.py).
+quantity.py is resource.Quantity's parsing and canonical form.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reference_impl.defaults.features import Release
+from reference_impl.defaults.generated import GROUP_VERSIONS, literal_defaults, supported_releases, walk_struct
+from reference_impl.defaults.govalue import decode, encode
+from reference_impl.ssa import gotypes
+from reference_impl.ssa.typed import json_copy
+
+DEFAULT_RELEASE: Release = (1, 32)  # the corpus's release
+
+__all__ = ["DEFAULT_RELEASE", "default_object", "defaults_known", "supported_releases"]
+
+
+def defaults_known(api_version: str, kind: str) -> bool:
+    """Whether ``default_object`` models the defaulting of this kind (a built-in kind of a covered group)."""
+    return api_version in GROUP_VERSIONS and gotypes.definition_of(api_version, kind) is not None
+
+
+def default_object(obj: dict[str, Any], release: Release = DEFAULT_RELEASE) -> dict[str, Any]:
+    """A new dict: ``obj`` (a built-in object as ``gotypes.round_trip`` gives it) defaulted as the
+    apiserver of ``release`` defaults it, in the same form. Kinds not modelled (custom resources,
+    groups not covered) come back as an unchanged copy; ``obj`` is never mutated."""
+    literal_defaults(release)  # refuse a release that is not modelled, whatever the kind
+    api_version, kind = obj.get("apiVersion"), obj.get("kind")
+    if not isinstance(api_version, str) or not isinstance(kind, str) or not defaults_known(api_version, kind):
+        return json_copy(obj)
+    definition = gotypes.definition_of(api_version, kind)
+    value = decode(obj, definition)
+    walk_struct(value, definition, release)
+    return encode(value, definition)

@@ -1,0 +1,64 @@
+"""Defaulting of batch/v1: Job and CronJob.
+
+Go twin: k8s.io/kubernetes/pkg/apis/batch/v1/defaults.go. A CronJob's job template is a
+JobTemplateSpec, not a Job: it gets only the pod template's defaults, not SetDefaults_Job.
+"""
+
+from __future__ import annotations
+
+from reference_impl.defaults.core_v1 import Defaulter
+from reference_impl.defaults.features import Release, enabled
+from reference_impl.defaults.govalue import GoStruct, is_empty
+
+BATCH = "io.k8s.api.batch.v1."
+MAX_INT32 = 2**31 - 1
+
+
+def set_defaults_job(job: GoStruct, release: Release) -> None:
+    """SetDefaults_Job: completions and parallelism 1, backoffLimit 6 (MaxInt32 with a per-index
+    limit), labels from the template's, completionMode NonIndexed, suspend false, pod condition
+    patterns' status True, podReplacementPolicy (behind JobPodReplacementPolicy), manualSelector false."""
+    spec = job["spec"]
+    if spec["completions"] is None and spec["parallelism"] is None:
+        spec["completions"] = 1
+        spec["parallelism"] = 1
+    if spec["parallelism"] is None:
+        spec["parallelism"] = 1
+    if spec["backoffLimit"] is None:
+        spec["backoffLimit"] = MAX_INT32 if spec["backoffLimitPerIndex"] is not None else 6
+    labels = spec["template"]["metadata"]["labels"]
+    if labels is not None and is_empty(job["metadata"]["labels"]):
+        job["metadata"]["labels"] = labels
+    if spec["completionMode"] is None:
+        spec["completionMode"] = "NonIndexed"
+    if spec["suspend"] is None:
+        spec["suspend"] = False
+    failure_policy = spec["podFailurePolicy"]
+    if failure_policy is not None:
+        for rule in failure_policy["rules"] or []:
+            for pattern in rule["onPodConditions"] or []:
+                if pattern["status"] == "":
+                    pattern["status"] = "True"
+    if enabled("JobPodReplacementPolicy", release) and spec["podReplacementPolicy"] is None:
+        spec["podReplacementPolicy"] = "Failed" if failure_policy is not None else "TerminatingOrFailed"
+    if spec["manualSelector"] is None:
+        spec["manualSelector"] = False
+
+
+def set_defaults_cron_job(cron_job: GoStruct, release: Release) -> None:
+    """SetDefaults_CronJob: concurrencyPolicy Allow, suspend false, history limits 3 and 1."""
+    spec = cron_job["spec"]
+    if spec["concurrencyPolicy"] == "":
+        spec["concurrencyPolicy"] = "Allow"
+    if spec["suspend"] is None:
+        spec["suspend"] = False
+    if spec["successfulJobsHistoryLimit"] is None:
+        spec["successfulJobsHistoryLimit"] = 3
+    if spec["failedJobsHistoryLimit"] is None:
+        spec["failedJobsHistoryLimit"] = 1
+
+
+DEFAULTERS: dict[str, Defaulter] = {
+    BATCH + "Job": set_defaults_job,
+    BATCH + "CronJob": set_defaults_cron_job,
+}

@@ -1,0 +1,104 @@
+"""The walk that calls each type's defaulters over a whole object, and fills ``+default`` literals.
+
+Go twin: the ``zz_generated.defaults.go`` of each API group version (written by defaulter-gen,
+k8s.io/code-generator cmd/defaulter-gen/generators/defaulter.go ``callTreeForType.build`` and
+``callNode.WriteMethod``). The generated code is one unrolled walk per kind; here it is one walk
+driven by data: the Go shapes of go-types.json, the defaulting functions registered per Go
+definition by the group modules (core_v1.py...), and the literal defaults of literal-defaults.json.
+
+The order is the generated code's, pre-order:
+- at a struct, first its own defaulting function, then its fields in Go declaration order;
+- at a field, first its literal default (when the field is zero: "", 0, false, nil), then the
+  walk of its value: so a parent's defaulter runs before its children's and sees them
+  undefaulted, and a child sees what the parent's defaulter set (a new emptyDir, a rolling update);
+- a pointer is followed when not nil, a slice element by element;
+- a named map type (core/v1 ResourceList) gets its own defaulting function, even when nil;
+- the walk does not enter a map's values: Go map values are not addressable, so the generated
+  code only sets literal defaults there, and no map of the covered kinds holds a defaulted type.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.resources
+import json
+from typing import Any
+
+from reference_impl.defaults import (
+    apps_v1,
+    autoscaling_v2,
+    batch_v1,
+    core_v1,
+    networking_v1,
+    policy_v1,
+    rbac_v1,
+    storage_v1,
+)
+from reference_impl.defaults.core_v1 import Defaulter
+from reference_impl.defaults.features import Release
+from reference_impl.defaults.govalue import GoStruct, fields, is_zero
+
+# The group versions whose defaulting is modelled; any other apiVersion is left as it is.
+GROUP_VERSIONS = {
+    "v1": core_v1,
+    "apps/v1": apps_v1,
+    "batch/v1": batch_v1,
+    "networking.k8s.io/v1": networking_v1,
+    "policy/v1": policy_v1,
+    "rbac.authorization.k8s.io/v1": rbac_v1,
+    "autoscaling/v2": autoscaling_v2,
+    "storage.k8s.io/v1": storage_v1,
+}
+# Every defaulter a walk may meet: a kind of apps/v1 reaches core/v1's (its pod template).
+DEFAULTERS: dict[str, Defaulter] = {
+    definition: defaulter
+    for module in GROUP_VERSIONS.values()
+    for definition, defaulter in module.DEFAULTERS.items()
+}
+
+
+@functools.cache
+def _literal_defaults_by_release() -> dict[str, Any]:
+    source = importlib.resources.files("reference_impl.defaults") / "literal-defaults.json"
+    return json.loads(source.read_text(encoding="utf-8"))["releases"]
+
+
+def supported_releases() -> list[Release]:
+    return sorted(tuple(int(part) for part in minor.split(".")) for minor in _literal_defaults_by_release())
+
+
+def literal_defaults(release: Release) -> dict[str, dict[str, Any]]:
+    """definition -> field -> the ``+default`` value of that release."""
+    by_release = _literal_defaults_by_release()
+    minor = f"{release[0]}.{release[1]}"
+    if minor not in by_release:
+        raise ValueError(f"defaulting of release {minor} is not modelled (have {', '.join(sorted(by_release))})")
+    return by_release[minor]["defaults"]
+
+
+def walk_struct(value: GoStruct, definition: str, release: Release) -> None:
+    """SetObjectDefaults_<Kind> and the nested calls: ``value`` (a Go struct) defaulted in place."""
+    defaulter = DEFAULTERS.get(definition)
+    if defaulter is not None:
+        defaulter(value, release)
+    literals = literal_defaults(release).get(definition, {})
+    for field in fields(definition):
+        name = field["name"]
+        if name in literals and (value[name] is None if field["shape"] == "pointer" else is_zero(value[name])):
+            value[name] = json.loads(json.dumps(literals[name]))  # a fresh copy for each object
+        _walk(value[name], field, release)
+
+
+def _walk(value: Any, shape: dict[str, Any], release: Release) -> None:
+    kind = shape["shape"]
+    if kind == "map" and shape.get("named") in DEFAULTERS:
+        DEFAULTERS[shape["named"]](value, release)
+    if value is None:
+        return
+    if kind == "struct":
+        walk_struct(value, shape["definition"], release)
+    elif kind == "pointer":
+        _walk(value, shape["elem"], release)
+    elif kind == "slice" and isinstance(value, list):
+        for item in value:
+            _walk(item, shape["elem"], release)

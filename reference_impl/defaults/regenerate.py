@@ -1,0 +1,66 @@
+"""Write ``literal-defaults.json``: the ``+default=`` marker values of each release, as data.
+
+    python -m reference_impl.defaults.regenerate 1.32.4 1.33.13
+
+defaulter-gen turns a field's ``// +default=<json>`` marker into "if the field is zero, set it"
+in zz_generated.defaults.go; openapi-gen writes the same marker as the property's ``default``
+in the OpenAPI spec Kubernetes publishes (``api/openapi-spec/v3/*.json`` in k8s.io/kubernetes).
+openapi-gen also writes a zero ``default`` for every required non-pointer field ({} for a
+struct, "" or 0), which changes no Go value; those are dropped here. What is kept: a default on
+a pointer field (AzureDisk readOnly false is a marker) or one that is not the field's zero value.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from reference_impl.ssa import gotypes
+from reference_impl.ssa.models.regenerate import SPEC_DIR, merged_schemas, module_dir
+
+OUTPUT = Path(__file__).resolve().parent / "literal-defaults.json"
+ZEROS = {"string": "", "int": 0, "float": 0, "bool": False}
+
+
+def changes_a_go_value(default: Any, field: dict[str, Any]) -> bool:
+    if field["shape"] == "pointer":
+        return True
+    if field["shape"] == "struct":
+        return default != {}
+    return default != ZEROS.get(field["shape"])
+
+
+def literal_defaults(schemas: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """definition -> field -> default, for the Go definitions go-types.json knows."""
+    out: dict[str, dict[str, Any]] = {}
+    for definition, fields in sorted(gotypes._go_types()["definitions"].items()):
+        properties = schemas.get(definition, {}).get("properties", {})
+        for field in fields:
+            schema = properties.get(field["name"], {})
+            if "default" in schema and changes_a_go_value(schema["default"], field):
+                out.setdefault(definition, {})[field["name"]] = schema["default"]
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("versions", nargs="+", metavar="VERSION", help="full releases, e.g. 1.32.4")
+    args = parser.parse_args(argv)
+    releases = {}
+    for version in args.versions:
+        version = version.removeprefix("v")
+        minor = ".".join(version.split(".")[:2])
+        defaults = literal_defaults(merged_schemas(module_dir(version) / SPEC_DIR))
+        releases[minor] = {"source": f"k8s.io/kubernetes@v{version} {SPEC_DIR.as_posix()}/*.json", "defaults": defaults}
+    text = json.dumps({"releases": releases}, indent=1, sort_keys=True) + "\n"
+    OUTPUT.write_text(text, encoding="utf-8")
+    counts = ", ".join(f"{minor}: {sum(map(len, r['defaults'].values()))} defaults" for minor, r in releases.items())
+    print(f"{OUTPUT}: {counts}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,43 @@
+"""Defaulting of storage.k8s.io/v1: StorageClass and CSIDriver.
+
+Go twin: k8s.io/kubernetes/pkg/apis/storage/v1/defaults.go.
+"""
+
+from __future__ import annotations
+
+from reference_impl.defaults.core_v1 import Defaulter
+from reference_impl.defaults.features import Release, enabled
+from reference_impl.defaults.govalue import GoStruct, is_empty
+
+STORAGE = "io.k8s.api.storage.v1."
+
+
+def set_defaults_storage_class(storage_class: GoStruct, release: Release) -> None:
+    """SetDefaults_StorageClass: reclaimPolicy Delete, volumeBindingMode Immediate."""
+    if storage_class["reclaimPolicy"] is None:
+        storage_class["reclaimPolicy"] = "Delete"
+    if storage_class["volumeBindingMode"] is None:
+        storage_class["volumeBindingMode"] = "Immediate"
+
+
+def set_defaults_csi_driver(driver: GoStruct, release: Release) -> None:
+    """SetDefaults_CSIDriver: attachRequired true, podInfoOnMount, storageCapacity and
+    requiresRepublish false, fsGroupPolicy ReadWriteOnceWithFSType, volumeLifecycleModes
+    [Persistent], seLinuxMount false (behind SELinuxMountReadWriteOncePod)."""
+    spec = driver["spec"]
+    for name, default in (("attachRequired", True), ("podInfoOnMount", False), ("storageCapacity", False),
+                          ("fsGroupPolicy", "ReadWriteOnceWithFSType")):
+        if spec[name] is None:
+            spec[name] = default
+    if is_empty(spec["volumeLifecycleModes"]):
+        spec["volumeLifecycleModes"] = [*(spec["volumeLifecycleModes"] or []), "Persistent"]
+    if spec["requiresRepublish"] is None:
+        spec["requiresRepublish"] = False
+    if spec["seLinuxMount"] is None and enabled("SELinuxMountReadWriteOncePod", release):
+        spec["seLinuxMount"] = False
+
+
+DEFAULTERS: dict[str, Defaulter] = {
+    STORAGE + "StorageClass": set_defaults_storage_class,
+    STORAGE + "CSIDriver": set_defaults_csi_driver,
+}
