@@ -226,6 +226,10 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "bench" {
 		os.Exit(runBench(os.Args[2:], os.Stdout, os.Stderr))
 	}
+	// `upstream decode ...` prints a built-in object as the apiserver stores it (decode.go).
+	if len(os.Args) > 1 && os.Args[1] == "decode" {
+		os.Exit(runDecode(os.Args[2:], os.Stdout, os.Stderr))
+	}
 	fmt.Fprintf(os.Stderr, "patchconf-upstream: kubernetes %s (k8s.io/apimachinery %s, json-patch %s, kube-openapi %s)\n",
 		kubernetesVersion(), moduleVersion("k8s.io/apimachinery"),
 		moduleVersion("gopkg.in/evanphx/json-patch.v4"), moduleVersion("k8s.io/kube-openapi"))

@@ -254,12 +254,7 @@ func (r *ssaRun) step(n int, s ssaStep) interface{} {
 		next.SetUID(ssaUID)
 		next.SetResourceVersion(r.nextResourceVersion())
 		next.SetCreationTimestamp(metav1.NewTime(ssaEpoch.Add(time.Duration(n) * time.Second)))
-		if r.kind.strategy.status {
-			delete(next.Object, "status")
-			if status, ok := r.kind.newEmpty().Object["status"]; ok && r.kind.builtin {
-				next.Object["status"] = status
-			}
-		}
+		r.kind.clearStatusOnCreate(next)
 	} else {
 		r.beforeUpdate(next, s.Subresource)
 		ignoreTimestampOnlyChanges(next, r.live)

@@ -281,6 +281,19 @@ func (k *ssaKind) newEmpty() *unstructured.Unstructured {
 	return empty
 }
 
+// clearStatusOnCreate: the create strategy's PrepareForCreate of a kind with a status
+// subresource - a built-in kind's status becomes its empty Go value (e.g. `status: {}`), a
+// custom resource's is removed.
+func (k *ssaKind) clearStatusOnCreate(object *unstructured.Unstructured) {
+	if !k.strategy.status {
+		return
+	}
+	delete(object.Object, "status")
+	if status, ok := k.newEmpty().Object["status"]; ok && k.builtin {
+		object.Object["status"] = status
+	}
+}
+
 func (k *ssaKind) New(gvk schema.GroupVersionKind) (runtime.Object, error) {
 	if gvk != k.gvk {
 		return nil, fmt.Errorf("no kind %s here (serving %s)", gvk, k.gvk)
