@@ -15,10 +15,15 @@ The order is the generated code's, pre-order:
 - a named map type (core/v1 ResourceList) gets its own defaulting function, even when nil;
 - the walk does not enter a map's values: Go map values are not addressable, so the generated
   code only sets literal defaults there, and no map of the covered kinds holds a defaulted type.
+
+Not defaulting but done on the way, since the walk meets every value: each resource.Quantity
+outside a ResourceList is written as the server writes it (quantity.canonical), as decoding
+and encoding through the Go type would.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.resources
 import json
@@ -31,6 +36,7 @@ from reference_impl.defaults import (
     core_v1,
     networking_v1,
     policy_v1,
+    quantity,
     rbac_v1,
     storage_v1,
 )
@@ -49,6 +55,7 @@ GROUP_VERSIONS = {
     "autoscaling/v2": autoscaling_v2,
     "storage.k8s.io/v1": storage_v1,
 }
+QUANTITY = "io.k8s.apimachinery.pkg.api.resource.Quantity"
 # Every defaulter a walk may meet: a kind of apps/v1 reaches core/v1's (its pod template).
 DEFAULTERS: dict[str, Defaulter] = {
     definition: defaulter
@@ -86,19 +93,30 @@ def walk_struct(value: GoStruct, definition: str, release: Release) -> None:
         name = field["name"]
         if name in literals and (value[name] is None if field["shape"] == "pointer" else is_zero(value[name])):
             value[name] = json.loads(json.dumps(literals[name]))  # a fresh copy for each object
-        _walk(value[name], field, release)
+        value[name] = _walk(value[name], field, release)
 
 
-def _walk(value: Any, shape: dict[str, Any], release: Release) -> None:
+def _walk(value: Any, shape: dict[str, Any], release: Release) -> Any:
+    """The walk of ``value``; returns it, or its replacement for a value held by its parent (a quantity)."""
     kind = shape["shape"]
     if kind == "map" and shape.get("named") in DEFAULTERS:
         DEFAULTERS[shape["named"]](value, release)
     if value is None:
-        return
+        return value
+    if kind == "opaque" and shape.get("named") == QUANTITY:
+        return _quantity_text(value)
     if kind == "struct":
         walk_struct(value, shape["definition"], release)
     elif kind == "pointer":
-        _walk(value, shape["elem"], release)
+        return _walk(value, shape["elem"], release)
     elif kind == "slice" and isinstance(value, list):
-        for item in value:
-            _walk(item, shape["elem"], release)
+        value[:] = [_walk(item, shape["elem"], release) for item in value]
+    return value
+
+
+def _quantity_text(value: Any) -> Any:
+    """A resource.Quantity as the server writes it (the decoder parsed it; MarshalJSON writes it)."""
+    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+        with contextlib.suppress(quantity.QuantityError):
+            return quantity.canonical(value)
+    return value

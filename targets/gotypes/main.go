@@ -23,7 +23,7 @@ type shape struct {
 	Definition string          `json:"definition,omitempty"` // a struct's definition name
 	Elem       *shape          `json:"elem,omitempty"`       // a pointer's, slice's or map's element
 	Zero       json.RawMessage `json:"zero,omitempty"`       // an opaque type's zero value, as it encodes
-	Named      string          `json:"named,omitempty"`      // a named map or slice type (core/v1 ResourceList), defaulters are keyed by it
+	Named      string          `json:"named,omitempty"`      // a named map, slice or opaque type (core/v1 ResourceList, resource.Quantity)
 }
 
 type field struct {
@@ -57,7 +57,7 @@ func describe(t reflect.Type) shape {
 		if err != nil {
 			panic(err)
 		}
-		return shape{Shape: "opaque", Zero: zero}
+		return shape{Shape: "opaque", Zero: zero, Named: definitionName(t)}
 	}
 	switch t.Kind() {
 	case reflect.String:
