@@ -13,12 +13,14 @@ import os
 import re
 from importlib import metadata
 
-from harness.cases import Case, named_schema_path
+from harness.cases import Case, Outcome, named_schema_path
 from harness.targets.base import Actual, ActualError, Target, TargetInfo, TargetUnavailable
 from reference_impl import json_patch, kubernetes_object, merge_patch
 from reference_impl.errors import NoStrategicSchema, PatchError
 
 DEFAULT_KUBERNETES_VERSION = "1.32"
+# Patch types a case written for a server (its targets name live) is run as the server runs them.
+SERVER_PATCH_TYPES = frozenset({"json-patch", "merge-patch", "strategic"})
 MAX_WORKERS = 4  # processes; more convert the same schemas again for little gain
 
 
@@ -70,6 +72,8 @@ class ReferenceTarget(Target):
         return runners
 
     def run(self, case: Case) -> Actual:
+        if _written_for_a_server(case):
+            return self._as_a_server_stores_it(case)
         original = case.inputs.get("original")
         try:
             result = self._runner_by_type[case.type](case)
@@ -82,6 +86,38 @@ class ReferenceTarget(Target):
             return Actual(document=result)
         except PatchError as exc:
             return Actual(error=ActualError(exc.error_class, exc.message), notes=_pointer_note(exc))
+
+    def _as_a_server_stores_it(self, case: Case) -> Actual:
+        """The patch as an apiserver runs it: ``original`` stored (decoded into its Go type and
+        defaulted), the patch applied to it, the result decoded and defaulted again and stored."""
+        from reference_impl.ssa import apiserver
+
+        original = case.input("original")
+        api_version, kind = str(original.get("apiVersion", "")), str(original.get("kind", ""))
+        custom = kubernetes_object.is_custom_group(api_version.rpartition("/")[0])
+        schema, patch_meta = self._ssa_schema(case, api_version, kind, custom)
+        patch = case.input("patch")
+        if case.type == "json-patch":
+            patch = kubernetes_object.through_yaml(patch)
+        step = {"op": "patch", "manager": apiserver.DEFAULT_MANAGER, "patch_type": case.type, "patch": patch}
+        (answer,) = apiserver.run_case(schema, api_version, kind, original, [step], patch_meta=patch_meta,
+                                       custom_resource=custom, kubernetes_version=self.kubernetes_version)
+        if "error" in answer:
+            return Actual(error=ActualError(answer["error"]["class"], answer["error"]["message"]))
+        return Actual(document=answer["document"])  # without the metadata the server owns
+
+    def rendered(self, case: Case, outcome: Outcome) -> Outcome:
+        """A case written for a server states the values it asserts; the rest of the stored object
+        is what storage makes of it: the expectation is judged decoded and defaulted, as the live
+        target judges it rendered by a dry-run create."""
+        if not _written_for_a_server(case) or not isinstance(outcome.document, dict):
+            return outcome
+        from reference_impl.ssa import codec, request
+
+        document = outcome.document
+        api_version, kind = str(document.get("apiVersion", "")), str(document.get("kind", ""))
+        stored = codec.decode(document, api_version, kind, _release(self.kubernetes_version))
+        return Outcome(document=request.shown(stored), patch=outcome.patch, error=outcome.error)
 
     def _json_patch(self, case: Case):
         patch = kubernetes_object.through_yaml(case.inputs["patch"])
@@ -216,6 +252,16 @@ class ReferenceTarget(Target):
         return strategic.builtin_patch_meta(
             schema.api_version, schema.kind, schema.version or self.kubernetes_version
         )
+
+
+def _written_for_a_server(case: Case) -> bool:
+    """A json, merge or strategic patch case written for live describes what a server stores."""
+    return "live" in case.targets and case.type in SERVER_PATCH_TYPES
+
+
+def _release(version: str) -> tuple[int, int]:
+    major, minor = version.split(".")[:2]
+    return int(major), int(minor)
 
 
 def _pointer_note(exc: PatchError) -> tuple[str, ...]:

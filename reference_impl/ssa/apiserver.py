@@ -16,7 +16,7 @@ from typing import Any
 
 from reference_impl import json_patch, merge_patch
 from reference_impl.errors import PatchError
-from reference_impl.ssa import gotypes, migration
+from reference_impl.ssa import codec, migration
 from reference_impl.ssa.fieldpath import FieldSet, make_path
 from reference_impl.ssa.managedfields import DEFAULT_RELEASE, FieldManager, RequestError
 from reference_impl.ssa.request import Step, StepResult, with_fields_type
@@ -51,17 +51,24 @@ class Store:
         status_reset = _everything_but_status(self.schema) if self.status_subresource else None
         self.managers = {
             subresource: FieldManager(self.schema, self.api_version, self.kind, subresource, reset, self._now,
-                                      self.release)
+                                      self.release, object_defaulter=self._defaulted)
             for subresource, reset in (("", main_reset), ("status", status_reset))
         }
 
     def _now(self) -> int:
         return self.clock
 
+    def _defaulted(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """The field manager's defaulter (the scheme's, for a built-in kind): an applied result is
+        turned into the Go type and defaulted before anything else sees it."""
+        return obj if self.custom_resource else codec.decode(obj, self.api_version, self.kind, self.release)
+
     def start(self, current: dict[str, Any] | None) -> None:
         if current is None:
             return
         live = with_fields_type(json_copy(current))
+        if not self.custom_resource:  # a stored object was decoded and defaulted when it was written
+            live = self._stored(live)
         live.setdefault("metadata", {})["uid"] = "patchconf-uid"
         self.live = live
 
@@ -96,7 +103,7 @@ class Store:
                 return self._create(manager.apply(_empty(self.api_version, self.kind), step.object,
                                                   step.manager, step.force))
             if step.op == "update" and not step.subresource:
-                created = manager.update(_empty(self.api_version, self.kind), self._decoded(step.object),
+                created = manager.update(self._new_object(), self._decoded(step.object),
                                          step.manager or DEFAULT_MANAGER)
                 return self._create(created)
             raise RequestError("path-not-found", f"{self.kind.lower()} not found", 404, "NotFound")
@@ -109,12 +116,15 @@ class Store:
         return self._stored(self._keep_what_the_endpoint_resets(result, step.subresource))
 
     def _decoded(self, obj: dict[str, Any]) -> dict[str, Any]:
-        """An object as the server decodes and stores it.
+        """An object as the server decodes a request body (or a patch's result) before the field
+        manager sees it.
 
         A custom resource's metadata goes through the typed ObjectMeta (objectmeta.Coerce):
         empty and null members, all ``omitempty``, are dropped — ``managedFields: []`` with them;
-        then its structural schema's defaults fill absent fields. A built-in object goes through
-        its Go type: a null string in a map of strings becomes ``""``, a null field is dropped.
+        then its structural schema's defaults fill absent fields. A built-in object is decoded
+        into its Go type and defaulted (:mod:`.codec`): ``labels: {}`` and nulls are gone,
+        ``strategy`` and a container's ``imagePullPolicy`` are filled. A kind with neither a Go
+        type nor a custom resource's schema keeps what a Go struct would keep of its nulls.
         """
         if not isinstance(obj, dict):
             return obj
@@ -123,15 +133,26 @@ class Store:
                 metadata = {key: value for key, value in obj["metadata"].items() if value not in (None, [], {})}
                 obj = {**obj, "metadata": metadata}
             return _with_defaults(self.schema, self.schema.root, obj)
+        if codec.has_go_type(self.api_version, self.kind):
+            decoded = codec.decode(obj, self.api_version, self.kind, self.release)
+            if (obj.get("metadata") or {}).get("managedFields") == []:
+                # The field manager reads managedFields from the Go value, where [] is a non-nil empty
+                # slice (the reset marker); only its JSON encoding leaves it out.
+                decoded["metadata"]["managedFields"] = []
+            return decoded
         return _through_go_types(self.schema, self.schema.root, obj)
 
+    def _new_object(self) -> dict[str, Any]:
+        """``creater.New``: what a create is compared against (a built-in kind's zero Go value)."""
+        return _empty(self.api_version, self.kind) if self.custom_resource else codec.empty(self.api_version, self.kind)
+
     def _stored(self, obj: dict[str, Any]) -> dict[str, Any]:
-        """What storage keeps of the field manager's result: a built-in object after a round trip
-        through its Go type (:mod:`.gotypes`: ``data: {}`` dropped, ``strategy: {}`` written)."""
-        obj = self._decoded(obj)
+        """What storage keeps of the field manager's result and gives back: a built-in object
+        through its Go type and defaulted again as storage decodes it (``data: {}`` dropped,
+        ``strategy`` written)."""
+        stored = self._decoded(obj)
         if self.custom_resource:
-            return obj
-        stored = gotypes.round_trip(obj, self.api_version, self.kind)
+            return stored
         metadata = stored.get("metadata")
         if isinstance(metadata, dict) and metadata.get("creationTimestamp", "") is None:
             # The zero metav1.Time the round trip writes as null is the server's to fill (rest.BeforeCreate,

@@ -11,6 +11,7 @@ numbers).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -164,6 +165,8 @@ class FieldManager:
     reset_fields: FieldSet | None = None
     clock: Any = None  # a callable giving the time stamped on entries
     release: tuple[int, int] = DEFAULT_RELEASE  # the Kubernetes release whose rules apply
+    # the scheme's defaulter: what an applied result goes through before it is returned (none for custom kinds)
+    object_defaulter: Callable[[dict[str, Any]], dict[str, Any]] | None = None
 
     def __post_init__(self) -> None:
         self.updater = Updater(self.reset_fields, order_sensitive_noop=self.release >= ORDER_SENSITIVE_NOOP_SINCE)
@@ -413,7 +416,9 @@ class FieldManager:
         managed = Managed(fields, managed.times)
         if merged is None:
             return None, managed
-        return merged.value, managed
+        # TypedToObject, then the versioned Go type, defaulted: what the merge left unset gets its default.
+        obj = merged.value
+        return (self.object_defaulter(obj) if self.object_defaulter is not None else obj), managed
 
 
 def _decode_or_empty(entries: Any) -> Managed:

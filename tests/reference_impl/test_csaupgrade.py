@@ -20,7 +20,7 @@ from reference_impl.ssa.csaupgrade import (
     upgrade_managed_fields_patch,
 )
 from reference_impl.ssa.fieldpath import FieldSet, make_path
-from reference_impl.ssa.schema import from_openapi
+from reference_impl.ssa.schema import DEFAULT_VERSION, builtin
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 ANNOTATION_FIELDS = {"f:annotations": {".": {}, f"f:{LAST_APPLIED}": {}}}
@@ -142,13 +142,7 @@ def test_unreadable_fields_of_an_entry_to_fold_are_an_error():
 
 # --- the steps (reference_impl.ssa.migration) ----------------------------------------------------
 
-CM_SCHEMA = from_openapi({"CM": {"type": "object", "properties": {
-    "apiVersion": {"type": "string"}, "kind": {"type": "string"},
-    "metadata": {"type": "object", "properties": {
-        "name": {"type": "string"}, "namespace": {"type": "string"}, "uid": {"type": "string"},
-        "annotations": {"type": "object", "additionalProperties": {"type": "string"}},
-        "managedFields": {"type": "array", "items": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}},
-    "data": {"type": "object", "additionalProperties": {"type": "string"}}}}}, "CM")
+CM_SCHEMA = builtin("v1", "ConfigMap", DEFAULT_VERSION)  # the built-in kind, decoded through its Go type
 LAST_APPLIED_AB = ('{"apiVersion":"v1","data":{"a":"1","b":"2"},"kind":"ConfigMap",'
                    '"metadata":{"annotations":{},"name":"cm","namespace":"default"}}\n')
 

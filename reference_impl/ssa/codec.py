@@ -1,0 +1,42 @@
+"""What the apiserver's codec makes of a built-in object: its Go value, defaulted.
+
+Go twin: k8s.io/apimachinery/pkg/runtime/serializer/versioning (``codec.Decode``: the JSON
+serializer fills the kind's versioned Go type, then ``Default`` runs the scheme's defaulting
+functions, then the object is converted for the caller). The apiserver decodes every create
+and update body, every object a JSON, merge or strategic patch produces, and every object it
+reads back from storage this way; the field manager then sees the Go value as
+``runtime.DefaultUnstructuredConverter.ToUnstructured`` writes it. Apply bodies are not
+decoded: the field manager merges them as sent, and only its result is turned into the Go
+type and defaulted (:meth:`.managedfields.FieldManager.apply`).
+
+Custom resources have no Go type and pass through unchanged (their structural defaults are
+the endpoint's business, :mod:`.apiserver`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reference_impl.defaults import default_object
+from reference_impl.ssa import gotypes
+
+
+def has_go_type(api_version: str, kind: str) -> bool:
+    return gotypes.definition_of(api_version, kind) is not None
+
+
+def decode(obj: Any, api_version: str, kind: str, release: tuple[int, int]) -> Any:
+    """``obj`` decoded into its kind's Go type and defaulted by Kubernetes ``release``, as the
+    field manager and storage see it. Not an object, or no Go type: unchanged."""
+    if not isinstance(obj, dict) or not has_go_type(api_version, kind):
+        return obj
+    go_value = gotypes.round_trip(obj, api_version, kind)
+    # Defaulting may add structs and pointers; writing the result again puts them in Go's form.
+    return gotypes.round_trip(default_object(go_value, release), api_version, kind)
+
+
+def empty(api_version: str, kind: str) -> dict[str, Any]:
+    """``creater.New(kind)`` as the field manager sees it: the kind's zero Go value, not defaulted
+    (what a create by update or POST is compared against)."""
+    bare = {"apiVersion": api_version, "kind": kind}
+    return gotypes.round_trip(bare, api_version, kind) if has_go_type(api_version, kind) else bare
