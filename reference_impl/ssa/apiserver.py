@@ -51,7 +51,8 @@ class Store:
         status_reset = _everything_but_status(self.schema) if self.status_subresource else None
         self.managers = {
             subresource: FieldManager(self.schema, self.api_version, self.kind, subresource, reset, self._now,
-                                      self.release, object_defaulter=self._defaulted)
+                                      self.release, object_defaulter=self._defaulted,
+                                      object_creater=self._new_object)
             for subresource, reset in (("", main_reset), ("status", status_reset))
         }
 

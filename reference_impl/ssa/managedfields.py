@@ -167,6 +167,8 @@ class FieldManager:
     release: tuple[int, int] = DEFAULT_RELEASE  # the Kubernetes release whose rules apply
     # the scheme's defaulter: what an applied result goes through before it is returned (none for custom kinds)
     object_defaulter: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    # the scheme's creater: the kind's new, empty object (a built-in kind's zero Go value)
+    object_creater: Callable[[], dict[str, Any]] | None = None
 
     def __post_init__(self) -> None:
         self.updater = Updater(self.reset_fields, order_sensitive_noop=self.release >= ORDER_SENSITIVE_NOOP_SINCE)
@@ -276,13 +278,18 @@ class FieldManager:
 
     def _skip_non_applied_apply(self, live, applied, managed, manager, force):
         if not managed.fields:
-            empty = {"apiVersion": applied.get("apiVersion"), "kind": applied.get("kind")}
+            empty = self._new_object(applied)
             try:
                 live, managed = self._cap_managers_update(empty, live, managed, BEFORE_FIRST_APPLY)
             except (ValueError, ValidationError) as exc:  # the live object cannot be typed (duplicates before 1.29)
                 raise RequestError("invalid-document", f"failed to create manager for existing fields: {exc}",
                                    500, "InternalError") from exc
         return self._build_manager_info_apply(live, applied, managed, manager, force)
+
+    def _new_object(self, applied: dict[str, Any]) -> dict[str, Any]:
+        if self.object_creater is not None:
+            return self.object_creater()
+        return {"apiVersion": applied.get("apiVersion"), "kind": applied.get("kind")}
 
     # --- capManagers --------------------------------------------------------------------------
 
