@@ -199,7 +199,9 @@ def build_parser() -> argparse.ArgumentParser:
     fuzz = commands.add_parser(
         "fuzz", help="random inputs for every flow, judged against Kubernetes' own code; "
                      "each distinct disagreement shrunk and written as a case file")
-    fuzz.add_argument("--target", required=True, help="the target to judge (as for run)")
+    fuzz.add_argument("--target", required=True, action="append", dest="fuzz_targets", metavar="TARGET",
+                      help="the target to judge (as for run); repeat it to judge several against the same "
+                           "answers of the truth")
     fuzz.add_argument("--type", action="append", default=[], dest="types", metavar="TYPE",
                       help="only this patch type (repeatable; default: every type both sides run)")
     fuzz.add_argument("--seed", type=int, default=0,
@@ -210,7 +212,13 @@ def build_parser() -> argparse.ArgumentParser:
     fuzz.add_argument("--out", type=Path, metavar="DIR",
                       help="where the minimal case files go (default: reports/fuzz/<target>/)")
     fuzz.add_argument("--truth", default="upstream", metavar="TARGET",
-                      help="Kubernetes' code that answers each input (default: upstream; e.g. upstream@1.27)")
+                      help="Kubernetes' code that answers each input (default: upstream; e.g. upstream@1.27); "
+                           "live (a server: --kubeconfig, else $KUBECONFIG) or live@1.33 (patchconf's local "
+                           "control plane, started for the run) sends request sequences on valid objects of "
+                           "built-in kinds for server-side-apply, json-patch, merge-patch and strategic")
+    fuzz.add_argument("--kubeconfig", metavar="PATH", help="kubeconfig for a live truth (default: $KUBECONFIG)")
+    fuzz.add_argument("--namespace", metavar="NS", help=NAMESPACE_HELP)
+    fuzz.add_argument("--jobs", type=int, metavar="N", help="requests a live truth runs at once (default 8)")
     fuzz.add_argument("--no-shrink", action="store_true", help="write each disagreement as first found")
     fuzz.add_argument("--timeout", type=float, help="seconds a cmd: target gets per input (default 10)")
     _add_answer_limit(fuzz)
@@ -693,53 +701,79 @@ def cmd_record(args: argparse.Namespace) -> int:
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
     from harness.fuzz.casefile import NotWritable, write_findings
-    from harness.fuzz.engine import fuzz
-    from harness.fuzz.generators import GENERATORS
+    from harness.fuzz.engine import fuzz, plan_for
+    from harness.fuzz.livetruth import RememberingTruth
     from harness.fuzz.summary import progress_printer, summary_text
     from harness.verify import implementation_of
 
-    unknown = [t for t in args.types if t not in GENERATORS]
-    if unknown:
-        print(f"patchconf fuzz: no generator for {', '.join(unknown)}; types: {', '.join(GENERATORS)}",
-              file=sys.stderr)
-        return 2
     targets = []
     try:
-        for spec in (args.truth, args.target):
-            targets.append(make_target(spec, timeout=args.timeout, max_answer_bytes=args.max_answer_bytes))
+        for spec in (args.truth, *args.fuzz_targets):
+            targets.append(make_target(spec, timeout=args.timeout, max_answer_bytes=args.max_answer_bytes,
+                                       kubeconfig=args.kubeconfig, namespace=args.namespace, workers=args.jobs))
     except TargetUnavailable as exc:
         print(f"patchconf fuzz: target {spec!r} unavailable: {exc}", file=sys.stderr)
         for target in targets:
             target.close()
         return 2
-    truth, target = targets
+    truth, judged = targets[0], targets[1:]
+    if len(judged) > 1:
+        truth = RememberingTruth(truth)  # one answer of the truth per input, for every target
+    plan = plan_for(truth)
+    unknown = [t for t in args.types if t not in plan.generators]
+    if unknown:
+        print(f"patchconf fuzz: no generator for {', '.join(unknown)} against {truth.name}; "
+              f"types: {', '.join(plan.generators)}", file=sys.stderr)
+        for each in targets:
+            each.close()
+        return 2
+    runs = []
     try:
-        wanted = args.types or list(GENERATORS)
-        types = [t for t in wanted if t in truth.info.patch_types and t in target.info.patch_types]
-        for left in (t for t in wanted if t not in types):
-            who = truth.name if left not in truth.info.patch_types else target.name
-            print(f"patchconf fuzz: {left} left out: {who} does not run it", file=sys.stderr)
-        if not types:
-            print("patchconf fuzz: no patch type both sides run", file=sys.stderr)
-            return 2
-        count = args.count if args.count is not None or args.budget is not None else 1000
-        with _sigterm_interrupts():
-            run = fuzz(target, truth, types, args.seed, count=count, budget=args.budget,
-                       progress=progress_printer(count, args.budget), shrink=not args.no_shrink)
+        for target in judged:
+            run = _fuzz_one(args, plan, truth, target, fuzz, progress_printer)
+            if run is None:
+                return 2
+            runs.append((target, run))
+            if run.interrupted:
+                break
     finally:
         for each in targets:
             each.close()
-    out = args.out or (REPO_ROOT / "reports" / "fuzz" / _slug(args.target))
-    written = []
-    if run.findings:
-        try:
-            written = write_findings(run, out, implementation_of(truth))
-        except NotWritable as exc:
-            print(f"patchconf fuzz: no case files written: {exc}", file=sys.stderr)
-    print(summary_text(run, written, shrunk=not args.no_shrink))
-    if run.interrupted:
-        return EXIT_SIGINT
-    return 0 if run.full_agreement else 1
+    failed = False
+    for target, run in runs:
+        spec = args.fuzz_targets[judged.index(target)]
+        out = args.out or (REPO_ROOT / "reports" / "fuzz" / _slug(spec))
+        if len(runs) > 1 and args.out:
+            out = out / _slug(spec)
+        written = []
+        if run.findings:
+            try:
+                written = write_findings(run, out, implementation_of(truth))
+            except NotWritable as exc:
+                print(f"patchconf fuzz: no case files written: {exc}", file=sys.stderr)
+        print(summary_text(run, written, shrunk=not args.no_shrink))
+        failed = failed or not run.full_agreement
+        if run.interrupted:
+            return EXIT_SIGINT
+    return 1 if failed else 0
+
+
+def _fuzz_one(args: argparse.Namespace, plan, truth, target, fuzz, progress_printer):
+    """One target fuzzed against the truth; None when no patch type is run by both."""
+    wanted = args.types or list(plan.generators)
+    # a live truth's flows are all request sequences (server-side-apply cases)
+    runs_type = (lambda flow: "server-side-apply") if truth.info.family == "live" else (lambda flow: flow)
+    types = [t for t in wanted if runs_type(t) in truth.info.patch_types and runs_type(t) in target.info.patch_types]
+    for left in (t for t in wanted if t not in types):
+        who = truth.name if runs_type(left) not in truth.info.patch_types else target.name
+        print(f"patchconf fuzz: {left} left out: {who} does not run it", file=sys.stderr)
+    if not types:
+        print("patchconf fuzz: no patch type both sides run", file=sys.stderr)
+        return None
+    count = args.count if args.count is not None or args.budget is not None else 1000
+    with _sigterm_interrupts():
+        return fuzz(target, truth, types, args.seed, count=count, budget=args.budget,
+                    progress=progress_printer(count, args.budget), shrink=not args.no_shrink, plan=plan)
 
 
 def cmd_live(args: argparse.Namespace) -> int:

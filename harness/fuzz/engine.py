@@ -25,15 +25,16 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from harness.cases import ABSENT, INPUT_KEYS, Case, Outcome, SchemaRef
 from harness.compare import json_equal
-from harness.fuzz import choices
+from harness.fuzz import choices, livetruth
 from harness.fuzz.behaviours import behaviour_ids
+from harness.fuzz.divergences import Divergence, covering
 from harness.fuzz.generators import GENERATORS
 from harness.record import Unrecordable, expectation_members
 from harness.runner import FAIL, PASS, Result, judge
@@ -41,6 +42,10 @@ from harness.targets.base import Actual, ActualError, Target, TargetCrash, Targe
 from reference_impl.kubernetes_object import through_go_json
 
 AGREE, DISAGREE, SKIP, UNJUDGED, NONDETERMINISTIC = "agree", "disagree", "skip", "unjudged", "nondeterministic"
+# a live truth's validation refused a step, and the steps before it agree (harness/fuzz/livetruth.py)
+REFUSED = "refused by validation"
+# a disagreement every difference of which a named divergence explains (harness/fuzz/divergences.yaml)
+DIVERGES = "known divergence"
 # Times the truth is asked again about an input it disagrees on, to tell a Go map order effect
 # (Go starts a small map's iteration at a random slot: one order can be far likelier than another;
 # answers seen 1 time in 6 slip past 24 asks about 1 run in 80, past 64 about 1 in 100,000).
@@ -70,6 +75,7 @@ class Verdict:
     result: Result | None = None
     signature: tuple[str, ...] = ()
     members: dict[str, Any] = field(default_factory=dict)  # the truth's answer as case members
+    divergences: tuple[str, ...] = ()  # the named divergences that explain it (status DIVERGES)
 
 
 @dataclass(frozen=True)
@@ -95,6 +101,8 @@ class FuzzRun:
     statuses: Counter = field(default_factory=Counter)  # per (type, status)
     findings: list[Finding] = field(default_factory=list)
     skip_reasons: Counter = field(default_factory=Counter)
+    by_kind: Counter = field(default_factory=Counter)  # per (type, kind of object, status)
+    divergences: Counter = field(default_factory=Counter)  # inputs each named divergence explained
     seconds: float = 0.0
     shrink_seconds: float = 0.0
     interrupted: str = ""
@@ -136,10 +144,45 @@ class Input:
     recorded: tuple[int | bool, ...]
 
 
-def generated_input(seed: int, types: Sequence[str], index: int) -> Input:
-    case_type = types[index % len(types)]
-    members, recorded = choices.generate(GENERATORS[case_type], input_seed(seed, case_type, index))
-    return Input(index, case_type, make_case(case_type, members, f"input-{index}"), recorded)
+@dataclass(frozen=True)
+class Plan:
+    """How a run makes and judges its inputs: the generator of each flow (a flow is a patch type;
+    a live truth's generators make request sequences for every flow), the named divergences,
+    and how hard the truth is asked again and disagreements shrunk."""
+
+    generators: Mapping[str, choices.Generator] = field(default_factory=lambda: GENERATORS)
+    divergences: tuple[Divergence, ...] = ()
+    reasks: int = REASKS
+    shrink_calls: int = SHRINK_CALLS
+    prune_calls: int = PRUNE_CALLS
+
+
+DEFAULT_PLAN = Plan()
+# A live server answers a sequence in seconds, and deterministically up to its clock (which the
+# live target paces): asked once more, shrunk within a few dozen candidates.
+LIVE_REASKS = 1
+LIVE_SHRINK_CALLS = 40
+
+
+def plan_for(truth: Target) -> Plan:
+    """The plan for ``truth``: a live server gets request sequences on valid built-in objects."""
+    if truth.info.family != "live":
+        return DEFAULT_PLAN
+    from harness.fuzz.divergences import load_divergences
+    from harness.fuzz.sequences import LIVE_GENERATORS
+
+    return Plan(LIVE_GENERATORS, load_divergences(), LIVE_REASKS, LIVE_SHRINK_CALLS, LIVE_SHRINK_CALLS)
+
+
+def case_type_of(flow: str, plan: Plan) -> str:
+    """The case type a flow's inputs have (a live truth's are all request sequences)."""
+    return "server-side-apply" if plan.generators is not GENERATORS else flow
+
+
+def generated_input(seed: int, types: Sequence[str], index: int, plan: Plan = DEFAULT_PLAN) -> Input:
+    flow = types[index % len(types)]
+    members, recorded = choices.generate(plan.generators[flow], input_seed(seed, flow, index))
+    return Input(index, flow, make_case(case_type_of(flow, plan), members, f"input-{index}"), recorded)
 
 
 # --- judging ---------------------------------------------------------------------------------
@@ -164,8 +207,41 @@ def skip_reason(case: Case, target: Target, truth: Target) -> str | None:
 
 
 def verdict(case: Case, target: Target, truth: Target, truth_answer: Actual | Exception,
-            answer: Actual | Exception) -> Verdict:
+            answer: Actual | Exception, flow: str | None = None, plan: Plan = DEFAULT_PLAN) -> Verdict:
     """The target's ``answer`` judged against the truth's, as ``patchconf run`` would judge the case."""
+    if truth.info.family == "live" and case.type == "server-side-apply":
+        return _live_verdict(case, target, truth, truth_answer, answer, flow or case.type, plan)
+    return _verdict(case, target, truth, truth_answer, answer)
+
+
+def _live_verdict(case: Case, target: Target, truth: Target, truth_answer: Actual | Exception,
+                  answer: Actual | Exception, flow: str, plan: Plan) -> Verdict:
+    """A request sequence against a live server (harness/fuzz/livetruth.py): compared without times
+    and allocated values; steps after one the server's validation refused are not judged."""
+    truth_answer, answer = livetruth.comparable(truth_answer, case), livetruth.comparable(answer, case)
+    refused = livetruth.first_refusal(truth_answer)
+    judged_case, judged_truth, judged_answer = case, truth_answer, answer
+    if refused == 0:
+        return Verdict(REFUSED, case, "the server's validation refused step 1", truth_answer=truth_answer)
+    if refused is not None:
+        judged_case, judged_truth = livetruth.before_step(case, truth_answer, refused)
+        _, judged_answer = livetruth.before_step(case, answer, refused)
+    judged = _verdict(judged_case, target, truth, judged_truth, judged_answer)
+    judged = replace(judged, case=case, truth_answer=truth_answer)
+    if judged.status == AGREE and refused is not None:
+        return replace(judged, status=REFUSED, reason=f"the server's validation refused step {refused + 1}")
+    if judged.status != DISAGREE or judged.result is None:
+        return judged
+    kind = livetruth.subject_kind(case)
+    judged = replace(judged, signature=livetruth.signature(flow, kind, judged.result.diff or (judged.reason,)))
+    explained = covering(plan.divergences, target, flow, kind, judged.result.diff or (judged.reason,))
+    if explained:
+        return replace(judged, status=DIVERGES, divergences=explained)
+    return judged
+
+
+def _verdict(case: Case, target: Target, truth: Target, truth_answer: Actual | Exception,
+             answer: Actual | Exception) -> Verdict:
     if isinstance(truth_answer, TargetDeclined):
         return Verdict(SKIP, case, f"{truth.name} declined: {truth_answer}")
     if isinstance(truth_answer, Exception):
@@ -241,19 +317,23 @@ def as_kubectl_passes_it(case: Case, target: Target) -> Case:
     return case.with_members({"original": written})
 
 
-def judge_case(case: Case, target: Target, truth: Target) -> Verdict:
+def judge_case(case: Case, target: Target, truth: Target, flow: str | None = None,
+               plan: Plan = DEFAULT_PLAN) -> Verdict:
     case = as_kubectl_passes_it(case, target)
     reason = skip_reason(case, target, truth)
     if reason:
         return Verdict(SKIP, case, reason)
-    return verdict(case, target, truth, ask(truth, case), ask(target, case))
+    return verdict(case, target, truth, ask(truth, case), ask(target, case), flow, plan)
 
 
 def deterministic(case: Case, truth: Target, first: Actual, times: int = REASKS) -> bool:
-    """Whether the truth answers ``case`` as it did (``first``) each time it is asked again."""
+    """Whether the truth answers ``case`` as it did (``first``) each time it is asked again (a truth
+    that remembers its answers is asked itself)."""
+    asked = getattr(truth, "uncached", truth)
     for _ in range(times):
-        again = ask(truth, case)
-        if isinstance(again, Exception) or not json_equal(again.to_json(), first.to_json()):
+        again = livetruth.comparable(ask(asked, case), case)
+        if isinstance(again, Exception) or not json_equal(again.to_json(),
+                                                          livetruth.comparable(first, case).to_json()):
             return False
     return True
 
@@ -317,6 +397,8 @@ def signature(case_type: str, expected: Outcome, actual: Actual, result: Result)
 
 
 def describe(signature: tuple[str, ...]) -> str:
+    if signature and signature[0] == livetruth.LIVE_SIGNATURE:
+        return livetruth.describe(signature)
     case_type, want, got, *kinds = signature
     text = f"{case_type}: Kubernetes {want}, target {got}"
     return text + (f" ({', '.join(kinds)})" if kinds else "")
@@ -328,11 +410,14 @@ Progress = Callable[["FuzzRun", int], None]
 
 
 def fuzz(target: Target, truth: Target, types: Sequence[str], seed: int, count: int | None = None,
-         budget: float | None = None, progress: Progress | None = None, shrink: bool = True) -> FuzzRun:
+         budget: float | None = None, progress: Progress | None = None, shrink: bool = True,
+         plan: Plan | None = None) -> FuzzRun:
     """Generate inputs of ``types`` until ``count`` are tried or ``budget`` seconds are spent
-    (whichever is given; both: the first reached), judge each, shrink each distinct disagreement."""
+    (whichever is given; both: the first reached), judge each, shrink each distinct disagreement.
+    ``plan``: how inputs are made and judged (default: :func:`plan_for` the truth)."""
     if count is None and budget is None:
         raise ValueError("give a count or a budget")
+    plan = plan or plan_for(truth)
     run = FuzzRun(target.name, truth.name, truth.info.version, seed, tuple(types))
     started = time.perf_counter()
     first: dict[tuple[str, ...], tuple[Input, Verdict]] = {}
@@ -343,15 +428,19 @@ def fuzz(target: Target, truth: Target, types: Sequence[str], seed: int, count: 
         try:
             while (count is None or index < count) and (budget is None or time.perf_counter() - started < budget):
                 size = BATCH if count is None else min(BATCH, count - index)
-                batch = [generated_input(seed, types, index + offset) for offset in range(size)]
+                batch = [generated_input(seed, types, index + offset, plan) for offset in range(size)]
                 batch = [replace(item, case=as_kubectl_passes_it(item.case, target)) for item in batch]
-                for item, judged in zip(batch, _judge_batch(batch, target, truth, pool), strict=True):
-                    if judged.status == DISAGREE and not deterministic(item.case, truth, judged.truth_answer):
+                for item, judged in zip(batch, _judge_batch(batch, target, truth, pool, plan), strict=True):
+                    if judged.status == DISAGREE and not deterministic(item.case, truth, judged.truth_answer,
+                                                                       plan.reasks):
                         judged = Verdict(NONDETERMINISTIC, item.case, "the truth answers otherwise when asked again")
                     run.tried[item.type] += 1
                     run.statuses[(item.type, judged.status)] += 1
+                    run.by_kind[(item.type, input_kind(item.case), judged.status)] += 1
                     if judged.status == SKIP:
                         run.skip_reasons[judged.reason] += 1
+                    for divergence in judged.divergences:
+                        run.divergences[divergence] += 1
                     if judged.status == DISAGREE:
                         occurrences[judged.signature] += 1
                         first.setdefault(judged.signature, (item, judged))
@@ -365,13 +454,19 @@ def fuzz(target: Target, truth: Target, types: Sequence[str], seed: int, count: 
     for found_signature, (item, judged) in first.items():
         # An interrupted run reports what it found as found, at once.
         run.findings.append(_finding(item, judged, occurrences[found_signature], target, truth,
-                                     shrink and not run.interrupted))
+                                     shrink and not run.interrupted, plan))
     run.shrink_seconds = time.perf_counter() - shrink_started
     run.findings.sort(key=lambda finding: finding.first_index)
     return run
 
 
-def _judge_batch(batch: Sequence[Input], target: Target, truth: Target, pool: ThreadPoolExecutor) -> list[Verdict]:
+def input_kind(case: Case) -> str:
+    """The kind of the object an input is about ("(document)" for a plain JSON document)."""
+    return livetruth.subject_kind(case)
+
+
+def _judge_batch(batch: Sequence[Input], target: Target, truth: Target, pool: ThreadPoolExecutor,
+                 plan: Plan = DEFAULT_PLAN) -> list[Verdict]:
     """Each input judged; the truth's answers asked in parallel with the target's."""
     reasons = [skip_reason(item.case, target, truth) for item in batch]
     runnable = [item for item, reason in zip(batch, reasons, strict=True) if not reason]
@@ -380,38 +475,41 @@ def _judge_batch(batch: Sequence[Input], target: Target, truth: Target, pool: Th
         answers = [future.result() for future in [pool.submit(ask, target, item.case) for item in runnable]]
     else:
         answers = [ask(target, item.case) for item in runnable]
-    judged = iter(verdict(item.case, target, truth, truth_answer.result(), answer)
+    judged = iter(verdict(item.case, target, truth, truth_answer.result(), answer, item.type, plan)
                   for item, truth_answer, answer in zip(runnable, truth_answers, answers, strict=True))
     return [Verdict(SKIP, item.case, reason) if reason else next(judged)
             for item, reason in zip(batch, reasons, strict=True)]
 
 
 def _finding(item: Input, judged: Verdict, occurrences: int, target: Target, truth: Target,
-             shrink: bool) -> Finding:
+             shrink: bool, plan: Plan = DEFAULT_PLAN) -> Finding:
     smallest, shrunk = judged, False
     if shrink:
-        smallest_case = _shrunk(item, judged.signature, target, truth)
-        smallest_case = _pruned(smallest_case or item.case, judged.signature, target, truth)
+        smallest_case = _shrunk(item, judged.signature, target, truth, plan)
+        smallest_case = _pruned(smallest_case or item.case, judged.signature, target, truth, item.type, plan)
         if smallest_case is not None:
-            again = judge_case(smallest_case, target, truth)
-            if again.signature == judged.signature and deterministic(smallest_case, truth, again.truth_answer):
+            again = judge_case(smallest_case, target, truth, item.type, plan)
+            if again.signature == judged.signature and deterministic(smallest_case, truth, again.truth_answer,
+                                                                     plan.reasks):
                 smallest, shrunk = again, True
     tags = behaviour_ids(smallest.case)
     return Finding(judged.signature, smallest, item.index, occurrences, shrunk, tags)
 
 
-def _shrunk(item: Input, wanted: tuple[str, ...], target: Target, truth: Target) -> Case | None:
+def _shrunk(item: Input, wanted: tuple[str, ...], target: Target, truth: Target,
+            plan: Plan = DEFAULT_PLAN) -> Case | None:
     """The smallest generated case with the same signature as ``item``'s, or None if it does not reproduce."""
+    case_type = item.case.type
 
     def same_disagreement(members: dict[str, Any]) -> bool:
-        judged = judge_case(make_case(item.type, members, item.case.name), target, truth)
+        judged = judge_case(make_case(case_type, members, item.case.name), target, truth, item.type, plan)
         return judged.status == DISAGREE and judged.signature == wanted
 
     try:
-        members = choices.shrink(GENERATORS[item.type], item.recorded, same_disagreement, SHRINK_CALLS)
+        members = choices.shrink(plan.generators[item.type], item.recorded, same_disagreement, plan.shrink_calls)
     except choices.NotReproduced:
         return None
-    return make_case(item.type, members, item.case.name)
+    return make_case(case_type, members, item.case.name)
 
 
 def _members(case: Case) -> dict[str, Any]:
@@ -439,22 +537,23 @@ def _without(value: Any, path: tuple) -> Any:
     return [_without(v, tuple(rest)) if i == head else v for i, v in enumerate(value)]
 
 
-def _pruned(case: Case, wanted: tuple[str, ...], target: Target, truth: Target) -> Case | None:
+def _pruned(case: Case, wanted: tuple[str, ...], target: Target, truth: Target, flow: str | None = None,
+            plan: Plan = DEFAULT_PLAN) -> Case | None:
     """``case`` with every input member and list item removed, one at a time, whose removal keeps
     the disagreement (Hypothesis shrinks the decisions; this removes what they still carry along)."""
     members, calls, changed = _members(case), 0, False
     progress = True
-    while progress and calls < PRUNE_CALLS:
+    while progress and calls < plan.prune_calls:
         progress = False
         for key in INPUT_KEYS:
             if key not in members or key == "steps":
                 continue
             for path in _paths(members[key]):
-                if calls >= PRUNE_CALLS:
+                if calls >= plan.prune_calls:
                     break
                 candidate = {**members, key: _without(members[key], path)}
                 calls += 1
-                judged = judge_case(make_case(case.type, candidate, case.name), target, truth)
+                judged = judge_case(make_case(case.type, candidate, case.name), target, truth, flow, plan)
                 if judged.status == DISAGREE and judged.signature == wanted:
                     members, progress, changed = candidate, True, True
                     break

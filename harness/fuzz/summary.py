@@ -6,7 +6,22 @@ import sys
 import time
 from pathlib import Path
 
-from harness.fuzz.engine import AGREE, DISAGREE, NONDETERMINISTIC, SKIP, UNJUDGED, FuzzRun, Progress, describe
+from harness.fuzz.engine import (
+    AGREE,
+    DISAGREE,
+    DIVERGES,
+    NONDETERMINISTIC,
+    REFUSED,
+    SKIP,
+    UNJUDGED,
+    FuzzRun,
+    Progress,
+    describe,
+)
+
+# Outcomes shown beside agreement, neither agreement nor disagreement.
+ASIDE = ((DIVERGES, "known divergences"), (REFUSED, "refused by validation"), (SKIP, "skipped"),
+         (UNJUDGED, "not judgeable"), (NONDETERMINISTIC, "nondeterministic"))
 
 
 def progress_printer(count: int | None, budget: float | None, stream=sys.stderr) -> Progress:
@@ -42,14 +57,18 @@ def summary_text(run: FuzzRun, written: list[tuple[Path, int]], shrunk: bool = T
              f"nondeterministic in {run.truth} {run.count(NONDETERMINISTIC)}",
              "agreement per type:"]
     for case_type in run.types:
-        agreed, disagreed = run.count(AGREE, case_type), run.count(DISAGREE, case_type)
-        judged = agreed + disagreed
-        share = f"{100 * agreed / judged:.1f}%" if judged else "-"
-        extra = [f"{run.count(status, case_type)} {label}" for status, label in
-                 ((SKIP, "skipped"), (UNJUDGED, "not judgeable"), (NONDETERMINISTIC, "nondeterministic"))
-                 if run.count(status, case_type)]
-        notes = f"; {', '.join(extra)}" if extra else ""
-        lines.append(f"  {case_type:<17} {agreed}/{judged} agree ({share}){notes}")
+        lines.append(f"  {case_type:<17} " + _agreement(lambda status, t=case_type: run.count(status, t)))
+    kinds = sorted({(t, kind) for t, kind, _ in run.by_kind})
+    if run.truth.startswith("live"):
+        lines.append("agreement per type and kind:")
+        for case_type, kind in kinds:
+            counted = lambda status, t=case_type, k=kind: run.by_kind[(t, k, status)]  # noqa: E731
+            lines.append(f"  {case_type:<17} {kind:<12} " + _agreement(counted))
+        lines.append("  (refused by validation: the server's validation refused a step (422 Invalid) and the steps "
+                     "before it agree; the server's to make, the reference does not validate, so neither "
+                     "agreement nor disagreement)")
+    for divergence, times in run.divergences.most_common():
+        lines.append(f"  known divergence {divergence}: {times} inputs (harness/fuzz/divergences.yaml)")
     for reason, times in run.skip_reasons.most_common(5):
         lines.append(f"  skipped {times}x: {reason}")
     lines.append(f"distinct disagreements: {len(run.findings)}"
@@ -64,3 +83,12 @@ def summary_text(run: FuzzRun, written: list[tuple[Path, int]], shrunk: bool = T
     if run.full_agreement and run.judged:
         lines.append(f"full agreement with {run.truth} on {run.judged} judged inputs")
     return "\n".join(lines)
+
+
+def _agreement(count) -> str:
+    """``agreed/judged agree (share)`` and the inputs set aside, from ``count(status)``."""
+    agreed, disagreed = count(AGREE), count(DISAGREE)
+    judged = agreed + disagreed
+    share = f"{100 * agreed / judged:.1f}%" if judged else "-"
+    extra = [f"{count(status)} {label}" for status, label in ASIDE if count(status)]
+    return f"{agreed}/{judged} agree ({share})" + (f"; {', '.join(extra)}" if extra else "")
