@@ -16,7 +16,7 @@ from typing import Any
 
 from reference_impl import json_patch, merge_patch
 from reference_impl.errors import PatchError
-from reference_impl.ssa import codec, migration
+from reference_impl.ssa import codec, migration, strategies
 from reference_impl.ssa.fieldpath import FieldSet, make_path
 from reference_impl.ssa.managedfields import DEFAULT_RELEASE, FieldManager, RequestError
 from reference_impl.ssa.request import Step, StepResult, with_fields_type
@@ -38,17 +38,21 @@ class Store:
     schema: Schema
     api_version: str
     kind: str
-    status_subresource: bool = False
+    status_subresource: bool = False  # a custom kind's; a built-in kind's strategy says (strategies.py)
     custom_resource: bool = False
     live: dict[str, Any] | None = None
     clock: int = 0
     patch_meta: Any = None  # strategic merge patch metadata, for patch steps of that type
     managers: dict[str, FieldManager] = field(default_factory=dict)
     release: tuple[int, int] = DEFAULT_RELEASE  # the Kubernetes release whose field manager rules apply
+    strategy: strategies.Strategy = field(init=False)
 
     def __post_init__(self) -> None:
-        main_reset = FieldSet.of(STATUS) if self.status_subresource else None
-        status_reset = _everything_but_status(self.schema) if self.status_subresource else None
+        self.strategy = (strategies.custom(self.status_subresource) if self.custom_resource
+                         else strategies.builtin(self.api_version, self.kind))
+        has_status = self.strategy.status_subresource
+        main_reset = FieldSet.of(STATUS) if has_status else None
+        status_reset = FieldSet.of(*(make_path(*path) for path in self.strategy.status_keeps)) if has_status else None
         self.managers = {
             subresource: FieldManager(self.schema, self.api_version, self.kind, subresource, reset, self._now,
                                       self.release, object_defaulter=self._defaulted,
@@ -103,7 +107,7 @@ class Store:
             if step.op == "apply" and not step.subresource:
                 return self._create(manager.apply(_empty(self.api_version, self.kind), step.object,
                                                   step.manager, step.force))
-            if step.op == "update" and not step.subresource:
+            if step.op == "update" and not step.subresource and self.strategy.create_on_update:
                 created = manager.update(self._new_object(), self._decoded(step.object),
                                          step.manager or DEFAULT_MANAGER)
                 return self._create(created)
@@ -164,7 +168,7 @@ class Store:
     def _create(self, obj: dict[str, Any]) -> dict[str, Any]:
         obj = self._stored(obj)
         obj.setdefault("metadata", {})["uid"] = "patchconf-uid"
-        if self.status_subresource:  # PrepareForCreate: a built-in kind's status is its Go zero value
+        if self.strategy.status_subresource:  # PrepareForCreate: a built-in kind's status is its Go zero value
             obj.pop("status", None)
             empty = self._stored(_empty(self.api_version, self.kind))
             if "status" in empty:
@@ -185,9 +189,15 @@ class Store:
         return strategic.apply(live, step.patch, self.patch_meta)
 
     def _keep_what_the_endpoint_resets(self, obj: dict[str, Any], subresource: str) -> dict[str, Any]:
-        """PrepareForUpdate: the main resource keeps the old status; ``status`` keeps all else."""
-        if not self.status_subresource:
+        """PrepareForUpdate: the main resource keeps the old status; ``status`` keeps what its
+        strategy keeps (a custom resource's: everything but status)."""
+        if not self.strategy.status_subresource:
             return _keep_identity(obj, self.live)
+        if subresource == "status" and not self.strategy.custom:
+            obj = _keep_identity(obj, self.live)
+            for path in self.strategy.status_keeps:
+                _keep_path(obj, self.live, path)
+            return obj
         if subresource == "status":
             kept = json_copy(self.live)
             kept.pop("status", None)
@@ -256,11 +266,25 @@ def _keep_identity(obj: dict[str, Any], live: dict[str, Any]) -> dict[str, Any]:
     metadata["uid"] = (live.get("metadata") or {}).get("uid", "patchconf-uid")
     return obj
 
+ABSENT = object()
 
-def _everything_but_status(schema: Schema) -> FieldSet:
-    root = schema.resolve(schema.root)
-    names = [f.name for f in root.map.fields] if root.map is not None else []
-    return FieldSet.of(*(make_path(name) for name in names if name != "status"))
+
+def _keep_path(obj: dict[str, Any], old: dict[str, Any], path: tuple[str, ...]) -> None:
+    """``obj`` gets ``old``'s value at ``path``, or none where ``old`` has none."""
+    source: Any = old
+    for key in path:
+        source = source.get(key, ABSENT) if isinstance(source, dict) else ABSENT
+    target = obj
+    for key in path[:-1]:
+        if not isinstance(target.get(key), dict):
+            if source is ABSENT:
+                return
+            target[key] = {}
+        target = target[key]
+    if source is ABSENT:
+        target.pop(path[-1], None)
+    else:
+        target[path[-1]] = json_copy(source)
 
 
 def _empty(api_version: str, kind: str) -> dict[str, Any]:

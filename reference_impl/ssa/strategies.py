@@ -1,0 +1,65 @@
+"""What each kind's registry strategy decides around the field manager.
+
+Go twins: ``pkg/registry/<group>/<resource>/strategy.go`` of k8s.io/kubernetes (v1.33) for
+built-in kinds — ``GetResetFields`` (the fields an endpoint may not set: the main resource
+resets ``status``, the ``status`` subresource what ``statusKeeps`` lists),
+``PrepareForUpdate`` (a ``status`` request keeps those values from the stored object) and
+``AllowCreateOnUpdate`` — and apiextensions-apiserver's ``customResourceStrategy`` and
+``statusStrategy`` for custom resources. Data, as the upstream target's ``builtinStrategies``.
+Kinds not listed have no status subresource and are not created by an update.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+Path = tuple[str, ...]
+SPEC: tuple[Path, ...] = (("spec",),)
+
+
+@dataclass(frozen=True)
+class Strategy:
+    status_subresource: bool = False
+    # what a status request resets in ownership and keeps from the stored object
+    status_keeps: tuple[Path, ...] = ()
+    create_on_update: bool = False
+    custom: bool = False  # a custom resource: its status request keeps everything but status
+
+
+STATUS_SUBRESOURCE = Strategy(status_subresource=True, status_keeps=SPEC)
+CREATED_BY_UPDATE = Strategy(create_on_update=True)
+
+BUILTIN: dict[tuple[str, str], Strategy] = {
+    ("apps", "Deployment"): Strategy(True, (("spec",), ("metadata", "labels"))),
+    ("apps", "ReplicaSet"): STATUS_SUBRESOURCE,
+    ("apps", "StatefulSet"): STATUS_SUBRESOURCE,
+    ("apps", "DaemonSet"): STATUS_SUBRESOURCE,
+    ("batch", "Job"): STATUS_SUBRESOURCE,
+    ("batch", "CronJob"): STATUS_SUBRESOURCE,
+    ("autoscaling", "HorizontalPodAutoscaler"): STATUS_SUBRESOURCE,
+    ("networking.k8s.io", "Ingress"): STATUS_SUBRESOURCE,
+    ("", "ReplicationController"): STATUS_SUBRESOURCE,
+    ("", "PersistentVolumeClaim"): STATUS_SUBRESOURCE,
+    ("", "ResourceQuota"): STATUS_SUBRESOURCE,
+    ("policy", "PodDisruptionBudget"): STATUS_SUBRESOURCE,
+    ("", "Service"): Strategy(True, SPEC, create_on_update=True),
+    ("", "Pod"): Strategy(True, (("spec",), ("metadata", "deletionTimestamp"), ("metadata", "ownerReferences"))),
+    ("", "Endpoints"): CREATED_BY_UPDATE,
+    ("", "LimitRange"): CREATED_BY_UPDATE,
+    ("", "Event"): CREATED_BY_UPDATE,
+    ("events.k8s.io", "Event"): CREATED_BY_UPDATE,
+    ("coordination.k8s.io", "Lease"): CREATED_BY_UPDATE,
+    ("rbac.authorization.k8s.io", "Role"): CREATED_BY_UPDATE,
+    ("rbac.authorization.k8s.io", "RoleBinding"): CREATED_BY_UPDATE,
+}
+
+
+def builtin(api_version: str, kind: str) -> Strategy:
+    group = api_version.rpartition("/")[0]
+    return BUILTIN.get((group, kind), Strategy())
+
+
+def custom(status_subresource: bool) -> Strategy:
+    """statusStrategy resets only ``spec`` (GetResetFields) but its PrepareForUpdate keeps the
+    stored object except status: labels sent to ``status`` are owned, not kept."""
+    return Strategy(status_subresource, SPEC, custom=True)
