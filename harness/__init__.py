@@ -2,5 +2,12 @@
 
 from pathlib import Path
 
+# Inputs (the corpus, schemas, targets/ sources) resolve from the checkout; outputs never do.
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CASES_DIR = REPO_ROOT / "cases"
+
+
+def reports_directory() -> Path:
+    """Where runs write when not told: ``./reports`` of the working directory, where the user is
+    (not the installation, nor the checkout when run from elsewhere)."""
+    return Path.cwd() / "reports"

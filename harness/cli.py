@@ -14,7 +14,7 @@ import traceback
 from collections.abc import Iterator
 from pathlib import Path
 
-from harness import DEFAULT_CASES_DIR, REPO_ROOT
+from harness import DEFAULT_CASES_DIR, REPO_ROOT, reports_directory
 from harness.bounded import MAX_ANSWER_BYTES_ENV, kill_running, parse_size
 from harness.cases import Case, Corpus, cases_root_for, load_corpus
 from harness.coverage import coverage, coverage_text
@@ -109,7 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_selection(run)
     run.add_argument("--report", type=Path, metavar="DIR",
                      help="directory for results.json, junit.xml, report.md, report.html "
-                          "(default: reports/<target>/)")
+                          "(default: ./reports/<target>/ of the working directory)")
     run.add_argument("--jobs", "--workers", type=int, dest="jobs",
                      help="parallel workers (default: the target's own; live: 8)")
     run.add_argument("--kubeconfig", metavar="PATH", help="kubeconfig for the live target (default: $KUBECONFIG)")
@@ -149,7 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
                               "results.json files, in column order (nothing is re-run)")
     _add_selection(matrix)
     matrix.add_argument("--out", type=Path, metavar="FILE",
-                        help="Markdown file to write, an .html twin beside it (default: reports/compliance.md, "
+                        help="Markdown file to write, an .html twin beside it (default: ./reports/compliance.md, "
                              "or none when --html is given)")
     matrix.add_argument("--html", type=Path, metavar="DIR",
                         help="write the conformance site here: index.html (the matrix by patch type and "
@@ -210,7 +210,7 @@ def build_parser() -> argparse.ArgumentParser:
     amount.add_argument("--count", type=int, help="inputs to try (default 1000 unless --budget)")
     amount.add_argument("--budget", type=float, metavar="SECONDS", help="try inputs for this long instead")
     fuzz.add_argument("--out", type=Path, metavar="DIR",
-                      help="where the minimal case files go (default: reports/fuzz/<target>/)")
+                      help="where the minimal case files go (default: ./reports/fuzz/<target>/)")
     fuzz.add_argument("--truth", default="upstream", metavar="TARGET",
                       help="Kubernetes' code that answers each input (default: upstream; e.g. upstream@1.27); "
                            "live (a server: --kubeconfig, else $KUBECONFIG) or live@1.33 (patchconf's local "
@@ -352,7 +352,7 @@ def _run(args: argparse.Namespace) -> int:
             print(f"patchconf: interrupted ({_signal_name(exc)}) while loading the cases", file=sys.stderr)
             return _interrupted_exit(exc)
         selected = [case for case in corpus.cases if _filters(args).accepts(case)]
-        directory = args.report or (REPO_ROOT / "reports" / _slug(args.target))
+        directory = args.report or (reports_directory() / _slug(args.target))
         run = Run(args.target, target.info, [], corpus.errors, planned=len(selected),
                   arguments={"cases": [str(p) for p in args.cases or []], "types": args.types,
                              "tags": args.tags, "paths": args.paths, "names": args.names})
@@ -503,7 +503,7 @@ def cmd_matrix(args: argparse.Namespace) -> int:
         return 2
     fuzzed = _fuzzed_agreement(runs, args) if args.fuzz else None
     written: list[Path] = []
-    out = args.out or (None if args.html else REPO_ROOT / "reports" / "compliance.md")
+    out = args.out or (None if args.html else reports_directory() / "compliance.md")
     if out:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(matrix_markdown(runs, args.title, command, fuzzed, args.history, notes), encoding="utf-8")
@@ -742,7 +742,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     failed = False
     for target, run in runs:
         spec = args.fuzz_targets[judged.index(target)]
-        out = args.out or (REPO_ROOT / "reports" / "fuzz" / _slug(spec))
+        out = args.out or (reports_directory() / "fuzz" / _slug(spec))
         if len(runs) > 1 and args.out:
             out = out / _slug(spec)
         written = []

@@ -84,3 +84,30 @@ def test_run_freezes_the_loaded_corpus_while_it_runs_and_leaves_nothing_frozen(w
     assert seen_while_running == [(1, True, True)]  # frozen, and collecting what the run makes
     assert gc.get_freeze_count() == 0
     assert gc.isenabled()
+
+
+def _patchconf_in(directory, *arguments):
+    """The installed command, run as a user runs it: from ``directory``, not from the checkout."""
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "harness.cli", *arguments], cwd=directory,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_run_and_matrix_write_their_reports_where_the_user_is_not_into_the_checkout(write_case_file, tmp_path):
+    good = write_case_file("json-patch/good.yaml", GOOD)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    ran = _patchconf_in(elsewhere, "run", "--cases", str(good), "--quiet")
+    assert ran.returncode == 0, ran.stderr
+    reports = elsewhere / "reports" / "reference"
+    assert sorted(p.name for p in reports.iterdir()) == ["junit.xml", "report.html", "report.md", "results.json",
+                                                         "results.jsonl"]
+    assert f"reports: {reports / 'results.jsonl'}, {reports / 'results.json'}, " in ran.stdout
+    assert json.loads((reports / "results.json").read_text())["results"][0]["name"] == "replace-member"
+    matrix = _patchconf_in(elsewhere, "matrix", "--targets", "reference", "--cases", str(good))
+    assert matrix.returncode == 0, matrix.stderr
+    assert (elsewhere / "reports" / "compliance.md").read_text().startswith("# Compliance matrix\n")
+    assert sorted(p.name for p in (elsewhere / "reports").iterdir()) == ["compliance.html", "compliance.md",
+                                                                         "reference"]
