@@ -509,13 +509,13 @@ def test_ssa_update_takes_over_then_apply_conflicts_then_force_wins(live, write_
     assert result.status == PASS, result.reason
     assert result.actual["document"]["steps"] == [
         {"document": _configmap({"a": "2"}), "changed": True,
-         "managed_fields": [_entry("hpa", "Update", DATA_A, None)]},
+         "managed_fields": [_entry("hpa", "Update", DATA_A, 1)]},
         {"error": {"class": "conflict", "status": 409, "reason": "Conflict",
                    "message": 'Apply failed with 1 conflict: conflict with "hpa" using v1: .data.a',
                    "conflicts": [{"manager": "hpa", "field": ".data.a"}]},
          "unchanged": True},
         {"document": _configmap({"a": "1"}), "changed": True,
-         "managed_fields": [_entry("gitops", "Apply", DATA_A, None)]},
+         "managed_fields": [_entry("gitops", "Apply", DATA_A, 3)]},
     ]
 
 
@@ -533,7 +533,7 @@ def test_ssa_merge_patch_manager_and_conflict_on_several_fields(live, write_case
     result = _run_ssa(live, write_case_file, steps, current)
     assert result.status == PASS, result.reason
     first, second = result.actual["document"]["steps"]
-    assert first["managed_fields"] == [_entry("ops", "Update", {"f:data": {"f:a": {}, "f:b": {}}}, None)]
+    assert first["managed_fields"] == [_entry("ops", "Update", {"f:data": {"f:a": {}, "f:b": {}}}, 1)]
     assert sorted(c["field"] for c in second["error"]["conflicts"]) == [".data.a", ".data.b"]
 
 
@@ -545,7 +545,7 @@ def test_ssa_create_on_apply(live, write_case_file):
     result = _run_ssa(live, write_case_file, steps)
     assert result.status == PASS, result.reason
     assert result.actual["document"]["steps"] == [
-        {"document": configuration, "changed": True, "managed_fields": [_entry("gitops", "Apply", owned, None)]}]
+        {"document": configuration, "changed": True, "managed_fields": [_entry("gitops", "Apply", owned, 1)]}]
 
 
 def test_ssa_current_keeps_the_managed_fields_it_states(live, write_case_file):
@@ -558,7 +558,7 @@ def test_ssa_current_keeps_the_managed_fields_it_states(live, write_case_file):
     assert result.status == PASS, result.reason
     [step] = result.actual["document"]["steps"]
     assert step == {"document": _configmap({"a": "1", "b": "2"}), "changed": False,
-                    "managed_fields": [{**entry, "time": None} for entry in stated]}
+                    "managed_fields": stated}
 
 
 def test_ssa_current_without_managed_fields_has_none(live, write_case_file):
@@ -575,8 +575,8 @@ def test_ssa_current_without_managed_fields_has_none(live, write_case_file):
     assert conflict["unchanged"] is True
     assert applied == {
         "document": _configmap({"a": "1", "b": "1", "c": "3"}), "changed": True,
-        "managed_fields": [_entry("gitops", "Apply", {"f:data": {"f:c": {}}}, None),
-                           _entry("before-first-apply", "Update", {"f:data": {".": {}, "f:a": {}, "f:b": {}}}, None)]}
+        "managed_fields": [_entry("gitops", "Apply", {"f:data": {"f:c": {}}}, 2),
+                           _entry("before-first-apply", "Update", {"f:data": {".": {}, "f:a": {}, "f:b": {}}}, 2)]}
 
 
 def test_ssa_status_subresource_on_named_schema_crd(live, write_case_file):
@@ -603,14 +603,15 @@ def test_ssa_status_subresource_on_named_schema_crd(live, write_case_file):
     assert result.status == PASS, result.reason
     assert result.actual["document"]["steps"] == [
         {"document": meter({"size": 1}, {"reading": 5, "conditions": ready}), "changed": True,
-         "managed_fields": [_entry("user", "Apply", spec_size, None, api),
-                            _entry("ctrl", "Apply", status_fields, None, api, "status")]},
+         "managed_fields": [_entry("user", "Apply", spec_size, 0, api),
+                            _entry("ctrl", "Apply", status_fields, 1, api, "status")]},
         {"document": meter({"size": 1, "ranges": [{"name": "r", "low": 2}]}, {"reading": 5, "conditions": ready}),
          "changed": True,
-         "managed_fields": [_entry("user", "Apply", spec_size, None, api),
+         # ordered by time: ctrl's status entry (step 1) before its main one (step 2)
+         "managed_fields": [_entry("user", "Apply", spec_size, 0, api),
+                            _entry("ctrl", "Apply", status_fields, 1, api, "status"),
                             _entry("ctrl", "Apply", {"f:spec": {"f:ranges": {'k:{"name":"r"}': {
-                                ".": {}, "f:name": {}, "f:low": {}}}}}, None, api),
-                            _entry("ctrl", "Apply", status_fields, None, api, "status")]},
+                                ".": {}, "f:name": {}, "f:low": {}}}}}, 2, api)]},
     ]
     # the run's CRD carries the named schema's list type and a status subresource
     crds = live.cluster.request("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",

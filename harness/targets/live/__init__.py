@@ -23,7 +23,7 @@ them on creation. Errors carry HTTP status and Status reason.
 A server-side apply case is a sequence of requests on one object: ``current`` is created and
 given exactly the managedFields it states (or none), each step is sent as the real request
 (apply, PUT, patch; on /status where asked) and the object read back after it, reported with
-its managedFields (times as ``None``: a wall clock cannot tell the steps apart) and whether the
+its managedFields (timed on the case's logical clock: ``ssa_flow.StepTimes``) and whether the
 resourceVersion moved. Its custom kinds with a named schema get a CRD whose structural schema is
 built from it (:func:`crd_schema`), so the server merges by the same list and map types.
 

@@ -1,11 +1,15 @@
 """Server-side apply cases: a sequence of requests on one object, read back after each step with
-its managedFields."""
+its managedFields, timed on the case's logical clock (:class:`StepTimes`)."""
 
 from __future__ import annotations
 
 import copy
 import json
+import math
+import threading
+import time
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from harness.cases import Case
@@ -63,17 +67,21 @@ class ServerSideApplyFlow:
         self._check_expected_steps(case, placement)
         keep_status = about_status(case)
         stated = [step.get("expected") for step in self._step_expectations(case)]
+        times = StepTimes(clock, self._server_lead())
         results: list[dict[str, Any]] = []
         for number, step in enumerate(case.input("steps")):
             before = resource_version(live)
             label = self._labelled_step(step, live)
+            times.wait_for_a_new_second()
             if step["op"] == "kubectl-apply-server-side":
                 error = self._kubectl_apply_server_side(step, placement, clock, label)
             else:
                 answer = self._send_step(step, placement, clock, label)
                 error = None if answer.ok else self._step_error(step, answer, placement)
+            answered_at = time.time()
             read = self.cluster.request("GET", placement.path)
             live = read.body if read.ok and isinstance(read.body, dict) else None
+            times.observe(number + 1, live, answered_at)
             if error is not None:
                 results.append({"error": error, "unchanged": resource_version(live) == before})
             elif live is None:
@@ -81,10 +89,32 @@ class ServerSideApplyFlow:
                                   f"{read.status} {read.message()}")
             else:
                 document = self._step_document(placement, live, stated[number], keep_status)
-                results.append({"document": document, "managed_fields": self._entries_back(live, placement),
+                results.append({"document": document, "managed_fields": self._timed_entries(live, placement, times),
                                 "changed": resource_version(live) != before})
         return Actual(document={"steps": results},
-                      notes=(*self._notes, "managedFields times are the server's clock: compared without them"))
+                      notes=(*self._notes, "managedFields times: each step started in a later second of the "
+                                           "server's clock, its timestamps mapped back to step numbers"))
+
+    def _server_lead(self) -> ServerLead:
+        """The run's bound on the server's clock, learned over all its cases (one per target)."""
+        with self._lock:
+            if not isinstance(getattr(self, "_server_clock", None), ServerLead):
+                self._server_clock = ServerLead()
+            return self._server_clock
+
+    def _timed_entries(self, live: dict, placement: Placement, times: StepTimes) -> list[dict[str, Any]]:
+        """The object's managedFields in the case's terms (:meth:`_entries_back`), in the server's
+        order, each ``time`` the step that wrote it; an entry the server wrote without a time has none."""
+        timed = []
+        for entry in (live.get("metadata") or {}).get("managedFields") or []:
+            for shown in self._entries_back({"metadata": {"managedFields": [entry]}}, placement):
+                stamp = entry.get("time") if isinstance(entry, dict) else None
+                if stamp is None:
+                    shown.pop("time", None)
+                else:
+                    shown["time"] = times.time_of(stamp)
+                timed.append(shown)
+        return timed
 
     def _labelled_step(self, step: Mapping[str, Any], live: dict | None) -> bool:
         """Whether a step's object carries the run label (only in an existing namespace): an update
@@ -254,6 +284,91 @@ class ServerSideApplyFlow:
         return error
 
 
+
+
+class ServerLead:
+    """How far the server's clock is ahead of ours, at least (negative: behind), learned from the
+    timestamps it writes: a second *T* stamped before our request returned at local time *b* means
+    its clock had reached *T* when ours read *b*, so its lead is at least *T* − *b*. A bound only
+    ever rises; it holds whatever the two clocks' skew (no clock need be synchronized)."""
+
+    def __init__(self) -> None:
+        self.floor = -math.inf
+        self._lock = threading.Lock()
+
+    def learn(self, stamped: float, answered_at: float) -> None:
+        with self._lock:
+            self.floor = max(self.floor, stamped - answered_at)
+
+    def local_time_of(self, server_time: float) -> float:
+        """A local time by which the server's clock has surely reached ``server_time``."""
+        return server_time - self.floor
+
+
+# A timestamp more than this before the case started is one the case wrote itself (LogicalClock
+# dates time t at t seconds after a moment an hour before the case), never a write of the server's.
+STATED_WINDOW_SECONDS = 30 * 60
+
+
+class StepTimes:
+    """A case's logical clock (step *n* happens at time *n*) read off the server's timestamps.
+
+    The server stamps the entry of a request's manager with the second its clock reads
+    (fieldmanager's managedFieldsUpdater; metav1.Time keeps whole seconds) and sorts entries by
+    operation, that second, then manager (managedfields' sortEncodedManagedFields). Each step is
+    sent once the server's clock has passed every second stamped before it (:meth:`wait_for_a_new_second`,
+    by the :class:`ServerLead` bound), so its writes carry seconds no earlier step's did: an entry's
+    second names the step after which that second first appeared, and the server's order is the one
+    the logical clock gives. A second from the case itself (``current``'s entries, or entries a
+    step's object carries, written by the LogicalClock an hour back) maps back through that clock.
+    """
+
+    def __init__(self, clock: LogicalClock, lead: ServerLead) -> None:
+        self.clock = clock
+        self.lead = lead
+        self.first_seen: dict[float, int] = {}  # a second the server stamped -> the step that stamped it
+        self.latest: float | None = None  # the last second the server stamped in this case
+
+    def wait_for_a_new_second(self) -> None:
+        """Sleep until the server's clock has surely left the last second it stamped."""
+        if self.latest is None:
+            return
+        delay = self.lead.local_time_of(self.latest + 1) - time.time()
+        if delay > 0:
+            time.sleep(delay)
+
+    def observe(self, step: int, live: Any, answered_at: float) -> None:
+        """After step ``step`` (its requests answered by local time ``answered_at``): the seconds the
+        server stamped first in this step are the step's."""
+        metadata = live.get("metadata") if isinstance(live, dict) else None
+        for entry in (metadata or {}).get("managedFields") or []:
+            second = self._second(entry.get("time") if isinstance(entry, dict) else None)
+            if second is None or self._stated(second) or second in self.first_seen:
+                continue
+            self.first_seen[second] = step
+            self.lead.learn(second, answered_at)
+            self.latest = second if self.latest is None else max(self.latest, second)
+
+    def time_of(self, stamp: Any) -> int | None:
+        """The logical time of a timestamp the server holds (None: one no step of the case wrote)."""
+        second = self._second(stamp)
+        if second is None:
+            return None
+        if self._stated(second):
+            return round(second - self.clock.origin.timestamp())
+        return self.first_seen.get(second)
+
+    def _stated(self, second: float) -> bool:
+        return second < self.clock.origin.timestamp() + STATED_WINDOW_SECONDS
+
+    @staticmethod
+    def _second(stamp: Any) -> float | None:
+        if not isinstance(stamp, str):
+            return None
+        try:
+            return datetime.fromisoformat(stamp).timestamp()
+        except ValueError:
+            return None
 
 
 def resource_version(document: Any) -> str | None:
