@@ -4,12 +4,14 @@ The program in ``targets/upstream`` speaks harness/PROTOCOL.md. It is built on f
 into a cache outside the repository (``$PATCHCONF_CACHE``, default ``~/.cache/patchconf``)
 and reused while its sources and the release are unchanged. ``upstream`` uses the release
 pinned in its go.mod; ``upstream@1.27`` rebuilds the same source against the newest
-1.27 patch release of the ``k8s.io`` modules.
+1.27 patch release of the ``k8s.io`` modules and of ``k8s.io/kubernetes`` (the apiserver's
+scheme, defaults and conversions), its staging modules replaced by their published releases.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import shlex
@@ -17,6 +19,7 @@ import shutil
 from pathlib import Path
 
 from harness import REPO_ROOT
+from harness.apiserver import KUBERNETES_MODULE, render_go_mod
 from harness.gobuild import cache_root, run_go
 from harness.targets.base import TargetUnavailable
 from harness.targets.command import CommandTarget
@@ -82,6 +85,7 @@ def build(release: str | None = None) -> Path:
         (work / "go.sum").unlink(missing_ok=True)
         requires = [f"-require={module}@{version}" for module in K8S_MODULES]
         _run([go, "mod", "edit", *requires, f"-require={JSON_PATCH_MODULE}"], work)
+        require_kubernetes(go, "v1." + version.removeprefix("v0."), work)
         _run([go, "mod", "tidy"], work)
     tags = build_tags(release)
     if "patchconf_pre131" in tags:
@@ -90,6 +94,19 @@ def build(release: str | None = None) -> Path:
     _run([go, "build", "-trimpath", *tag_flags, "-o", str(binary) + ".tmp", "."], work)
     os.replace(str(binary) + ".tmp", binary)
     return binary
+
+
+def require_kubernetes(go: str, kubernetes_version: str, work: Path) -> None:
+    """Add ``k8s.io/kubernetes`` at ``kubernetes_version`` to work/go.mod with the replace
+    directives of that release (its staging modules -> their published v0.MINOR.PATCH), as
+    harness.apiserver.render_go_mod writes them for the control plane's recipe."""
+    download = json.loads(_run([go, "mod", "download", "-json", f"{KUBERNETES_MODULE}@{kubernetes_version}"], work))
+    if "Error" in download:
+        raise TargetUnavailable(f"{KUBERNETES_MODULE}@{kubernetes_version}: {download['Error']}")
+    recipe = render_go_mod(kubernetes_version, Path(download["GoMod"]).read_text(encoding="utf-8"))
+    replaces = re.findall(r"^\t(\S+) => (\S+) (\S+)$", recipe, re.MULTILINE)
+    _run([go, "mod", "edit", f"-require={KUBERNETES_MODULE}@{kubernetes_version}",
+          *(f"-replace={module}={target}@{release}" for module, target, release in replaces)], work)
 
 
 def build_tags(release: str | None) -> list[str]:

@@ -148,6 +148,14 @@ func (c *patchCase) serverSideApply() (*result, string, *caseError) {
 			run.live.SetCreationTimestamp(metav1.NewTime(ssaEpoch))
 		}
 		run.live.SetResourceVersion(run.nextResourceVersion())
+		if kind.goTypes {
+			// what the server holds is what its storage decoder reads: decoded, defaulted
+			stored, failure := storeLive(run.live, kind.gvk)
+			if failure != nil {
+				return nil, "", &caseError{Class: failure.Class, Message: "current: " + failure.Message}
+			}
+			run.live = stored
+		}
 	}
 	out := &result{Steps: []interface{}{}}
 	for i, step := range steps {
@@ -221,28 +229,25 @@ func (r *ssaRun) step(n int, s ssaStep) interface{} {
 	if s.Subresource == "status" {
 		fm = r.status
 	}
-	var next *unstructured.Unstructured
+	var result runtime.Object
 	var failure *ssaError
 	created := false
 	switch s.Op {
 	case "apply":
-		next, created, failure = r.apply(fm, s, manager)
+		result, created, failure = r.apply(fm, s, manager)
 	case "update":
-		next, created, failure = r.update(fm, s, manager)
+		result, created, failure = r.update(fm, s, manager)
 	case "patch":
-		next, failure = r.patch(fm, s, manager)
+		result, failure = r.patch(fm, s, manager)
 	default:
 		failure = &ssaError{Class: "unclassified", Message: fmt.Sprintf("unknown step op %q", s.Op)}
 	}
 	if failure != nil {
 		return ssaFail(failure)
 	}
-	if r.kind.builtin {
-		// The server stores a built-in object as its Go type: decoding it there turns a null
-		// string in a map[string]string into "", drops null pointers, adds zero structs.
-		if next, failure = typedRoundTrip(next, r.kind.gvk); failure != nil {
-			return ssaFail(failure)
-		}
+	next, failure := r.kind.stored(result)
+	if failure != nil {
+		return ssaFail(failure)
 	}
 	r.kind.withDefaults(next.Object)
 	stampStep(next, n)
@@ -272,9 +277,10 @@ func (r *ssaRun) step(n int, s ssaStep) interface{} {
 func ssaFail(e *ssaError) ssaFailed { return ssaFailed{Error: e} }
 
 // apply: PATCH with application/apply-patch+yaml (handlers/patch.go applyPatcher). A missing
-// object is created from the creater's empty object (forceAllowCreate), except on a
-// subresource (StatusREST.Update never creates).
-func (r *ssaRun) apply(fm *managedfields.FieldManager, s ssaStep, manager string) (*unstructured.Unstructured, bool, *ssaError) {
+// object is created from the creater's empty object (forceAllowCreate; createNewObject: for a
+// built-in kind the empty versioned Go object), except on a subresource (StatusREST.Update
+// never creates).
+func (r *ssaRun) apply(fm *managedfields.FieldManager, s ssaStep, manager string) (runtime.Object, bool, *ssaError) {
 	if failure := validatePatchOptions(s, manager, types.PatchType("application/apply-patch+yaml")); failure != nil {
 		return nil, false, failure
 	}
@@ -283,18 +289,20 @@ func (r *ssaRun) apply(fm *managedfields.FieldManager, s ssaStep, manager string
 		return nil, false, statusFailure(apierrors.NewBadRequest(fmt.Sprintf("error decoding YAML: %v", err)))
 	}
 	logicalTimesToClock(body)
-	live, create := r.live, false
-	if live == nil {
+	var live runtime.Object
+	create := r.live == nil
+	if create {
 		if s.Subresource != "" {
 			return nil, false, statusFailure(r.notFound())
 		}
-		live, create = r.kind.newEmpty(), true
+		live = r.kind.newForCreate()
+	} else if live, err = r.kind.handlerObject(r.live); err != nil {
+		return nil, false, storedFailure(err)
 	}
-	applied, err := fm.Apply(live.DeepCopy(), &unstructured.Unstructured{Object: body}, manager, s.Force != nil && *s.Force)
+	next, err := fm.Apply(live, &unstructured.Unstructured{Object: body}, manager, s.Force != nil && *s.Force)
 	if err != nil {
 		return nil, false, applyFailure(err)
 	}
-	next := applied.(*unstructured.Unstructured)
 	if failure := r.checkName(next); failure != nil {
 		return nil, false, failure
 	}
@@ -307,8 +315,9 @@ func (r *ssaRun) apply(fm *managedfields.FieldManager, s ssaStep, manager string
 }
 
 // update: PUT of the whole object (handlers/update.go, then registry/generic/registry
-// store.Update): the field manager's UpdateNoErrors, then the store's checks.
-func (r *ssaRun) update(fm *managedfields.FieldManager, s ssaStep, manager string) (*unstructured.Unstructured, bool, *ssaError) {
+// store.Update): the body decoded as the handler decodes it, the field manager's
+// UpdateNoErrors, then the store's checks.
+func (r *ssaRun) update(fm *managedfields.FieldManager, s ssaStep, manager string) (runtime.Object, bool, *ssaError) {
 	if errs := metavalidation.ValidateUpdateOptions(&metav1.UpdateOptions{FieldManager: manager}); len(errs) > 0 {
 		return nil, false, statusFailure(apierrors.NewInvalid(
 			schema.GroupKind{Group: metav1.GroupName, Kind: "UpdateOptions"}, "", errs))
@@ -320,12 +329,10 @@ func (r *ssaRun) update(fm *managedfields.FieldManager, s ssaStep, manager strin
 	if err != nil {
 		return nil, false, statusFailure(apierrors.NewBadRequest(err.Error()))
 	}
-	logicalTimesToClock(body)
-	if r.kind.custom {
-		coerceObjectMeta(body)
+	next, failure := r.kind.requestObject(body)
+	if failure != nil {
+		return nil, false, failure
 	}
-	r.kind.withDefaults(body)
-	next := &unstructured.Unstructured{Object: body}
 	if failure := r.checkName(next); failure != nil {
 		return nil, false, failure
 	}
@@ -334,30 +341,35 @@ func (r *ssaRun) update(fm *managedfields.FieldManager, s ssaStep, manager strin
 			return nil, false, statusFailure(r.notFound())
 		}
 		// A create through PUT: the live object is the store's empty one (no uid: tracked).
-		return fm.UpdateNoErrors(r.kind.newEmpty(), next, manager).(*unstructured.Unstructured), true, nil
+		return fm.UpdateNoErrors(r.kind.newStored(), next, manager), true, nil
 	}
+	nextMeta, _ := meta.Accessor(next)
 	// rest.DefaultUpdatedObjectInfo: a uid in the body is a storage precondition.
-	if uid := next.GetUID(); uid != "" && uid != r.live.GetUID() {
+	if uid := nextMeta.GetUID(); uid != "" && uid != r.live.GetUID() {
 		return nil, false, statusFailure(apierrors.NewConflict(r.kind.resource, r.name, fmt.Errorf(
 			"StorageError: invalid object, Code: 4, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: "+
 				"Precondition failed: UID in precondition: %v, UID in object meta: %v", r.storageKey(), uid, r.live.GetUID())))
 	}
 	// An update step is a client's read-modify-write: it carries the live resourceVersion
 	// unless the case's object states one (cases/README.md).
-	if next.GetResourceVersion() == "" {
-		next.SetResourceVersion(r.live.GetResourceVersion())
+	if nextMeta.GetResourceVersion() == "" {
+		nextMeta.SetResourceVersion(r.live.GetResourceVersion())
 	}
 	if failure := r.checkResourceVersion(next, r.kind.strategy.unconditionalUpdate); failure != nil {
 		return nil, false, failure
 	}
-	updated := fm.UpdateNoErrors(r.live.DeepCopy(), next, manager).(*unstructured.Unstructured)
-	return updated, false, nil
+	live, err := r.kind.handlerObject(r.live)
+	if err != nil {
+		return nil, false, storedFailure(err)
+	}
+	return fm.UpdateNoErrors(live, next, manager), false, nil
 }
 
 // patch: PATCH with a JSON patch, merge patch or strategic merge patch (handlers/patch.go):
-// the patch applied to the live object's JSON by the same libraries, then the field
-// manager's UpdateNoErrors, then the store's checks as for an update.
-func (r *ssaRun) patch(fm *managedfields.FieldManager, s ssaStep, manager string) (*unstructured.Unstructured, *ssaError) {
+// the patch applied to the live object by the same libraries (patch_builtin.go for kinds
+// with Go types), then the field manager's UpdateNoErrors, then the store's checks as for an
+// update.
+func (r *ssaRun) patch(fm *managedfields.FieldManager, s ssaStep, manager string) (runtime.Object, *ssaError) {
 	patchType := map[string]types.PatchType{
 		"json-patch": types.JSONPatchType, "merge-patch": types.MergePatchType, "strategic": types.StrategicMergePatchType,
 	}[s.PatchType]
@@ -380,11 +392,38 @@ func (r *ssaRun) patch(fm *managedfields.FieldManager, s ssaStep, manager string
 	if r.live == nil {
 		return nil, statusFailure(r.notFound())
 	}
+	var live, next runtime.Object
+	var failure *ssaError
+	if r.kind.goTypes {
+		var err error
+		if live, err = r.kind.handlerObject(r.live); err != nil {
+			return nil, storedFailure(err)
+		}
+		next, failure = r.patchGoType(live, patchType, []byte(s.Patch))
+	} else {
+		live = r.live.DeepCopy()
+		next, failure = r.patchUnstructured(patchType, []byte(s.Patch))
+	}
+	if failure != nil {
+		return nil, failure
+	}
+	if failure := r.checkName(next); failure != nil {
+		return nil, failure
+	}
+	if failure := r.checkResourceVersion(next, true); failure != nil {
+		return nil, failure
+	}
+	return fm.UpdateNoErrors(live, next, manager), nil
+}
+
+// patchUnstructured: the patch applied to the stored object's JSON (with its uid,
+// resourceVersion and managedFields), for kinds without Go types.
+func (r *ssaRun) patchUnstructured(patchType types.PatchType, patch []byte) (runtime.Object, *ssaError) {
 	original, err := json.Marshal(r.live.Object)
 	if err != nil {
 		return nil, &ssaError{Class: "unclassified", Message: err.Error()}
 	}
-	patched, failure := r.patchedJSON(patchType, original, []byte(s.Patch))
+	patched, failure := r.patchedJSON(patchType, original, patch)
 	if failure != nil {
 		return nil, failure
 	}
@@ -392,19 +431,7 @@ func (r *ssaRun) patch(fm *managedfields.FieldManager, s ssaStep, manager string
 	if err != nil {
 		return nil, &ssaError{Class: "invalid-document", Message: err.Error()}
 	}
-	logicalTimesToClock(object)
-	if r.kind.custom {
-		coerceObjectMeta(object)
-	}
-	r.kind.withDefaults(object)
-	next := &unstructured.Unstructured{Object: object}
-	if failure := r.checkName(next); failure != nil {
-		return nil, failure
-	}
-	if failure := r.checkResourceVersion(next, true); failure != nil {
-		return nil, failure
-	}
-	return fm.UpdateNoErrors(r.live.DeepCopy(), next, manager).(*unstructured.Unstructured), nil
+	return r.kind.requestObject(object)
 }
 
 // patchedJSON applies the patch as handlers/patch.go does, with its error answers: a JSON
@@ -441,6 +468,12 @@ func (r *ssaRun) patchedJSON(patchType types.PatchType, original, patch []byte) 
 	if err == nil {
 		return patched, nil
 	}
+	return nil, strategicFailure(err, original, patch)
+}
+
+// strategicFailure: a strategic merge patch error as interpretStrategicMergePatchError
+// (handlers/patch.go) answers it, with patchconf's class.
+func strategicFailure(err error, original, patch []byte) *ssaError {
 	var doc, other input
 	_ = json.Unmarshal(original, &doc.value)
 	_ = json.Unmarshal(patch, &other.value)
@@ -449,12 +482,12 @@ func (r *ssaRun) patchedJSON(patchType types.PatchType, original, patch []byte) 
 	switch err {
 	case mergepatch.ErrBadJSONDoc, mergepatch.ErrBadPatchFormatForPrimitiveList, mergepatch.ErrBadPatchFormatForRetainKeys,
 		mergepatch.ErrBadPatchFormatForSetElementOrderList, mergepatch.ErrUnsupportedStrategicMergePatchFormat:
-		return nil, statusFailure(apierrors.NewBadRequest(err.Error()), class)
+		return statusFailure(apierrors.NewBadRequest(err.Error()), class)
 	case mergepatch.ErrNoListOfLists, mergepatch.ErrPatchContentNotMatchRetainKeys:
-		return nil, statusFailure(apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "",
+		return statusFailure(apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "",
 			schema.GroupResource{}, "", err.Error(), 0, false), class)
 	}
-	return nil, &ssaError{Class: class, Status: http.StatusInternalServerError, Message: err.Error()}
+	return &ssaError{Class: class, Status: http.StatusInternalServerError, Message: err.Error()}
 }
 
 // validatePatchOptions: the PatchOptions checks of handlers/patch.go (422, kind PatchOptions).
@@ -485,8 +518,12 @@ func (r *ssaRun) notFound() *apierrors.StatusError {
 }
 
 // checkName: the object a request produces must keep the name of the request URL.
-func (r *ssaRun) checkName(object *unstructured.Unstructured) *ssaError {
-	if name := object.GetName(); name != r.name {
+func (r *ssaRun) checkName(object runtime.Object) *ssaError {
+	accessor, err := meta.Accessor(object)
+	if err != nil {
+		return &ssaError{Class: "unclassified", Status: http.StatusInternalServerError, Message: err.Error()}
+	}
+	if name := accessor.GetName(); name != r.name {
 		return statusFailure(apierrors.NewBadRequest(fmt.Sprintf(
 			"the name of the object (%s) does not match the name on the URL (%s)", name, r.name)))
 	}
@@ -496,10 +533,14 @@ func (r *ssaRun) checkName(object *unstructured.Unstructured) *ssaError {
 // checkResourceVersion: store.Update's optimistic concurrency. An object without a
 // resourceVersion is an unconditional update where the strategy allows one (it gets the
 // stored one), a 422 otherwise; another resourceVersion than the stored one is a conflict.
-func (r *ssaRun) checkResourceVersion(object *unstructured.Unstructured, unconditional bool) *ssaError {
-	switch version := object.GetResourceVersion(); {
+func (r *ssaRun) checkResourceVersion(object runtime.Object, unconditional bool) *ssaError {
+	accessor, err := meta.Accessor(object)
+	if err != nil {
+		return &ssaError{Class: "unclassified", Status: http.StatusInternalServerError, Message: err.Error()}
+	}
+	switch version := accessor.GetResourceVersion(); {
 	case version == "" && unconditional:
-		object.SetResourceVersion(r.live.GetResourceVersion())
+		accessor.SetResourceVersion(r.live.GetResourceVersion())
 	case version == "":
 		return statusFailure(apierrors.NewInvalid(
 			schema.GroupKind{Group: r.kind.resource.Group, Kind: r.kind.resource.Resource}, r.name,

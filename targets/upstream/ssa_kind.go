@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -70,6 +71,7 @@ type ssaKind struct {
 	resource      schema.GroupResource
 	custom        bool // a custom resource (named schema or custom group): CRD field manager and strategy
 	builtin       bool
+	goTypes       bool // a built-in kind of the server's scheme: requests decoded into Go types (pipeline.go)
 	typeConverter managedfields.TypeConverter
 	strategy      ssaStrategy
 	// a named schema's definitions and root: the CRD's structural schema, whose defaults the
@@ -106,6 +108,7 @@ func ssaKindFor(gvk schema.GroupVersionKind, ref *schemaRef, steps []ssaStep) (*
 			return nil, reason, nil
 		}
 		kind.builtin, kind.typeConverter = true, converter
+		kind.goTypes = servesGoType(gvk)
 		kind.strategy = ssaStrategy{unconditionalUpdate: true}
 		if strategy, ok := builtinStrategies[gvk.GroupKind()]; ok {
 			kind.strategy = strategy
@@ -281,6 +284,97 @@ func (k *ssaKind) newEmpty() *unstructured.Unstructured {
 	return empty
 }
 
+// newForCreate is the live object of an apply that creates (applyPatcher.createNewObject:
+// the creater's new object of the served kind, for a kind with Go types the versioned type).
+func (k *ssaKind) newForCreate() runtime.Object {
+	if k.goTypes {
+		if obj, err := serverScheme.New(k.gvk); err == nil {
+			return obj
+		}
+	}
+	return k.newEmpty()
+}
+
+// newStored is the live object of a PUT that creates (store.Update over a missing key: the
+// store's NewFunc, for a kind with Go types the internal type).
+func (k *ssaKind) newStored() runtime.Object {
+	if k.goTypes {
+		if obj, err := serverScheme.New(internalKind(k.gvk)); err == nil {
+			return obj
+		}
+	}
+	return k.newEmpty()
+}
+
+// handlerObject is the stored object as a request handler holds it: for a kind with Go types
+// decoded by the storage codec into the internal type, otherwise the unstructured object.
+func (k *ssaKind) handlerObject(stored *unstructured.Unstructured) (runtime.Object, error) {
+	if k.goTypes {
+		return liveObject(stored, k.gvk)
+	}
+	return stored.DeepCopy(), nil
+}
+
+// requestObject is an update body (or a patched object) as the handler decodes it: for a kind
+// with Go types through the defaulting codec into the internal type; a custom resource's
+// metadata coerced and its schema's defaults applied.
+func (k *ssaKind) requestObject(body map[string]interface{}) (runtime.Object, *ssaError) {
+	logicalTimesToClock(body)
+	if k.goTypes {
+		data, err := json.Marshal(body)
+		if err != nil {
+			return nil, statusFailure(apierrors.NewBadRequest(err.Error()))
+		}
+		obj, statusErr := decodeRequest(data, k.gvk)
+		if statusErr != nil {
+			return nil, statusFailure(statusErr)
+		}
+		return obj, nil
+	}
+	if k.custom {
+		coerceObjectMeta(body)
+	}
+	k.withDefaults(body)
+	return &unstructured.Unstructured{Object: body}, nil
+}
+
+// stored is what storage holds after a write of obj: for a kind with Go types its versioned
+// encoding read back by the storage codec; another built-in kind through its Go type without
+// defaults; a custom resource as it is.
+func (k *ssaKind) stored(obj runtime.Object) (*unstructured.Unstructured, *ssaError) {
+	if k.goTypes {
+		stored, err := storeObject(obj, k.gvk)
+		if err != nil {
+			return nil, storedFailure(err)
+		}
+		return stored, nil
+	}
+	object, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return nil, storedFailure(fmt.Errorf("unexpected %T from the field manager", obj))
+	}
+	if k.builtin {
+		// decoding it into the Go type turns a null string in a map[string]string into "",
+		// drops null pointers, adds zero structs
+		return typedRoundTrip(object, k.gvk)
+	}
+	return object, nil
+}
+
+// storeLive: a case's `current` as the server holds it (for a kind with Go types, decoded and
+// defaulted by the storage codec).
+func storeLive(current *unstructured.Unstructured, gvk schema.GroupVersionKind) (*unstructured.Unstructured, *ssaError) {
+	live, err := liveObject(current, gvk)
+	if err != nil {
+		return nil, storedFailure(err)
+	}
+	stored, err := storeObject(live, gvk)
+	if err != nil {
+		return nil, storedFailure(err)
+	}
+	return stored, nil
+}
+
 // clearStatusOnCreate: the create strategy's PrepareForCreate of a kind with a status
 // subresource - a built-in kind's status becomes its empty Go value (e.g. `status: {}`), a
 // custom resource's is removed.
@@ -339,9 +433,19 @@ func (k *ssaKind) fieldManager(subresource string) (*managedfields.FieldManager,
 	if err != nil {
 		return nil, err
 	}
+	// As installer.go builds it for a kind with Go types: the scheme converts, defaults and
+	// creates, and the hub is the internal version; otherwise one version and no defaults.
+	var convertor runtime.ObjectConvertor = identityConvertor{}
+	var defaulter runtime.ObjectDefaulter = noDefaults{}
+	var creater runtime.ObjectCreater = k
+	hub := k.gvk.GroupVersion()
+	if k.goTypes {
+		convertor, defaulter, creater = runtime.UnsafeObjectConvertor(serverScheme), serverScheme, serverScheme
+		hub = internalKind(k.gvk).GroupVersion()
+	}
 	out := constructor.Call([]reflect.Value{
-		reflect.ValueOf(k.typeConverter), reflect.ValueOf(identityConvertor{}), reflect.ValueOf(noDefaults{}),
-		reflect.ValueOf(k), reflect.ValueOf(k.gvk), reflect.ValueOf(k.gvk.GroupVersion()),
+		reflect.ValueOf(k.typeConverter), reflect.ValueOf(convertor), reflect.ValueOf(defaulter),
+		reflect.ValueOf(creater), reflect.ValueOf(k.gvk), reflect.ValueOf(hub),
 		reflect.ValueOf(subresource), resetFields,
 	})
 	if err, _ := out[1].Interface().(error); err != nil {
