@@ -150,7 +150,14 @@ def build_parser() -> argparse.ArgumentParser:
     _add_selection(matrix)
     matrix.add_argument("--out", type=Path, metavar="FILE",
                         help="Markdown file to write, an .html twin beside it (default: ./reports/compliance.md, "
-                             "or none when --html is given)")
+                             "or none when --html or --summary is given)")
+    matrix.add_argument("--summary", type=Path, metavar="FILE",
+                        help="also write the summary tables alone here (targets, pass rate by behaviour; what "
+                             "changed in a history): a page to keep in git, naming where --out and --html put "
+                             "the per-case detail")
+    matrix.add_argument("--published", metavar="WHERE",
+                        help="where the per-case detail is published, said on the --summary page after 'published' "
+                             "(Markdown: 'at https://…', 'on GitHub Pages')")
     matrix.add_argument("--html", type=Path, metavar="DIR",
                         help="write the conformance site here: index.html (the matrix by patch type and "
                              "behaviour), a page per implementation with every failure, badges/")
@@ -488,7 +495,7 @@ def cmd_coverage(args: argparse.Namespace) -> int:
 
 
 def cmd_matrix(args: argparse.Namespace) -> int:
-    from harness.matrix import column_labels, matrix_html, matrix_markdown
+    from harness.matrix import column_labels, matrix_html, matrix_markdown, matrix_summary_markdown
     from harness.site import slug, write_site
 
     corpus = load_corpus(args.cases or [_default_cases()])
@@ -503,7 +510,7 @@ def cmd_matrix(args: argparse.Namespace) -> int:
         return 2
     fuzzed = _fuzzed_agreement(runs, args) if args.fuzz else None
     written: list[Path] = []
-    out = args.out or (None if args.html else reports_directory() / "compliance.md")
+    out = args.out or (None if args.html or args.summary else reports_directory() / "compliance.md")
     if out:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(matrix_markdown(runs, args.title, command, fuzzed, args.history, notes), encoding="utf-8")
@@ -517,6 +524,12 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     if args.html:
         write_site(runs, args.html, args.title, command)
         written.append(args.html / "index.html")
+    if args.summary:
+        detail_at = ([str(out)] if out else []) + ([f"{args.html}/"] if args.html else [])
+        args.summary.parent.mkdir(parents=True, exist_ok=True)
+        args.summary.write_text(matrix_summary_markdown(runs, args.title, command, fuzzed, args.history, notes,
+                                                        detail_at, args.published or ""), encoding="utf-8")
+        written.append(args.summary)
     print(f"matrix: {', '.join(str(p) for p in written)}")
     return 0
 

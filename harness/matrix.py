@@ -262,16 +262,54 @@ def _failures(run: Run) -> list[Result]:
 
 def matrix_markdown(runs: Sequence[Run], title: str = "Compliance matrix", command: str = "",
                     fuzzed: Mapping[str, str] | None = None, history: bool = False, notes: str = "") -> str:
-    """``fuzzed``: per target name, its agreement with upstream on fuzzed inputs (``patchconf matrix --fuzz``).
+    """The whole matrix: its summary tables, then the per-case detail (what changed between the
+    targets, every failure with its reason, every case's status by target).
+
+    ``fuzzed``: per target name, its agreement with upstream on fuzzed inputs (``patchconf matrix --fuzz``).
     ``history``: the targets are releases of libraries; what changed is given per library, between
     its releases, instead of between all targets. ``notes``: Markdown put after the introduction."""
     labels = column_labels(runs)
+    out = _head_markdown(runs, labels, title, command, fuzzed, notes)
+    out += _changed_markdown(runs, history, listed=True)
+    out += _failures_markdown(runs, labels)
+    out += _every_case_markdown(runs, labels)
+    return "\n".join(out) + "\n"
+
+
+def matrix_summary_markdown(runs: Sequence[Run], title: str = "Compliance matrix", command: str = "",
+                            fuzzed: Mapping[str, str] | None = None, history: bool = False, notes: str = "",
+                            detail_at: Sequence[str] = (), published: str = "") -> str:
+    """The matrix's summary tables alone, a page whose diff a person reads (``patchconf matrix --summary``):
+    the targets with their counts and the pass rate per behaviour. Its cases are listed only where
+    they are what the page is about: what changed between a library's releases (``history``), or
+    between the targets when all are releases of one implementation (an upstream or live history).
+
+    ``detail_at``: where the same command wrote the per-case detail (said on the page);
+    ``published``: where that detail is published, in Markdown (said too when given)."""
+    labels = column_labels(runs)
+    one_implementation = len({run.target.family for run in runs}) == 1
+    out = _head_markdown(runs, labels, title, command, fuzzed, notes, _detail_line(detail_at, published))
+    out += _changed_markdown(runs, history, listed=history or one_implementation)
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _detail_line(detail_at: Sequence[str], published: str) -> str:
+    what = "The per-case detail (every failure with its reason, every case's status by target) is not on this page"
+    where = (": the command above writes it to " + " and ".join(f"`{path}`" for path in detail_at)
+             if detail_at else "; `patchconf matrix --out FILE` or `--html DIR` writes it")
+    return what + where + (f", published {published}" if published else "") + "."
+
+
+def _head_markdown(runs: Sequence[Run], labels: Sequence[str], title: str, command: str,
+                   fuzzed: Mapping[str, str] | None, notes: str, detail_line: str = "") -> list[str]:
+    """Title, introduction, notes, a row per target, the pass rate per behaviour."""
     tags = sorted({tag for run in runs for result in run.results for tag in result.case.tags})
     per_run = [_by_tag(run) for run in runs]
     produced = f"Produced by `patchconf matrix`; regenerate with `{command}`." if command else \
         "Produced by `patchconf matrix`."
     out = [f"# {title}", "", f"{produced} Skipped cases (a target declares what it can run) are "
            "not counted in pass rates; `–`: the target ran none.", ""]
+    out += [detail_line, ""] if detail_line else []
     out += [notes, ""] if notes else []
     fuzz_head, fuzz_rule = (f" {FUZZ_COLUMN} |", "---:|") if fuzzed else ("", "")
     out += ["| column | target | implementation | profile | pass | fail | error | skip |" + fuzz_head,
@@ -288,19 +326,30 @@ def matrix_markdown(runs: Sequence[Run], title: str = "Compliance matrix", comma
             "|---|" + "---|" * len(runs)]
     for tag in tags:
         out.append(f"| {tag} | " + " | ".join(_rate(table.get(tag, Counter())) for table in per_run) + " |")
+    return out
 
+
+def _changed_markdown(runs: Sequence[Run], history: bool, listed: bool) -> list[str]:
+    """What changed between releases (``history``) or between targets; ``listed``: case by case,
+    else only how many."""
     if history:
-        out += _release_changes_markdown(runs)
-    elif len(runs) > 1:
-        changed = changes(runs)
-        out += ["", "## Changed between targets", "",
-                f"{len(changed)} case(s) got a different answer (status or exact result) from different targets; "
-                "each line gives the targets, in column order, that answered alike.", ""]
-        if changed:
-            out += ["| case | answers |", "|---|---|"]
-        out += [_change_row(case_id, segments) for case_id, segments in changed]
+        return _release_changes_markdown(runs)
+    if len(runs) < 2:
+        return []
+    changed = changes(runs)
+    out = ["", "## Changed between targets", ""]
+    if not listed:
+        return [*out, f"{len(changed)} case(s) got a different answer (status or exact result) from different "
+                      "targets: listed in the per-case detail."]
+    out += [f"{len(changed)} case(s) got a different answer (status or exact result) from different targets; "
+            "each line gives the targets, in column order, that answered alike.", ""]
+    if changed:
+        out += ["| case | answers |", "|---|---|"]
+    return out + [_change_row(case_id, segments) for case_id, segments in changed]
 
-    out += ["", "## Failures by target", ""]
+
+def _failures_markdown(runs: Sequence[Run], labels: Sequence[str]) -> list[str]:
+    out = ["", "## Failures by target", ""]
     for label, run in zip(labels, runs, strict=True):
         failures = _failures(run)
         if not failures:
@@ -309,12 +358,14 @@ def matrix_markdown(runs: Sequence[Run], title: str = "Compliance matrix", comma
         out += [f"### {label}: {len(failures)}", "", "| case | why |", "|---|---|"]
         out += [f"| `{r.case.id}` | {_cell(_short(r.reason))} |" for r in failures]
         out.append("")
+    return out
 
+
+def _every_case_markdown(runs: Sequence[Run], labels: Sequence[str]) -> list[str]:
     order, statuses = _case_statuses(runs)
-    out += ["## Every case", "", "| case | " + " | ".join(labels) + " |", "|---|" + ":---:|" * len(runs)]
-    out += [f"| `{case_id}` | " + " | ".join(SYMBOLS.get(s, " ") for s in statuses[case_id]) + " |"
-            for case_id in order]
-    return "\n".join(out) + "\n"
+    out = ["## Every case", "", "| case | " + " | ".join(labels) + " |", "|---|" + ":---:|" * len(runs)]
+    return out + [f"| `{case_id}` | " + " | ".join(SYMBOLS.get(s, " ") for s in statuses[case_id]) + " |"
+                  for case_id in order]
 
 
 def matrix_html(runs: Sequence[Run], title: str = "Compliance matrix", command: str = "",

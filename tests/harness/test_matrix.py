@@ -247,3 +247,94 @@ No case changed.
     assert "<h3>lib-a: 1.0 → 2.0</h3><table><tr><th>case</th><th>answers</th></tr>" in page
     assert "<h3>lib-b: 3.0 → 4.0</h3><p>No case changed.</p>" in page
     assert "lib-c" not in section and "<h3>lib-c: 5.0" not in page  # one release: no history
+
+
+def _runs(cases, scripted, *columns):
+    return [Run(name, t.info, run_cases(cases, t))
+            for name, t in ((name, scripted(answers, family=family, version=version))
+                            for name, family, version, answers in columns)]
+
+
+RIGHT = {"plain": Actual(document={"a": 1, "b": 2}), "negative": Actual(document={"a": [1, 2]})}
+WRONG = {"plain": Actual(document={"a": 1, "b": 2}), "negative": Actual(document={"a": [2, 1]})}
+
+
+def test_the_summary_keeps_the_tables_and_says_where_the_per_case_detail_is(write_case_file, scripted):
+    from harness.matrix import matrix_summary_markdown
+
+    cases, _ = load_file(write_case_file("json-patch/m.yaml", CASES))
+    runs = _runs(cases, scripted, ("good", "good", "1.0", RIGHT), ("poor", "poor", "2.0", WRONG))
+    summary = matrix_summary_markdown(runs, "M", "patchconf matrix --summary m.md --out d/m.md --html d",
+                                      detail_at=["d/m.md", "d/"], published="on the pages")
+    full = matrix_markdown(runs, "M", "patchconf matrix --summary m.md --out d/m.md --html d")
+    assert summary == """\
+# M
+
+Produced by `patchconf matrix`; regenerate with `patchconf matrix --summary m.md --out d/m.md --html d`. \
+Skipped cases (a target declares what it can run) are not counted in pass rates; `–`: the target ran none.
+
+The per-case detail (every failure with its reason, every case's status by target) is not on this page: \
+the command above writes it to `d/m.md` and `d/`, published on the pages.
+
+| column | target | implementation | profile | pass | fail | error | skip |
+|---|---|---|---|---:|---:|---:|---:|
+| good | `good` | good 1.0 | kubernetes | 2 | 0 | 0 | 0 |
+| poor | `poor` | poor 2.0 | kubernetes | 1 | 1 | 0 | 0 |
+
+## Pass rate by behaviour
+
+| behaviour | good | poor |
+|---|---|---|
+| JP-ADD | 100% (1/1) | 100% (1/1) |
+| JP-K8S | 100% (1/1) | 0% (0/1) |
+
+## Changed between targets
+
+1 case(s) got a different answer (status or exact result) from different targets: listed in the per-case detail.
+"""
+    # the summary is the whole page's beginning, less the line naming where the rest went
+    head = summary.split("## Changed between targets")[0].replace(
+        "The per-case detail (every failure with its reason, every case's status by target) is not on this page: "
+        "the command above writes it to `d/m.md` and `d/`, published on the pages.\n\n", "")
+    assert full.startswith(head)
+    assert "m.yaml::negative" in full and "m.yaml::negative" not in summary
+
+
+def test_a_summary_of_one_implementations_releases_lists_what_changed(write_case_file, scripted):
+    from harness.matrix import matrix_summary_markdown
+
+    cases, _ = load_file(write_case_file("json-patch/m.yaml", CASES))
+    runs = _runs(cases, scripted, ("upstream@1.27", "upstream", "1.27.4", WRONG),
+                 ("upstream@1.28", "upstream", "1.28.8", RIGHT))
+    summary = matrix_summary_markdown(runs, "History")
+    assert "is not on this page; `patchconf matrix --out FILE` or `--html DIR` writes it.\n" in summary
+    assert summary.endswith("\n## Changed between targets\n\n1 case(s) got a different answer (status or exact "
+                            "result) from different targets; each line gives the targets, in column order, that "
+                            "answered alike.\n\n| case | answers |\n|---|---|\n"
+                            "| `cases/json-patch/m.yaml::negative` | `upstream@1.27`: ✗ document /a/0: expected 1, "
+                            "got 2; document /a/1: expected 2, got 1<br>`upstream@1.28`: ✓ as the case expects |\n")
+    assert "## Failures by target" not in summary and "## Every case" not in summary
+    history = matrix_summary_markdown(runs, "History", history=True)
+    assert history.split("## Changed between releases")[1] == matrix_markdown(runs, "History", history=True).split(
+        "## Changed between releases")[1].split("\n## Failures by target")[0].rstrip("\n") + "\n"
+
+
+def test_matrix_summary_option_writes_the_summary_beside_the_detail_and_the_site(write_case_file, tmp_path, capsys,
+                                                                                  monkeypatch):
+    from harness.cli import main
+
+    monkeypatch.chdir(tmp_path)
+
+    path = write_case_file("json-patch/m.yaml", CASES)
+    summary, detail, site = tmp_path / "reports" / "m.md", tmp_path / "build" / "m.md", tmp_path / "build"
+    assert main(["matrix", "--targets", "reference", "--cases", str(path), "--summary", str(summary),
+                 "--out", str(detail), "--html", str(site)]) == 0
+    assert capsys.readouterr().out.endswith(
+        f"matrix: {detail}, {detail.with_suffix('.html')}, {site / 'index.html'}, {summary}\n")
+    assert sorted(p.name for p in (tmp_path / "reports").iterdir()) == ["m.md"]  # no .html twin of a summary
+    text = summary.read_text()
+    assert f"the command above writes it to `{detail}` and `{site}/`." in text
+    assert "## Every case" not in text and "## Every case" in detail.read_text()
+    assert (site / "implementations" / "reference.html").is_file() and (site / "badges" / "reference.json").is_file()
+    assert main(["matrix", "--targets", "reference", "--cases", str(path), "--summary", str(tmp_path / "s.md")]) == 0
+    assert sorted(p.name for p in (tmp_path / "reports").iterdir()) == ["m.md"]  # --summary alone: no whole matrix
