@@ -16,8 +16,9 @@ MAX_INT32 = 2**31 - 1
 
 def set_defaults_job(job: GoStruct, release: Release) -> None:
     """SetDefaults_Job: completions and parallelism 1, backoffLimit 6 (MaxInt32 with a per-index
-    limit), labels from the template's, completionMode NonIndexed, suspend false, pod condition
-    patterns' status True, podReplacementPolicy (behind JobPodReplacementPolicy), manualSelector false."""
+    limit, from 1.28), labels from the template's, completionMode NonIndexed, suspend false, pod
+    condition patterns' status True, podReplacementPolicy (behind JobPodReplacementPolicy),
+    manualSelector false (from 1.29)."""
     spec = job["spec"]
     if spec["completions"] is None and spec["parallelism"] is None:
         spec["completions"] = 1
@@ -25,7 +26,8 @@ def set_defaults_job(job: GoStruct, release: Release) -> None:
     if spec["parallelism"] is None:
         spec["parallelism"] = 1
     if spec["backoffLimit"] is None:
-        spec["backoffLimit"] = MAX_INT32 if spec["backoffLimitPerIndex"] is not None else 6
+        per_index = release >= (1, 28) and spec["backoffLimitPerIndex"] is not None
+        spec["backoffLimit"] = MAX_INT32 if per_index else 6
     labels = spec["template"]["metadata"]["labels"]
     if labels is not None and is_empty(job["metadata"]["labels"]):
         job["metadata"]["labels"] = labels
@@ -41,7 +43,7 @@ def set_defaults_job(job: GoStruct, release: Release) -> None:
                     pattern["status"] = "True"
     if enabled("JobPodReplacementPolicy", release) and spec["podReplacementPolicy"] is None:
         spec["podReplacementPolicy"] = "Failed" if failure_policy is not None else "TerminatingOrFailed"
-    if spec["manualSelector"] is None:
+    if release >= (1, 29) and spec["manualSelector"] is None:
         spec["manualSelector"] = False
 
 

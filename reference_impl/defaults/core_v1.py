@@ -4,8 +4,9 @@ Go twin: k8s.io/kubernetes/pkg/apis/core/v1/defaults.go. Each function below mir
 ``SetDefaults_<Type>`` its docstring names and is registered (``DEFAULTERS``) for the Go
 definition it takes; generated.py calls it wherever the walk of an object meets that type, as
 zz_generated.defaults.go does. Functions work on Go values (govalue.py) and change them in place.
-Literal ``+default=`` markers (ContainerPort.protocol "TCP", RBD pool "rbd"...) are data, applied
-by the walk, not here.
+Literal ``+default=`` markers (ContainerPort.protocol "TCP", RBD pool "rbd" since 1.31...) are
+data, applied by the walk, not here. Rules that changed by release take the ``release`` asked for
+(1.27 to 1.33 are modelled).
 """
 
 from __future__ import annotations
@@ -102,10 +103,12 @@ def set_defaults_ephemeral_container(container: GoStruct, release: Release) -> N
     set_defaults_container(container, release)
 
 
-def _externally_accessible(spec: GoStruct) -> bool:
-    """pkg/api/v1/service ExternallyAccessible: LoadBalancer, NodePort, or ClusterIP with external IPs."""
+def _externally_accessible(spec: GoStruct, release: Release) -> bool:
+    """pkg/api/v1/service ExternallyAccessible: LoadBalancer, NodePort, or (from 1.29) ClusterIP with
+    external IPs."""
     kind = spec["type"]
-    return kind in ("LoadBalancer", "NodePort") or (kind == "ClusterIP" and not is_empty(spec["externalIPs"]))
+    with_external_ips = release >= (1, 29) and kind == "ClusterIP" and not is_empty(spec["externalIPs"])
+    return kind in ("LoadBalancer", "NodePort") or with_external_ips
 
 
 def set_defaults_service(service: GoStruct, release: Release) -> None:
@@ -130,7 +133,7 @@ def set_defaults_service(service: GoStruct, release: Release) -> None:
             port["protocol"] = "TCP"
         if int_or_string_is_zero(port["targetPort"]):
             port["targetPort"] = port["port"]
-    if _externally_accessible(spec) and spec["externalTrafficPolicy"] == "":
+    if _externally_accessible(spec, release) and spec["externalTrafficPolicy"] == "":
         spec["externalTrafficPolicy"] = "Cluster"
     if spec["internalTrafficPolicy"] is None and spec["type"] in ("NodePort", "LoadBalancer", "ClusterIP"):
         spec["internalTrafficPolicy"] = "Cluster"
@@ -166,9 +169,18 @@ def _default_resize_policy(container: GoStruct) -> None:
             container["resizePolicy"] = [*(container["resizePolicy"] or []), policy]
 
 
+def _default_host_network_ports(spec: GoStruct) -> None:
+    """defaultHostNetworkPorts: under hostNetwork a container port's hostPort is the port itself."""
+    for container in [*(spec["containers"] or []), *(spec["initContainers"] or [])]:
+        for port in container["ports"] or []:
+            if port["hostPort"] == 0:
+                port["hostPort"] = port["containerPort"]
+
+
 def set_defaults_pod(pod: GoStruct, release: Release) -> None:
     """SetDefaults_Pod: requests from limits (containers and init containers), enableServiceLinks,
-    host ports under hostNetwork; behind gates, resize policies (1.32) and pod-level requests."""
+    host ports under hostNetwork (from 1.28; SetDefaults_PodSpec did it before); behind gates,
+    resize policies (until 1.32) and pod-level requests."""
     spec = pod["spec"]
     for container in spec["containers"] or []:
         _copy_limits_to_requests(container)
@@ -180,15 +192,14 @@ def set_defaults_pod(pod: GoStruct, release: Release) -> None:
         raise NotImplementedError("pod-level resources defaulting (gate PodLevelResources) is not modelled")
     if spec["enableServiceLinks"] is None:
         spec["enableServiceLinks"] = True
-    if spec["hostNetwork"]:
-        for container in [*(spec["containers"] or []), *(spec["initContainers"] or [])]:
-            for port in container["ports"] or []:
-                if port["hostPort"] == 0:
-                    port["hostPort"] = port["containerPort"]
+    if spec["hostNetwork"] and release >= (1, 28):
+        _default_host_network_ports(spec)
 
 
 def set_defaults_pod_spec(spec: GoStruct, release: Release) -> None:
-    """SetDefaults_PodSpec: dnsPolicy, restartPolicy, securityContext, grace period, schedulerName."""
+    """SetDefaults_PodSpec: dnsPolicy, restartPolicy, securityContext, grace period, schedulerName;
+    host ports under hostNetwork in every pod spec, templates too, in 1.27 (then behind
+    DefaultHostNetworkHostPortsInPodTemplates, off, until 1.30)."""
     if spec["dnsPolicy"] == "":
         spec["dnsPolicy"] = "ClusterFirst"
     if spec["restartPolicy"] == "":
@@ -199,6 +210,9 @@ def set_defaults_pod_spec(spec: GoStruct, release: Release) -> None:
         spec["terminationGracePeriodSeconds"] = DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS
     if spec["schedulerName"] == "":
         spec["schedulerName"] = DEFAULT_SCHEDULER_NAME
+    gated = release < (1, 31) and enabled("DefaultHostNetworkHostPortsInPodTemplates", release)
+    if spec["hostNetwork"] and (release < (1, 28) or gated):
+        _default_host_network_ports(spec)
 
 
 def set_defaults_probe(probe: GoStruct, release: Release) -> None:
@@ -327,6 +341,46 @@ def set_defaults_config_map(config_map: GoStruct, release: Release) -> None:
         config_map["data"] = {}
 
 
+def _fill(source: GoStruct, defaults: dict[str, object]) -> None:
+    for name, default in defaults.items():
+        if source[name] in ("", None):
+            source[name] = default
+
+
+MARKERS_SINCE = (1, 31)  # the volume sources below: functions until 1.30, +default markers (data) since
+
+
+def set_defaults_iscsi_volume_source(source: GoStruct, release: Release) -> None:
+    """SetDefaults_ISCSIVolumeSource and SetDefaults_ISCSIPersistentVolumeSource (until 1.30):
+    iscsiInterface "default"."""
+    if release < MARKERS_SINCE:
+        _fill(source, {"iscsiInterface": "default"})
+
+
+def set_defaults_rbd_volume_source(source: GoStruct, release: Release) -> None:
+    """SetDefaults_RBDVolumeSource and SetDefaults_RBDPersistentVolumeSource (until 1.30): pool rbd,
+    user admin, keyring /etc/ceph/keyring."""
+    if release < MARKERS_SINCE:
+        _fill(source, {"pool": "rbd", "user": "admin", "keyring": "/etc/ceph/keyring"})
+
+
+def set_defaults_azure_disk_volume_source(source: GoStruct, release: Release) -> None:
+    """SetDefaults_AzureDiskVolumeSource (until 1.30): cachingMode ReadWrite, kind Shared, fsType
+    ext4, readOnly false."""
+    if release < MARKERS_SINCE:
+        defaults = (("cachingMode", "ReadWrite"), ("kind", "Shared"), ("fsType", "ext4"), ("readOnly", False))
+        for name, default in defaults:
+            if source[name] is None:
+                source[name] = default
+
+
+def set_defaults_scale_io_volume_source(source: GoStruct, release: Release) -> None:
+    """SetDefaults_ScaleIOVolumeSource and SetDefaults_ScaleIOPersistentVolumeSource (until 1.30):
+    storageMode ThinProvisioned, fsType xfs."""
+    if release < MARKERS_SINCE:
+        _fill(source, {"storageMode": "ThinProvisioned", "fsType": "xfs"})
+
+
 def set_defaults_host_path_volume_source(source: GoStruct, release: Release) -> None:
     """SetDefaults_HostPathVolumeSource: type "" (HostPathUnset) rather than nil."""
     if source["type"] is None:
@@ -363,4 +417,11 @@ DEFAULTERS: dict[str, Defaulter] = {
     CORE + "LimitRangeItem": set_defaults_limit_range_item,
     CORE + "ConfigMap": set_defaults_config_map,
     CORE + "HostPathVolumeSource": set_defaults_host_path_volume_source,
+    CORE + "ISCSIVolumeSource": set_defaults_iscsi_volume_source,
+    CORE + "ISCSIPersistentVolumeSource": set_defaults_iscsi_volume_source,
+    CORE + "RBDVolumeSource": set_defaults_rbd_volume_source,
+    CORE + "RBDPersistentVolumeSource": set_defaults_rbd_volume_source,
+    CORE + "AzureDiskVolumeSource": set_defaults_azure_disk_volume_source,
+    CORE + "ScaleIOVolumeSource": set_defaults_scale_io_volume_source,
+    CORE + "ScaleIOPersistentVolumeSource": set_defaults_scale_io_volume_source,
 }

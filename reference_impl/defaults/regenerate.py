@@ -6,7 +6,8 @@ defaulter-gen turns a field's ``// +default=<json>`` marker into "if the field i
 in zz_generated.defaults.go; openapi-gen writes the same marker as the property's ``default``
 in the OpenAPI spec Kubernetes publishes (``api/openapi-spec/v3/*.json`` in k8s.io/kubernetes).
 openapi-gen also writes a zero ``default`` for every required non-pointer field ({} for a
-struct, "" or 0), which changes no Go value; those are dropped here. What is kept: a default on
+struct, metav1.Time or IntOrString included, "" or 0), which changes no Go value (defaulter-gen
+writes nothing for it); those are dropped here. What is kept: a default on
 a pointer field (AzureDisk readOnly false is a marker) or one that is not the field's zero value.
 """
 
@@ -28,8 +29,8 @@ ZEROS = {"string": "", "int": 0, "float": 0, "bool": False}
 def changes_a_go_value(default: Any, field: dict[str, Any]) -> bool:
     if field["shape"] == "pointer":
         return True
-    if field["shape"] == "struct":
-        return default != {}
+    if field["shape"] in ("struct", "opaque"):
+        return default != {}  # a non-pointer struct's zero (metav1.Time and IntOrString are structs too)
     return default != ZEROS.get(field["shape"])
 
 
