@@ -1,0 +1,149 @@
+"""harness/action.py, the steps of action.yml, as GitHub runs them: inputs in the environment,
+the step summary and outputs files GitHub hands the step, the workspace as working directory."""
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from harness import REPO_ROOT
+from harness.action import BadInput, main, read_inputs, run_arguments
+
+CASES = """
+defaults:
+  type: json-patch
+  tags: [JP-REPLACE]
+  provenance: [{implementation: kubectl, version: "1.32.4"}]
+cases:
+  - name: replace-member
+    description: replace an existing member
+    original: {a: 1}
+    patch: [{op: replace, path: /a, value: 2}]
+    expected: {a: 2}
+  - name: replace-stated-wrong
+    description: an expectation the reference does not give, to make a failure
+    original: {a: 1}
+    patch: [{op: replace, path: /a, value: 2}]
+    expected: {a: 3}
+"""
+WRONG = "cases/json-patch/action.yaml::replace-stated-wrong"
+
+
+@pytest.fixture
+def workspace(tmp_path, monkeypatch, write_case_file):
+    """A job's workspace (the working directory), its case file, and the files GitHub hands a step."""
+    path = write_case_file("json-patch/action.yaml", CASES)
+    work = tmp_path / "workspace"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    github = {"GITHUB_STEP_SUMMARY": str(tmp_path / "step_summary.md"), "GITHUB_OUTPUT": str(tmp_path / "output"),
+              "PATCHCONF_ACTION_CASES": str(path)}
+    return work, github, tmp_path
+
+
+def _outputs(github):
+    return dict(line.split("=", 1) for line in Path(github["GITHUB_OUTPUT"]).read_text().splitlines())
+
+
+def test_inputs_are_read_from_the_environment_with_the_runs_own_report_directory(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    known = tmp_path / "known.txt"
+    known.write_text(f"{WRONG}\n")
+    inputs = read_inputs({"PATCHCONF_ACTION_TARGET": " cmd:python my adapter.py ",
+                          "PATCHCONF_ACTION_TYPES": "json-patch, merge-patch\nstrategic",
+                          "PATCHCONF_ACTION_EXPECT_FAILURES": "known.txt", "PATCHCONF_ACTION_FORMAT": "json"})
+    assert run_arguments(inputs) == [
+        "run", "--target", "cmd:python my adapter.py",
+        "--report", str(tmp_path / "reports" / "cmd-python my adapter.py"),  # where `patchconf run` puts it
+        "--format", "json", "--type", "json-patch", "--type", "merge-patch", "--type", "strategic",
+        "--expect-failures", "known.txt"]
+    plain = read_inputs({"PATCHCONF_ACTION_TARGET": "reference", "PATCHCONF_ACTION_REPORT_DIR": "out",
+                         "PATCHCONF_ACTION_CASES": "a.yaml b"})
+    assert run_arguments(plain) == ["run", "--target", "reference", "--report", "out", "--format", "text",
+                                    "--cases", "a.yaml", "--cases", "b"]
+
+
+@pytest.mark.parametrize(("environ", "message"), [
+    ({}, "input 'target' is required, e.g. 'cmd:python adapter.py'"),
+    ({"PATCHCONF_ACTION_TARGET": "reference", "PATCHCONF_ACTION_FORMAT": "html"},
+     "input 'format' is 'html'; it takes one of text, json, markdown"),
+    ({"PATCHCONF_ACTION_TARGET": "reference", "PATCHCONF_ACTION_EXPECT_FAILURES": "3"},
+     "input 'expect-failures' names '3', which is not a file (a case id per line)"),
+])
+def test_an_input_the_action_cannot_run_with_is_an_error_annotation(environ, message, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(BadInput) as raised:
+        read_inputs(environ)
+    assert str(raised.value) == message
+    assert main({**environ, "GITHUB_OUTPUT": str(tmp_path / "output")}) == 2
+    assert capsys.readouterr().out == f"::error title=patchconf::{message}\n"
+    assert not (tmp_path / "output").exists() and not (tmp_path / "reports").exists()
+
+
+def test_a_failing_run_fails_the_step_and_leaves_its_summary_reports_and_outputs(workspace, capsys):
+    work, github, _ = workspace
+    code = main({**github, "PATCHCONF_ACTION_TARGET": "reference", "PATCHCONF_ACTION_FORMAT": "json"})
+    assert code == 1
+    reports = work / "reports" / "reference"
+    assert _outputs(github) == {"junit": str(reports / "junit.xml"), "report-dir": str(reports),
+                                "summary": str(reports / "summary.json"), "exit-code": "1"}
+    printed = capsys.readouterr().out
+    summary = json.loads(printed)
+    assert (summary["ok"], summary["counts"]) == (False, {"pass": 1, "fail": 1, "error": 0, "skip": 0})
+    assert [failure["id"] for failure in summary["failures"]] == [WRONG]
+    assert (reports / "summary.json").read_text() == printed
+    assert 'tests="2" failures="1"' in (reports / "junit.xml").read_text()
+    step = Path(github["GITHUB_STEP_SUMMARY"]).read_text()
+    assert step == (
+        "### ❌ patchconf on `reference` (reference 0.1.0)\n\n"
+        "| type | pass | fail | error | skip |\n|---|---:|---:|---:|---:|\n"
+        "| json-patch | 1 | 1 | 0 | 0 |\n| **total** | **1** | **1** | **0** | **0** |\n\n"
+        "<details><summary>failures</summary>\n\n"
+        f"- fail `{WRONG}`: document /a: expected 3, got 2\n\n</details>\n")
+
+
+def test_a_listed_known_failure_passes_the_step_and_one_fixed_fails_it(workspace, capsys):
+    work, github, _ = workspace
+    known = work / "known-failures.txt"
+    known.write_text(f"# the reference gives 2\n{WRONG}\n")
+    environ = {**github, "PATCHCONF_ACTION_TARGET": "reference", "PATCHCONF_ACTION_FORMAT": "markdown",
+               "PATCHCONF_ACTION_EXPECT_FAILURES": "known-failures.txt", "PATCHCONF_ACTION_REPORT_DIR": "out"}
+    assert main(environ) == 0
+    printed = capsys.readouterr().out
+    step = Path(github["GITHUB_STEP_SUMMARY"]).read_text()
+    assert step == printed == (work / "out" / "summary.md").read_text()
+    assert step.startswith("### ✅ patchconf on `reference` (reference 0.1.0)\n")
+    assert step.endswith("\nKnown failures: 1 still failing, **0 new**, **0 now passing**.\n")
+    assert _outputs(github)["report-dir"] == "out" and _outputs(github)["exit-code"] == "0"
+
+    known.write_text(f"{WRONG}\ncases/json-patch/action.yaml::replace-member\n")  # one listed that passes
+    assert main({**environ, "PATCHCONF_ACTION_FORMAT": "text"}) == 1
+    step = Path(github["GITHUB_STEP_SUMMARY"]).read_text()
+    assert step.endswith("\nKnown failures: 1 still failing, **0 new**, **1 now passing**.\n"
+                         "- now passing `cases/json-patch/action.yaml::replace-member`: remove it from the known "
+                         "failures\n")  # appended after the first step's: a job summary gathers every step's
+    assert step.count("### ") == 2
+    assert "NOW PASSING cases/json-patch/action.yaml::replace-member" in (work / "out" / "summary.txt").read_text()
+
+
+def test_a_target_that_cannot_start_fails_the_step_and_the_job_summary_says_so(workspace, capsys):
+    work, github, _ = workspace
+    assert main({**github, "PATCHCONF_ACTION_TARGET": "nosuch"}) == 2
+    assert Path(github["GITHUB_STEP_SUMMARY"]).read_text() == (
+        "### ❌ patchconf on `nosuch`\n\n`patchconf run` exited with 2 before any case ran; the job's log says why.\n")
+    assert _outputs(github) == {"junit": "", "report-dir": "", "summary": "", "exit-code": "2"}
+    assert "unknown target 'nosuch'" in capsys.readouterr().err
+    assert not (work / "reports").exists()
+
+
+def test_action_yml_passes_every_input_to_the_script_through_the_environment():
+    action = yaml.safe_load((REPO_ROOT / "action.yml").read_text())
+    assert action["runs"]["using"] == "composite"
+    step = next(step for step in action["runs"]["steps"] if step.get("id") == "run")
+    assert step["run"] == '"$RUNNER_TEMP/patchconf-venv/bin/python" -m harness.action'
+    assert step["env"] == {f"PATCHCONF_ACTION_{name.upper().replace('-', '_')}": f"${{{{ inputs.{name} }}}}"
+                           for name in action["inputs"]}
+    assert list(action["inputs"]) == ["target", "types", "expect-failures", "format", "cases", "report-dir"]
+    assert {name: output["value"] for name, output in action["outputs"].items()} == {
+        name: f"${{{{ steps.run.outputs.{name} }}}}" for name in ("junit", "report-dir", "summary", "exit-code")}
