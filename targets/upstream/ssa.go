@@ -303,6 +303,11 @@ func (r *ssaRun) apply(fm *managedfields.FieldManager, s ssaStep, manager string
 	if err != nil {
 		return nil, false, applyFailure(err)
 	}
+	if accessor, err := meta.Accessor(next); err == nil && create && accessor.GetUID() != "" {
+		// patcher.applyPatch: a uid names an object that should exist
+		return nil, false, statusFailure(apierrors.NewConflict(r.kind.resource, r.name, fmt.Errorf(
+			"uid mismatch: the provided object specified uid %s, and no existing object was found", accessor.GetUID())))
+	}
 	if failure := r.checkName(next); failure != nil {
 		return nil, false, failure
 	}
