@@ -169,10 +169,8 @@ class Store:
         obj = self._stored(obj)
         obj.setdefault("metadata", {})["uid"] = "patchconf-uid"
         if self.strategy.status_subresource:  # PrepareForCreate: a built-in kind's status is its Go zero value
-            obj.pop("status", None)
-            empty = self._stored(_empty(self.api_version, self.kind))
-            if "status" in empty:
-                obj["status"] = empty["status"]
+            cleared = self._stored(_empty(self.api_version, self.kind)).get("status")
+            obj = strategies.prepare_for_create(obj, self.api_version, self.kind, cleared)
         return obj
 
     def _patched(self, step: Step) -> dict[str, Any]:
@@ -190,7 +188,11 @@ class Store:
 
     def _keep_what_the_endpoint_resets(self, obj: dict[str, Any], subresource: str) -> dict[str, Any]:
         """PrepareForUpdate: the main resource keeps the old status; ``status`` keeps what its
-        strategy keeps (a custom resource's: everything but status)."""
+        strategy keeps (a custom resource's: everything but status); and what the kind's own adds."""
+        kept = self._kept(obj, subresource)
+        return strategies.prepare_for_update(kept, self.live, self.api_version, self.kind, subresource)
+
+    def _kept(self, obj: dict[str, Any], subresource: str) -> dict[str, Any]:
         if not self.strategy.status_subresource:
             return _keep_identity(obj, self.live)
         if subresource == "status" and not self.strategy.custom:

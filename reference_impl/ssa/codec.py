@@ -7,7 +7,8 @@ and update body, every object a JSON, merge or strategic patch produces, and eve
 reads back from storage this way; the field manager then sees the Go value as
 ``runtime.DefaultUnstructuredConverter.ToUnstructured`` writes it. Apply bodies are not
 decoded: the field manager merges them as sent, and only its result is turned into the Go
-type and defaulted (:meth:`.managedfields.FieldManager.apply`).
+type and defaulted. What the field manager sees has also been through the kind's internal
+version (:mod:`.conversion`) (:meth:`.managedfields.FieldManager.apply`).
 
 Custom resources have no Go type and pass through unchanged (their structural defaults are
 the endpoint's business, :mod:`.apiserver`).
@@ -18,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from reference_impl.defaults import default_object
-from reference_impl.ssa import gotypes
+from reference_impl.ssa import conversion, gotypes
 
 
 def has_go_type(api_version: str, kind: str) -> bool:
@@ -32,11 +33,14 @@ def decode(obj: Any, api_version: str, kind: str, release: tuple[int, int]) -> A
         return obj
     go_value = gotypes.round_trip(obj, api_version, kind)
     # Defaulting may add structs and pointers; writing the result again puts them in Go's form.
-    return gotypes.round_trip(default_object(go_value, release), api_version, kind)
+    defaulted = gotypes.round_trip(default_object(go_value, release), api_version, kind)
+    return conversion.through_internal_version(defaulted, api_version, kind)
 
 
 def empty(api_version: str, kind: str) -> dict[str, Any]:
     """``creater.New(kind)`` as the field manager sees it: the kind's zero Go value, not defaulted
     (what a create by update or POST is compared against)."""
     bare = {"apiVersion": api_version, "kind": kind}
-    return gotypes.round_trip(bare, api_version, kind) if has_go_type(api_version, kind) else bare
+    if not has_go_type(api_version, kind):
+        return bare
+    return conversion.through_internal_version(gotypes.round_trip(bare, api_version, kind), api_version, kind)

@@ -4,7 +4,8 @@ Go twins: ``pkg/registry/<group>/<resource>/strategy.go`` of k8s.io/kubernetes (
 built-in kinds — ``GetResetFields`` (the fields an endpoint may not set: the main resource
 resets ``status``, the ``status`` subresource what ``statusKeeps`` lists),
 ``PrepareForUpdate`` (a ``status`` request keeps those values from the stored object) and
-``AllowCreateOnUpdate`` — and apiextensions-apiserver's ``customResourceStrategy`` and
+``AllowCreateOnUpdate``, and ``PrepareForCreate`` where it sets more than an empty status (a Pod's
+phase and QoS class, a DaemonSet's template generation) — and apiextensions-apiserver's ``customResourceStrategy`` and
 ``statusStrategy`` for custom resources. Data, as the upstream target's ``builtinStrategies``.
 Kinds not listed have no status subresource and are not created by an update.
 """
@@ -12,6 +13,9 @@ Kinds not listed have no status subresource and are not created by an update.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
+
+from reference_impl.ssa import conversion, qos
 
 Path = tuple[str, ...]
 SPEC: tuple[Path, ...] = (("spec",),)
@@ -63,3 +67,37 @@ def custom(status_subresource: bool) -> Strategy:
     """statusStrategy resets only ``spec`` (GetResetFields) but its PrepareForUpdate keeps the
     stored object except status: labels sent to ``status`` are owned, not kept."""
     return Strategy(status_subresource, SPEC, custom=True)
+
+
+# --- PrepareForCreate / PrepareForUpdate beyond status (code, where the rule is conditional) ------
+
+
+def prepare_for_create(obj: dict[str, Any], api_version: str, kind: str, cleared_status: Any) -> dict[str, Any]:
+    """PrepareForCreate of a kind with a status subresource: the status the request sent gives way
+    to ``cleared_status`` (the Go zero value; None: none) — a Pod's to its phase and QoS class,
+    which keeps a stated qosClass — and a DaemonSet's template generation is at least 1."""
+    status = cleared_status
+    if (api_version, kind) == ("v1", "Pod"):
+        status = {"phase": "Pending", "qosClass": qos.pod_qos_class(obj)}
+    prepared = {key: value for key, value in obj.items() if key != "status"}
+    if status is not None:
+        prepared["status"] = status
+    if (api_version, kind) == ("apps/v1", "DaemonSet"):
+        return conversion.with_template_generation(prepared, max(conversion.template_generation(obj), 1))
+    return prepared
+
+
+def prepare_for_update(obj: dict[str, Any], old: dict[str, Any], api_version: str, kind: str,
+                       subresource: str) -> dict[str, Any]:
+    """What a kind's PrepareForUpdate does beyond keeping status (main resource) or what
+    ``status_keeps`` lists (status)."""
+    if (api_version, kind) == ("apps/v1", "DaemonSet"):
+        generation = conversion.template_generation(old)  # requests cannot set it
+        if not subresource and (obj.get("spec") or {}).get("template") != (old.get("spec") or {}).get("template"):
+            generation += 1
+        return conversion.with_template_generation(obj, generation)
+    if (api_version, kind) == ("v1", "Pod") and subresource == "status":
+        status = obj.get("status") or {}
+        if not status.get("qosClass") and (old.get("status") or {}).get("qosClass"):
+            return {**obj, "status": {**status, "qosClass": old["status"]["qosClass"]}}
+    return obj
