@@ -96,8 +96,62 @@ def prepare_for_update(obj: dict[str, Any], old: dict[str, Any], api_version: st
         if not subresource and (obj.get("spec") or {}).get("template") != (old.get("spec") or {}).get("template"):
             generation += 1
         return conversion.with_template_generation(obj, generation)
+    if (api_version, kind) == ("v1", "Service") and not subresource:
+        return _drop_type_dependent_fields(obj, old)
     if (api_version, kind) == ("v1", "Pod") and subresource == "status":
         status = obj.get("status") or {}
         if not status.get("qosClass") and (old.get("status") or {}).get("qosClass"):
             return {**obj, "status": {**status, "qosClass": old["status"]["qosClass"]}}
     return obj
+
+
+def _drop_type_dependent_fields(new: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
+    """dropTypeDependentFields (pkg/registry/core/service/strategy.go): a Service changing its type
+    loses what only the old type used and the request left as it was (a field the request also
+    changed is validation's to refuse)."""
+    spec, old_spec = dict(new.get("spec") or {}), old.get("spec") or {}
+    new_type, old_type = spec.get("type"), old_spec.get("type")
+
+    def same(key: str) -> bool:
+        return spec.get(key) == old_spec.get(key)
+
+    if old_type != "ExternalName" and new_type == "ExternalName":  # needsClusterIP no more
+        if same("clusterIP") and same("clusterIPs"):
+            spec.pop("clusterIP", None)
+            spec.pop("clusterIPs", None)
+        for key in ("ipFamilies", "ipFamilyPolicy"):
+            if same(key):
+                spec.pop(key, None)
+    node_port_types = ("NodePort", "LoadBalancer")
+    if old_type in node_port_types and new_type not in node_port_types and \
+            _node_ports(spec) <= _node_ports(old_spec):
+        spec["ports"] = [{k: v for k, v in port.items() if k != "nodePort"} if isinstance(port, dict) else port
+                         for port in spec.get("ports") or ()]
+    if _needs_health_check_node_port(old_spec) and not _needs_health_check_node_port(spec) \
+            and same("healthCheckNodePort"):
+        spec.pop("healthCheckNodePort", None)
+    if old_type == "LoadBalancer" and new_type != "LoadBalancer":
+        if spec.get("allocateLoadBalancerNodePorts") is not None and same("allocateLoadBalancerNodePorts"):
+            spec.pop("allocateLoadBalancerNodePorts")
+        if same("loadBalancerClass"):
+            spec.pop("loadBalancerClass", None)
+    if _externally_accessible(old_spec) and not _externally_accessible(spec) and same("externalTrafficPolicy"):
+        spec.pop("externalTrafficPolicy", None)
+    dropped = {**new, "spec": spec}
+    if new_type != "LoadBalancer" and isinstance(new.get("status"), dict):
+        dropped["status"] = {**new["status"], "loadBalancer": {}}
+    return dropped
+
+
+def _node_ports(spec: dict[str, Any]) -> set[Any]:
+    return {port.get("nodePort") for port in spec.get("ports") or () if isinstance(port, dict) and port.get("nodePort")}
+
+
+def _needs_health_check_node_port(spec: dict[str, Any]) -> bool:
+    return spec.get("type") == "LoadBalancer" and spec.get("externalTrafficPolicy") == "Local"
+
+
+def _externally_accessible(spec: dict[str, Any]) -> bool:
+    """ExternallyAccessible (pkg/api/service/util.go)."""
+    kind = spec.get("type")
+    return kind in ("LoadBalancer", "NodePort") or (kind == "ClusterIP" and bool(spec.get("externalIPs")))
