@@ -349,7 +349,9 @@ from harness import apiserver
 from harness.targets import make_target
 
 def hold(check, processes, deadline, what):  # etcd is up: say so, then wait to be terminated
-    Path(os.environ["STARTED_OUT"]).write_text(json.dumps([vars(r) for _, r, _ in processes]))
+    out = Path(os.environ["STARTED_OUT"])  # renamed into place: the test never reads it half written
+    out.with_suffix(".partial").write_text(json.dumps([vars(r) for _, r, _ in processes]))
+    out.with_suffix(".partial").rename(out)
     time.sleep(120)
 
 apiserver._wait_until = hold
@@ -371,7 +373,6 @@ def test_live_at_a_release_terminated_while_its_server_starts_leaves_nothing_run
         deadline = time.monotonic() + 120
         while not out.exists() and child.poll() is None and time.monotonic() < deadline:
             time.sleep(0.1)
-        time.sleep(0.2)  # the file is written in one call; let it land
         records = [apiserver.ProcessRecord(**record) for record in json.loads(out.read_text())]
         assert [record.name for record in records] == ["etcd"]
         assert apiserver.is_running(records[0])
@@ -390,7 +391,9 @@ import json, os, time
 from pathlib import Path
 
 def test_hold(live_apiserver):
-    Path(os.environ["PLANE_OUT"]).write_text(json.dumps(live_apiserver.to_json()))
+    out = Path(os.environ["PLANE_OUT"])  # renamed into place: the test never reads it half written
+    out.with_suffix(".partial").write_text(json.dumps(live_apiserver.to_json()))
+    out.with_suffix(".partial").rename(out)
     time.sleep(300)
 """
 
