@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from harness import stored_objects
 from harness.cases import ABSENT, Case, ExpectedError, Outcome
 from harness.compare import explain, json_equal, show
 from harness.targets.base import Actual, ActualError, Target, TargetCrash, TargetDeclined
@@ -141,14 +142,26 @@ def _judged(case: Case, target: Target, actual: Actual, seconds: float) -> Resul
     if matched is not None and case.type != "server-side-apply":
         # The usual pass, found without explaining how the other outcomes differ (deepdiff is slow to load).
         return Result(case, PASS, "", (), stored(matched.to_json()), stored(actual.to_json()), judged_by, seconds)
-    mismatches = _steps_mismatches if case.type == "server-side-apply" else _mismatches
-    attempts = [mismatches(outcome, actual, target.compares_messages(case)) for outcome in outcomes]
+    if case.type == "server-side-apply":
+        attempts = [_steps_mismatches(outcome, _as_stated(case, outcome, actual), target.compares_messages(case))
+                    for outcome in outcomes]
+    else:
+        attempts = [_mismatches(outcome, actual, target.compares_messages(case)) for outcome in outcomes]
     best = min(attempts, key=len)
     status = PASS if not best else FAIL
     diff = stored_lines(best)
     reason = "" if status == PASS else "; ".join(diff[:3])
     expected = stored(outcomes[attempts.index(best)].to_json())
     return Result(case, status, reason, diff, expected, stored(actual.to_json()), judged_by, seconds)
+
+
+def _as_stated(case: Case, outcome: Outcome, actual: Actual) -> Actual:
+    """Step objects without the server-set fields the outcome does not state (harness/stored_objects.py)."""
+    steps = actual.document.get("steps") if isinstance(actual.document, dict) else None
+    stated = outcome.document.get("steps") if isinstance(outcome.document, dict) else None
+    if actual.error is not None or not isinstance(steps, list) or not isinstance(stated, list):
+        return actual
+    return replace(actual, document={**actual.document, "steps": stored_objects.as_stated(case, steps, stated)})
 
 
 def _same_success(expected: Outcome, actual: Actual) -> bool:

@@ -363,3 +363,49 @@ def test_a_server_side_apply_divergence_states_each_steps_outcome(write_case_fil
     # a target whose own version is not a Kubernetes release is matched by the release it behaves as
     assert run_case(case, target(KEYED, "0.9.0", kubernetes_version="1.34")).status == PASS
     assert run_case(case, target(KEYED, "2.0.0", kubernetes_version="1.33")).status == FAIL
+
+
+STORED_CASES = """
+description: server-set fields of stored objects
+defaults:
+  type: server-side-apply
+  tags: [SSA-OWNERSHIP]
+  provenance: [{implementation: upstream, version: "1.32.4", via: test}]
+cases:
+  - name: unstated
+    description: a case not about status states neither status nor the template's null time
+    steps:
+      - op: apply
+        manager: a
+        object: &dep {apiVersion: apps/v1, kind: Deployment, metadata: {name: d},
+                      spec: {template: {metadata: {labels: {app: d}}, spec: {}}}}
+        expected: *dep
+  - name: stated
+    description: a case stating status is judged by it
+    steps:
+      - op: apply
+        manager: a
+        object: *dep
+        expected: {apiVersion: apps/v1, kind: Deployment, metadata: {name: d},
+                   spec: {template: {metadata: {labels: {app: d}}, spec: {}}}, status: {replicas: 1}}
+"""
+
+
+def _stored(status: dict, created: str | None) -> Actual:
+    document = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}, "status": status,
+                "spec": {"template": {"metadata": {"creationTimestamp": created, "labels": {"app": "d"}}, "spec": {}}}}
+    return Actual(document={"steps": [{"document": document, "managed_fields": [], "changed": True}]})
+
+
+def test_a_step_object_is_judged_without_the_server_set_fields_the_case_does_not_state(write_case_file, scripted):
+    (unstated, stated), errors = load_file(write_case_file("server-side-apply/stored.yaml", STORED_CASES))
+    assert errors == []
+    ssa = frozenset({"server-side-apply"})
+    server_set = _stored({}, None)
+    assert run_case(unstated, scripted({"unstated": server_set}, patch_types=ssa)).status == PASS
+    # a non-null time is no serialization of the zero time: it is judged
+    dated = run_case(unstated, scripted({"unstated": _stored({}, "2026-01-01T00:00:00Z")}, patch_types=ssa))
+    assert (dated.status, dated.reason) == (
+        FAIL, 'step 1: object /spec/template/metadata/creationTimestamp: expected absent, got "2026-01-01T00:00:00Z"')
+    wrong = run_case(stated, scripted({"stated": server_set}, patch_types=ssa))
+    assert (wrong.status, wrong.reason) == (FAIL, "step 1: object /status/replicas: expected 1, got absent")

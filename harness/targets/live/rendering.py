@@ -9,6 +9,7 @@ from typing import Any
 
 from harness.cases import Case, Outcome
 from harness.live_cluster import ClusterUnreachable, Response
+from harness.stored_objects import about_status, drop_null_template_timestamps
 from harness.targets.base import Actual
 from harness.targets.live.conventions import (
     ALLOCATED,
@@ -294,35 +295,4 @@ def drop_unstated_admission_items(actual: dict, expected: dict) -> None:
         del parent[path[-1]]
 
 
-def drop_null_template_timestamps(actual: Any, expected: Any, top: bool = True) -> None:
-    """``creationTimestamp: null`` in an embedded object's metadata (a pod template's), which servers
-    before 1.34 write for the Go zero time and later ones leave out, unless the case states it."""
-    if isinstance(actual, list):
-        for index, item in enumerate(actual):
-            stated = expected[index] if isinstance(expected, list) and index < len(expected) else None
-            drop_null_template_timestamps(item, stated, False)
-        return
-    if not isinstance(actual, dict):
-        return
-    metadata = actual.get("metadata")
-    stated_metadata = expected.get("metadata") if isinstance(expected, dict) else None
-    if (not top and isinstance(metadata, dict) and "creationTimestamp" in metadata
-            and metadata["creationTimestamp"] is None
-            and not (isinstance(stated_metadata, dict) and "creationTimestamp" in stated_metadata)):
-        del metadata["creationTimestamp"]
-    for key, value in actual.items():
-        drop_null_template_timestamps(value, expected.get(key) if isinstance(expected, dict) else None, False)
 
-
-def about_status(case: Case) -> bool:
-    """Whether a server-side apply case is about status: a step on /status, or status stated anywhere."""
-    current = case.inputs.get("current")
-    if isinstance(current, dict) and "status" in current:
-        return True
-    for step in case.inputs.get("steps") or ():
-        if not isinstance(step, dict):
-            continue
-        if step.get("subresource") == "status" or any(
-                isinstance(step.get(key), dict) and "status" in step[key] for key in ("object", "expected", "patch")):
-            return True
-    return False

@@ -1,0 +1,68 @@
+"""What of a stored object a server-side apply case need not state, for every target alike.
+
+A server writes things into every object that no request asked for and that a case about
+ownership has no reason to spell out: the status a create sets (``{}``, a Pod's phase, a
+DaemonSet's zero counters) and, before Kubernetes 1.34, ``creationTimestamp: null`` in an
+embedded object's metadata (a pod template's: the Go zero time, which 1.34 stopped writing).
+A step's object is judged without them unless the case states them; managedFields are always
+judged whole, so who owns them is still asserted.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from harness.cases import Case
+
+
+def drop_null_template_timestamps(actual: Any, expected: Any, top: bool = True) -> None:
+    """``creationTimestamp: null`` in an embedded object's metadata (a pod template's), which servers
+    before 1.34 write for the Go zero time and later ones leave out, unless the case states it."""
+    if isinstance(actual, list):
+        for index, item in enumerate(actual):
+            stated = expected[index] if isinstance(expected, list) and index < len(expected) else None
+            drop_null_template_timestamps(item, stated, False)
+        return
+    if not isinstance(actual, dict):
+        return
+    metadata = actual.get("metadata")
+    stated_metadata = expected.get("metadata") if isinstance(expected, dict) else None
+    if (not top and isinstance(metadata, dict) and "creationTimestamp" in metadata
+            and metadata["creationTimestamp"] is None
+            and not (isinstance(stated_metadata, dict) and "creationTimestamp" in stated_metadata)):
+        del metadata["creationTimestamp"]
+    for key, value in actual.items():
+        drop_null_template_timestamps(value, expected.get(key) if isinstance(expected, dict) else None, False)
+
+def about_status(case: Case) -> bool:
+    """Whether a server-side apply case is about status: a step on /status, or status stated anywhere."""
+    current = case.inputs.get("current")
+    if isinstance(current, dict) and "status" in current:
+        return True
+    for step in case.inputs.get("steps") or ():
+        if not isinstance(step, dict):
+            continue
+        if step.get("subresource") == "status" or any(
+                isinstance(step.get(key), dict) and "status" in step[key] for key in ("object", "expected", "patch")):
+            return True
+    return False
+
+
+
+def as_stated(case: Case, steps: list[Any], stated_steps: list[Any]) -> list[Any]:
+    """The answered steps without the server-set fields their expected objects do not state."""
+    keep_status = about_status(case)
+    judged = []
+    for step, want in zip(steps, stated_steps, strict=False):
+        document = step.get("document") if isinstance(step, dict) else None
+        stated = want.get("expected") if isinstance(want, dict) else None
+        if not isinstance(document, dict) or not isinstance(stated, dict):
+            judged.append(step)
+            continue
+        document = copy.deepcopy(document)
+        if not keep_status and "status" not in stated:
+            document.pop("status", None)
+        drop_null_template_timestamps(document, stated)
+        judged.append({**step, "document": document})
+    return judged + list(steps[len(judged):])
