@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 import yaml
 
-from reference_impl.defaults import default_object, quantity
+from reference_impl.defaults import default_object, quantity, supported_releases
 from reference_impl.ssa import gotypes
 from tests.fixtures.defaults.masks import masked
 
@@ -91,3 +91,94 @@ def test_quantity_text(given: Any, stored: str) -> None:
                 for volume in RECORDED["stored"]["pod-quantities"]["spec"]["volumes"]}
     assert recorded[volumes[given]["name"]] == stored  # the server's answer, as this table says
     assert quantity.canonical(given) == stored
+
+
+# Rules that changed after 1.33, read from each release's Go code (k8s.io/kubernetes at the patch
+# release literal-defaults.json names); each test names the Go it mirrors.
+
+def _template(containers: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"metadata": {"labels": {"app": "a"}}, "spec": {"restartPolicy": "Never", "containers": containers}}
+
+
+STATEFUL_SET = {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "s"},
+                "spec": {"selector": {"matchLabels": {"app": "a"}}, "serviceName": "s",
+                         "template": _template([{"name": "c", "image": "nginx"}])}}
+
+
+@pytest.mark.parametrize(("release", "rolling_update"), [
+    ((1, 36), {"partition": 0}),
+    ((1, 37), {"partition": 0, "maxUnavailable": 1}),
+])
+def test_stateful_set_max_unavailable_from_1_37(release: tuple[int, int], rolling_update: dict[str, Any]) -> None:
+    # v1.37.2 pkg/apis/apps/v1/defaults.go SetDefaults_StatefulSet: MaxUnavailable = intstr.FromInt32(1)
+    # behind MaxUnavailableStatefulSet, whose default turns true in 1.37 (pkg/features/kube_features.go:
+    # {Version: "1.37", Default: true, PreRelease: Beta}; 1.36.3 has Default: false)
+    assert defaulted(STATEFUL_SET, release)["spec"]["updateStrategy"]["rollingUpdate"] == rolling_update
+
+
+CRON_JOB = {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "j"},
+            "spec": {"schedule": "* * * * *", "jobTemplate": {"spec": {
+                "podFailurePolicy": {"rules": [
+                    {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]}]},
+                "template": _template([{"name": "c", "image": "busybox"}])}}}}
+
+
+@pytest.mark.parametrize(("release", "status"), [((1, 33), ""), ((1, 34), "True")])
+def test_cron_job_template_pod_condition_pattern_status_from_1_34(release: tuple[int, int], status: str) -> None:
+    # until 1.33 SetDefaults_Job set a pattern's status, and a CronJob's template is no Job; v1.34.4
+    # pkg/apis/batch/v1/defaults.go SetDefaults_PodFailurePolicyOnPodConditionsPattern sets it on the type,
+    # and zz_generated.defaults.go SetObjectDefaults_CronJob calls it for the job template's patterns
+    cron_job = defaulted(CRON_JOB, release)
+    rule = cron_job["spec"]["jobTemplate"]["spec"]["podFailurePolicy"]["rules"][0]
+    assert rule["onPodConditions"] == [{"type": "DisruptionTarget", "status": status}]
+
+
+POD_LEVEL = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {
+    "resources": {"limits": {"cpu": "2", "memory": "1Gi"}},
+    "initContainers": [
+        {"name": "sidecar", "image": "i", "restartPolicy": "Always", "resources": {"requests": {"cpu": "100m"}}},
+        {"name": "init", "image": "i", "resources": {"requests": {"cpu": "1500m", "memory": "500M"}}}],
+    "containers": [
+        {"name": "a", "image": "nginx", "resources": {"requests": {"cpu": "250m", "memory": "100Mi"}}},
+        {"name": "b", "image": "nginx", "resources": {"limits": {"memory": "200Mi"}}}]}}
+
+
+@pytest.mark.parametrize(("release", "requests"), [
+    ((1, 33), None),  # PodLevelResources off by default
+    # containers 250m + sidecar 100m = 350m < init 1500m + sidecar 100m; memory 100Mi + 200Mi (b's limit,
+    # copied to its requests first) = 300Mi < init's 500M
+    ((1, 34), {"cpu": "1600m", "memory": "500M"}),
+    ((1, 36), {"cpu": "1600m", "memory": "500M"}),
+    ((1, 37), None),  # PodLevelResourcesFixDefaulting (on) moves it to the pod strategy's PrepareForCreate
+])
+def test_pod_level_requests_by_release(release: tuple[int, int], requests: dict[str, str] | None) -> None:
+    # v1.34.4 pkg/apis/core/v1/defaults.go SetDefaults_Pod -> defaultPodRequests: a missing pod-level
+    # request of cpu/memory is the containers' aggregate (component-helpers resource
+    # AggregateContainerRequests: sum of containers and sidecars, at least each init container's
+    # need); PodLevelResources Beta, default true, from 1.34. v1.37.2 SetDefaults_Pod skips it when
+    # PodLevelResourcesFixDefaulting (1.37, Default: true) is on.
+    resources = defaulted(POD_LEVEL, release)["spec"]["resources"]
+    assert resources == {"limits": {"cpu": "2", "memory": "1Gi"}, **({"requests": requests} if requests else {})}
+
+
+POD_CONVERTED_FIELDS = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+                        "spec": {"serviceAccount": "robot", "terminationGracePeriodSeconds": -5,
+                                 "containers": [{"name": "c", "image": "nginx"}]},
+                        "status": {"podIP": "10.0.0.7"}}
+
+
+def test_pod_fields_v1_conversion_kept_in_step_are_defaulted_from_1_37() -> None:
+    # v1.37.2 pkg/apis/core/v1/defaults.go: SetDefaults_Pod (negative grace period -> 1),
+    # SetDefaults_PodSpec (serviceAccountName <- serviceAccount, then serviceAccount <- serviceAccountName),
+    # SetDefaults_PodStatus (podIPs <- podIP); until 1.36 conversion.go's Convert_v1_Pod_To_core_Pod,
+    # Convert_v1_PodSpec_To_core_PodSpec and Convert_v1_PodStatus_To_core_PodStatus did it, not defaulting
+    new, old = defaulted(POD_CONVERTED_FIELDS, (1, 37)), defaulted(POD_CONVERTED_FIELDS, (1, 36))
+    assert (new["spec"]["serviceAccountName"], new["spec"]["serviceAccount"]) == ("robot", "robot")
+    assert new["spec"]["terminationGracePeriodSeconds"] == 1
+    assert new["status"]["podIPs"] == [{"ip": "10.0.0.7"}]
+    assert "serviceAccountName" not in old["spec"] and old["spec"]["terminationGracePeriodSeconds"] == -5
+    assert "podIPs" not in old["status"]
+
+
+def test_releases_modelled() -> None:
+    assert supported_releases() == [(1, minor) for minor in range(27, 38)]

@@ -11,10 +11,11 @@ storage_v1.py) walked over each object by ``zz_generated.defaults.go`` (generate
 Rules that depend on a feature gate follow the gate's default in the release (features.py).
 quantity.py is resource.Quantity's parsing and canonical form.
 
-Releases 1.27 to 1.33 are modelled (``supported_releases()``): the rules that changed between
+Releases 1.27 to 1.37 are modelled (``supported_releases()``): the rules that changed between
 them were read from each release's Go code; 1.32 is checked against the upstream target built
 from Kubernetes 1.32.4 and 1.33 against a kube-apiserver 1.33.13 (tests/test_defaults.py), the
-others against no running Kubernetes yet.
+others against no running Kubernetes yet. Fields added to the API after k8s.io/api 0.32 (the Go
+model of go-types.json) are not decoded, so their rules have nothing to default.
 """
 
 from __future__ import annotations

@@ -56,8 +56,9 @@ def set_defaults_daemon_set(daemon_set: GoStruct, release: Release) -> None:
 
 def set_defaults_stateful_set(stateful_set: GoStruct, release: Release) -> None:
     """SetDefaults_StatefulSet: podManagementPolicy OrderedReady, updateStrategy RollingUpdate with
-    partition 0 (maxUnavailable 1 behind MaxUnavailableStatefulSet), the PVC retention policy
-    Retain/Retain (behind StatefulSetAutoDeletePVC), replicas 1, revisionHistoryLimit 10."""
+    partition 0 and maxUnavailable 1 (behind MaxUnavailableStatefulSet: on by default from 1.37),
+    the PVC retention policy Retain/Retain (behind StatefulSetAutoDeletePVC until 1.34, ungated
+    from 1.35), replicas 1, revisionHistoryLimit 10."""
     spec = stateful_set["spec"]
     if is_empty(spec["podManagementPolicy"]):
         spec["podManagementPolicy"] = "OrderedReady"
@@ -71,7 +72,7 @@ def set_defaults_stateful_set(stateful_set: GoStruct, release: Release) -> None:
             strategy["rollingUpdate"]["partition"] = 0
         if enabled("MaxUnavailableStatefulSet", release) and strategy["rollingUpdate"]["maxUnavailable"] is None:
             strategy["rollingUpdate"]["maxUnavailable"] = 1
-    if enabled("StatefulSetAutoDeletePVC", release):
+    if release >= (1, 35) or enabled("StatefulSetAutoDeletePVC", release):
         if spec["persistentVolumeClaimRetentionPolicy"] is None:
             spec["persistentVolumeClaimRetentionPolicy"] = zero_struct(
                 APPS + "StatefulSetPersistentVolumeClaimRetentionPolicy")

@@ -1,6 +1,9 @@
 """Write ``literal-defaults.json``: the ``+default=`` marker values of each release, as data.
 
-    python -m reference_impl.defaults.regenerate 1.32.4 1.33.13
+    python -m reference_impl.defaults.regenerate 1.32.4 1.33.13 1.34.4 1.35.4 1.36.3 1.37.2
+
+Each release named is (re)written from its module; the releases already in the file and not
+named keep their entries (1.27.16 to 1.31.14 were written the same way).
 
 defaulter-gen turns a field's ``// +default=<json>`` marker into "if the field is zero, set it"
 in zz_generated.defaults.go; openapi-gen writes the same marker as the property's ``default``
@@ -20,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from reference_impl.ssa import gotypes
-from reference_impl.ssa.models.regenerate import SPEC_DIR, merged_schemas, module_dir
+from reference_impl.ssa.models.regenerate import SPEC_DIR, module_dir
 
 OUTPUT = Path(__file__).resolve().parent / "literal-defaults.json"
 ZEROS = {"string": "", "int": 0, "float": 0, "bool": False}
@@ -34,15 +37,32 @@ def changes_a_go_value(default: Any, field: dict[str, Any]) -> bool:
     return default != ZEROS.get(field["shape"])
 
 
-def literal_defaults(schemas: dict[str, Any]) -> dict[str, dict[str, Any]]:
+def property_defaults(spec_dir: Path) -> dict[str, dict[str, Any]]:
+    """definition -> property -> ``default``, from every file of the spec. A definition repeated
+    in several files may differ elsewhere (from 1.36 the group-version-kinds listed for
+    meta/v1 DeleteOptions and WatchEvent depend on the file) but must agree on its defaults."""
+    out: dict[str, dict[str, Any]] = {}
+    for path in sorted(spec_dir.glob("*.json")):
+        document = json.loads(path.read_text(encoding="utf-8"))
+        for name, schema in document.get("components", {}).get("schemas", {}).items():
+            for prop, member in schema.get("properties", {}).items():
+                if "default" not in member:
+                    continue
+                known = out.setdefault(name, {})
+                if prop in known and known[prop] != member["default"]:
+                    raise SystemExit(f"{name}.{prop} has another default in {path.name} than in an earlier file")
+                known[prop] = member["default"]
+    return out
+
+
+def literal_defaults(defaults: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """definition -> field -> default, for the Go definitions go-types.json knows."""
     out: dict[str, dict[str, Any]] = {}
     for definition, fields in sorted(gotypes._go_types()["definitions"].items()):
-        properties = schemas.get(definition, {}).get("properties", {})
+        known = defaults.get(definition, {})
         for field in fields:
-            schema = properties.get(field["name"], {})
-            if "default" in schema and changes_a_go_value(schema["default"], field):
-                out.setdefault(definition, {})[field["name"]] = schema["default"]
+            if field["name"] in known and changes_a_go_value(known[field["name"]], field):
+                out.setdefault(definition, {})[field["name"]] = known[field["name"]]
     return out
 
 
@@ -50,15 +70,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("versions", nargs="+", metavar="VERSION", help="full releases, e.g. 1.32.4")
     args = parser.parse_args(argv)
-    releases = {}
+    releases = json.loads(OUTPUT.read_text(encoding="utf-8"))["releases"] if OUTPUT.exists() else {}
+    named = []
     for version in args.versions:
         version = version.removeprefix("v")
         minor = ".".join(version.split(".")[:2])
-        defaults = literal_defaults(merged_schemas(module_dir(version) / SPEC_DIR))
+        defaults = literal_defaults(property_defaults(module_dir(version) / SPEC_DIR))
+        named.append(minor)
         releases[minor] = {"source": f"k8s.io/kubernetes@v{version} {SPEC_DIR.as_posix()}/*.json", "defaults": defaults}
     text = json.dumps({"releases": releases}, indent=1, sort_keys=True) + "\n"
     OUTPUT.write_text(text, encoding="utf-8")
-    counts = ", ".join(f"{minor}: {sum(map(len, r['defaults'].values()))} defaults" for minor, r in releases.items())
+    counts = ", ".join(f"{minor}: {sum(map(len, releases[minor]['defaults'].values()))} defaults" for minor in named)
     print(f"{OUTPUT}: {counts}", file=sys.stderr)
     return 0
 

@@ -23,7 +23,12 @@ def set_defaults_storage_class(storage_class: GoStruct, release: Release) -> Non
 def set_defaults_csi_driver(driver: GoStruct, release: Release) -> None:
     """SetDefaults_CSIDriver: attachRequired true, podInfoOnMount, storageCapacity and
     requiresRepublish false, fsGroupPolicy ReadWriteOnceWithFSType, volumeLifecycleModes
-    [Persistent], seLinuxMount false (behind SELinuxMountReadWriteOncePod)."""
+    [Persistent], seLinuxMount false (behind SELinuxMountReadWriteOncePod), from 1.36
+    preventPodSchedulingIfMissing false (behind VolumeLimitScaling, on by default from 1.37).
+
+    The Go model (go-types.json, k8s.io/api 0.32) has no preventPodSchedulingIfMissing: until it
+    is regenerated from k8s.io/api 0.36 or later, decoding drops the field and that rule has
+    nothing to default."""
     spec = driver["spec"]
     for name, default in (("attachRequired", True), ("podInfoOnMount", False), ("storageCapacity", False),
                           ("fsGroupPolicy", "ReadWriteOnceWithFSType")):
@@ -35,6 +40,9 @@ def set_defaults_csi_driver(driver: GoStruct, release: Release) -> None:
         spec["requiresRepublish"] = False
     if spec["seLinuxMount"] is None and enabled("SELinuxMountReadWriteOncePod", release):
         spec["seLinuxMount"] = False
+    prevent = "preventPodSchedulingIfMissing"
+    if prevent in spec and spec[prevent] is None and release >= (1, 36) and enabled("VolumeLimitScaling", release):
+        spec[prevent] = False
 
 
 DEFAULTERS: dict[str, Defaulter] = {
