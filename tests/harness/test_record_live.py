@@ -146,6 +146,8 @@ SSA_ORDER = {
              "object": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}, "data": {"a": "2"}}},
             {"op": "apply", "manager": "alice",
              "object": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}, "data": {"b": "1"}}},
+            {"op": "apply", "manager": "carol",
+             "object": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}, "data": {"b": "1"}}},
         ],
     }],
 }
@@ -189,8 +191,12 @@ def test_record_from_live_writes_every_entry_in_the_servers_order_timed_by_step(
         # a no-op keeps every time
         [_entry("alice", "Apply", 2, b), _entry("zed", "Apply", 4, a),
          _entry("bob", "Update", 3, {"f:data": {"f:c": {}}})],
+        # a co-owner of the same value changes only the managers: its entry has no time, and sorts first
+        [{"manager": "carol", "operation": "Apply", "apiVersion": "v1", "fieldsV1": b},
+         _entry("alice", "Apply", 2, b), _entry("zed", "Apply", 4, a),
+         _entry("bob", "Update", 3, {"f:data": {"f:c": {}}})],
     ]
-    assert [step["expected_changed"] for step in recording.step_members] == [True, True, True, True, False]
+    assert [step["expected_changed"] for step in recording.step_members] == [True, True, True, True, False, True]
     [change] = write_recordings([recording])
     assert change.error == ""
     [written], errors = load_file(path)
