@@ -57,7 +57,7 @@ def container(c: Choices, name: str) -> dict:
     return made
 
 
-def pod_spec(c: Choices, restart_policy: str | None = None) -> dict:
+def pod_spec(c: Choices, restart_policy: str | None = None, tolerations: bool = True) -> dict:
     names = some(c, CONTAINER_NAMES[1:], 0.3)
     spec: dict = {"containers": [container(c, name) for name in ["app", *names]]}
     if restart_policy is not None:
@@ -70,7 +70,7 @@ def pod_spec(c: Choices, restart_policy: str | None = None) -> dict:
         spec["terminationGracePeriodSeconds"] = pick(c, [10, 0, 30])
     if c.chance(0.15):
         spec["nodeSelector"] = {"disk": "ssd"}
-    if c.chance(0.1):
+    if tolerations and c.chance(0.1):
         spec["tolerations"] = [{"key": "k1", "operator": "Exists", "effect": "NoSchedule"}]
     if c.chance(0.1):
         spec["dnsPolicy"] = pick(c, ["Default", "ClusterFirst"])
@@ -611,8 +611,10 @@ def _config_map_facets() -> tuple[Callable[[Choices, dict], dict], ...]:
 
 
 def pod(c: Choices) -> dict:
+    # No tolerations of its own: the DefaultTolerationSeconds admission plugin appends two to a
+    # Pod's (atomic) list when it is created, so who owns the list would be admission's doing.
     return {"apiVersion": "v1", "kind": "Pod", "metadata": _metadata(c, "pod"),
-            "spec": pod_spec(c, pick(c, [None, "Never", "OnFailure"]))}
+            "spec": pod_spec(c, pick(c, [None, "Never", "OnFailure"]), tolerations=False)}
 
 
 def vary_pod(c: Choices, obj: dict) -> dict:
@@ -632,10 +634,11 @@ def pod_status(c: Choices) -> dict:
 
 
 def pod_read_back(obj: dict) -> dict:
+    # Not spec.priority and preemptionPolicy: the Priority admission plugin sets them, not defaulting
+    # (harness/fuzz/livetruth.py NOT_COMPARED); a client sending them back would judge admission.
     back = copy.deepcopy(obj)
     back["spec"] = _pod_spec_read_back(back["spec"])
     back["spec"].setdefault("enableServiceLinks", True)
-    back["spec"].setdefault("priority", 0)
     return back
 
 

@@ -28,10 +28,10 @@ import threading
 from typing import Any
 
 from harness.cases import Case
+from harness.stored_objects import about_status, drop_null_template_timestamps
 from harness.targets.base import Actual, Target
 from harness.targets.live.conventions import ALLOCATED, JSON_PATCH_APPLY_CLASSES, SERVER_ANNOTATIONS
 from harness.targets.live.placement import case_subject
-from harness.targets.live.rendering import about_status, drop_null_template_timestamps
 
 # What the stored objects of both sides are compared without (managedFields keep whatever owns
 # them), each for a reason that is not the request pipeline the reference and upstream model
@@ -55,9 +55,8 @@ ADMITTED_TOLERATIONS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/unre
 # harness/targets/live/conventions.py SERVER_ANNOTATIONS
 MAINTAINED_ANNOTATIONS = SERVER_ANNOTATIONS
 # What the live target leaves out of every answer is left out of the target's too:
-# ``status`` unless a step is about status (harness/targets/live/rendering.py about_status), and
-# an embedded object's ``creationTimestamp: null`` (servers before 1.34 write Go's zero time so;
-# rendering.drop_null_template_timestamps).
+# ``status`` unless a step is about status, and an embedded object's ``creationTimestamp: null``
+# (servers before 1.34 write Go's zero time so): harness/stored_objects.py.
 
 
 def subject_kind(case: Case) -> str:

@@ -54,7 +54,8 @@ def summary_text(run: FuzzRun, written: list[tuple[Path, int]], shrunk: bool = T
              + (f" ({run.interrupted})" if run.interrupted else ""),
              f"inputs tried: {tried} in {run.seconds:.1f} s ({rate:.0f} judged inputs/s); judged {run.judged}, "
              f"skipped {run.count(SKIP)}, not judgeable {run.count(UNJUDGED)}, "
-             f"nondeterministic in {run.truth} {run.count(NONDETERMINISTIC)}",
+             f"nondeterministic in {run.truth} {run.count(NONDETERMINISTIC)}"
+             + "".join(f", {label} {run.count(status)}" for status, label in ASIDE[:2] if run.count(status)),
              "agreement per type:"]
     for case_type in run.types:
         lines.append(f"  {case_type:<17} " + _agreement(lambda status, t=case_type: run.count(status, t)))
