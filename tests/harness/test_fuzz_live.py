@@ -230,3 +230,25 @@ def test_a_run_against_a_live_truth_counts_per_kind_and_says_how_refusals_count(
     text = summary_text(run, [])
     assert "agreement per type and kind:" in text
     assert "refused by validation: the server's validation refused a step (422 Invalid)" in text
+
+
+def test_the_command_judges_several_targets_against_one_answer_of_the_truth(capsys, monkeypatch) -> None:
+    from harness.cli import main
+    from harness.fuzz import livetruth
+
+    asked = []
+    remember = livetruth.RememberingTruth.__init__
+
+    def counting(self, truth):
+        remember(self, truth)
+        run = truth.run
+        truth.run = lambda case: asked.append(case.name) or run(case)
+
+    monkeypatch.setattr(livetruth.RememberingTruth, "__init__", counting)
+    code = main(["fuzz", "--truth", "reference", "--target", "reference", "--target", "reference:1.33",
+                 "--type", "merge-patch", "--count", "12", "--seed", "3"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert out.count("merge-patch       12/12 agree (100.0%)") == 2
+    assert "patchconf fuzz: reference against reference" in out and "reference:1.33 against reference" in out
+    assert sorted(asked) == sorted(f"input-{index}" for index in range(12))  # the truth asked once per input
