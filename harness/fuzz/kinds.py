@@ -86,6 +86,14 @@ def template(c: Choices, labels: dict, restart_policy: str | None = None) -> dic
     return {"metadata": metadata, "spec": pod_spec(c, restart_policy)}
 
 
+def labels_of(obj: dict) -> dict:
+    """The object's labels, to add one to (a map made where there is none, or an applier's null)."""
+    metadata = obj["metadata"]
+    if not isinstance(metadata.get("labels"), dict):
+        metadata["labels"] = {}
+    return metadata["labels"]
+
+
 def _metadata(c: Choices, name: str) -> dict:
     metadata: dict = {"name": name}
     if c.chance(0.4):
@@ -235,7 +243,7 @@ def _vary_workload(c: Choices, obj: dict, optional: dict[str, list]) -> dict:
             else:
                 spec[key] = copy.deepcopy(pick(c, values))
     if c.chance(0.2):
-        changed["metadata"].setdefault("labels", {})["env"] = pick(c, LABEL_VALUES)
+        labels_of(changed)["env"] = pick(c, LABEL_VALUES)
     return changed
 
 
@@ -391,7 +399,7 @@ def vary_job(c: Choices, obj: dict) -> dict:
             else:
                 spec[key] = pick(c, values)
     if c.chance(0.2):
-        changed["metadata"].setdefault("labels", {})["env"] = pick(c, LABEL_VALUES)
+        labels_of(changed)["env"] = pick(c, LABEL_VALUES)
     return changed
 
 
@@ -533,7 +541,7 @@ def vary_service(c: Choices, obj: dict) -> dict:
     if c.chance(0.2):
         spec["selector"] = {"app": pick(c, ["web", "api"])}
     if c.chance(0.2):
-        changed["metadata"].setdefault("labels", {})["env"] = pick(c, LABEL_VALUES)
+        labels_of(changed)["env"] = pick(c, LABEL_VALUES)
     return changed
 
 
@@ -592,7 +600,7 @@ def vary_config_map(c: Choices, obj: dict) -> dict:
             else:
                 data[key] = pick(c, ["2", "y"])
     if c.chance(0.2):
-        changed["metadata"].setdefault("labels", {})["env"] = pick(c, LABEL_VALUES)
+        labels_of(changed)["env"] = pick(c, LABEL_VALUES)
     return changed
 
 
@@ -622,7 +630,7 @@ def vary_pod(c: Choices, obj: dict) -> dict:
     changed = copy.deepcopy(obj)
     changed["spec"] = _varied_pod_spec(c, changed["spec"], images_only=True)
     if c.chance(0.3):
-        changed["metadata"].setdefault("labels", {})["env"] = pick(c, LABEL_VALUES)
+        labels_of(changed)["env"] = pick(c, LABEL_VALUES)
     return changed
 
 

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 from harness.fuzz.choices import Choices, pick
-from harness.fuzz.kinds import KINDS, LABEL_VALUES, Kind
+from harness.fuzz.kinds import KINDS, LABEL_VALUES, Kind, labels_of
 from reference_impl import jsonpointer
 
 Json = Any
@@ -192,7 +192,7 @@ def _changed(c: Choices, kind: Kind, model: dict) -> dict:
     roll = c.integer(0, 5)
     target = copy.deepcopy(model)
     if roll == 1:
-        target["metadata"].setdefault("labels", {})[pick(c, ["team", "env"])] = pick(c, LABEL_VALUES)
+        labels_of(target)[pick(c, ["team", "env"])] = pick(c, LABEL_VALUES)
     elif roll == 2 and target["metadata"].get("labels"):
         del target["metadata"]["labels"][pick(c, sorted(target["metadata"]["labels"]))]
     elif roll == 3 and DEFAULTED[kind.name]:
@@ -283,7 +283,7 @@ def _update_step(c: Choices, kind: Kind, manager: str, model: dict) -> tuple[dic
     elif roll == 2:
         body["metadata"]["annotations"] = None
     elif roll == 3:
-        body["metadata"].setdefault("labels", {})[pick(c, ["team", "env"])] = pick(c, LABEL_VALUES)
+        labels_of(body)[pick(c, ["team", "env"])] = pick(c, LABEL_VALUES)
     return {"op": "update", "manager": manager, "object": body}, body
 
 

@@ -72,6 +72,13 @@ def test_live_inputs_are_request_sequences_on_valid_built_in_objects() -> None:
     assert any("annotations" in metadata and metadata["annotations"] is None for metadata in updates)
 
 
+@pytest.mark.parametrize("seed", [0, 58213, 99])
+def test_every_seed_makes_inputs(seed: int) -> None:
+    # a generator that raises on some decisions would end a run (an applier's null labels, say)
+    for index in range(1500):
+        generated_input(seed, LIVE_FLOWS, index, _plan())
+
+
 def test_a_deployment_keeps_its_selector_matching_its_template() -> None:
     for index in range(200):
         deployment, _ = choices.generate(KINDS["Deployment"].make, f"d{index}")
