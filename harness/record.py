@@ -259,8 +259,9 @@ def _one_step(result: Any, messages: bool) -> dict[str, Any]:
     if "document" in result:
         members["expected"] = result["document"]  # in the server's order, as its managedFields are
     entries = result.get("managed_fields")
-    # Entries with unknown times (``time: null``, a live server's wall clock) would not match a
-    # judge that knows them; an entry without ``time`` is one the server wrote without a time.
+    # Entries with unknown times (``time: null``: a judge that could not tell which step wrote an
+    # entry) would not match a judge that knows them; an entry without ``time`` is one the server
+    # wrote without a time. The live target maps its server's timestamps to steps (ssa_flow.StepTimes).
     if isinstance(entries, list) and all(isinstance(e, dict) and ("time" not in e or e["time"] is not None)
                                          for e in entries):
         members["expected_managed_fields"] = entries
