@@ -94,7 +94,9 @@ def test_quantity_text(given: Any, stored: str) -> None:
 
 
 # Rules that changed after 1.33, read from each release's Go code (k8s.io/kubernetes at the patch
-# release literal-defaults.json names); each test names the Go it mirrors.
+# release literal-defaults.json names); each test names the Go it mirrors. The 1.37 answers below
+# (StatefulSet, CronJob, both Pods) were also checked with k8s.io/kubernetes v1.37.2's own scheme
+# (legacyscheme.Scheme.Default after decoding into the v1 type), not with a running server.
 
 def _template(containers: list[dict[str, Any]]) -> dict[str, Any]:
     return {"metadata": {"labels": {"app": "a"}}, "spec": {"restartPolicy": "Never", "containers": containers}}
