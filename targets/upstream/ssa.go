@@ -245,9 +245,19 @@ func (r *ssaRun) step(n int, s ssaStep) interface{} {
 	if failure != nil {
 		return ssaFail(failure)
 	}
+	// store.Create / store.Update: the kind's registry strategy where this target has it
+	// (strategies.go), on the internal object, before it is stored
+	strategyRan, failure := r.beforeWrite(result, created, s.Subresource)
+	if failure != nil {
+		return ssaFail(failure)
+	}
 	next, failure := r.kind.stored(result)
 	if failure != nil {
 		return ssaFail(failure)
+	}
+	if strategyRan && r.namespace == "" {
+		// the request's namespace, which the case does not name
+		unstructured.RemoveNestedField(next.Object, "metadata", "namespace")
 	}
 	r.kind.withDefaults(next.Object)
 	stampStep(next, n)
@@ -259,7 +269,9 @@ func (r *ssaRun) step(n int, s ssaStep) interface{} {
 		next.SetUID(ssaUID)
 		next.SetResourceVersion(r.nextResourceVersion())
 		next.SetCreationTimestamp(metav1.NewTime(ssaEpoch.Add(time.Duration(n) * time.Second)))
-		r.kind.clearStatusOnCreate(next)
+		if !strategyRan {
+			r.kind.clearStatusOnCreate(next)
+		}
 	} else {
 		r.beforeUpdate(next, s.Subresource)
 		ignoreTimestampOnlyChanges(next, r.live)
