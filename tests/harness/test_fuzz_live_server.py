@@ -80,5 +80,7 @@ def test_the_server_and_the_target_agree_on_fuzzed_request_sequences(truth, spec
     finally:
         target.close()
     assert run.count("unjudged") == 0 and run.count("skip") == 0 and not run.interrupted, run.skip_reasons
+    # the server answering one sequence two ways would mean the steps were not paced apart
+    assert run.count("nondeterministic") == 0
     assert run.judged >= MIN_JUDGED_SHARE * count, f"only {run.judged} of {count} inputs judged"
     assert run.full_agreement, _report(run, flows, count)
