@@ -773,12 +773,14 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
 
 def _fuzz_one(args: argparse.Namespace, plan, truth, target, fuzz, progress_printer):
     """One target fuzzed against the truth; None when no patch type is run by both."""
+    from harness.fuzz.engine import case_type_of
+
     wanted = args.types or list(plan.generators)
     # a live truth's flows are all request sequences (server-side-apply cases)
-    runs_type = (lambda flow: "server-side-apply") if truth.info.family == "live" else (lambda flow: flow)
-    types = [t for t in wanted if runs_type(t) in truth.info.patch_types and runs_type(t) in target.info.patch_types]
+    types = [t for t in wanted if case_type_of(t, plan) in truth.info.patch_types
+             and case_type_of(t, plan) in target.info.patch_types]
     for left in (t for t in wanted if t not in types):
-        who = truth.name if runs_type(left) not in truth.info.patch_types else target.name
+        who = truth.name if case_type_of(left, plan) not in truth.info.patch_types else target.name
         print(f"patchconf fuzz: {left} left out: {who} does not run it", file=sys.stderr)
     if not types:
         print("patchconf fuzz: no patch type both sides run", file=sys.stderr)

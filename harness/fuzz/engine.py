@@ -152,6 +152,7 @@ class Plan:
 
     generators: Mapping[str, choices.Generator] = field(default_factory=lambda: GENERATORS)
     divergences: tuple[Divergence, ...] = ()
+    case_type: str | None = None  # the type of every input's case (None: its flow's own)
     reasks: int = REASKS
     shrink_calls: int = SHRINK_CALLS
     prune_calls: int = PRUNE_CALLS
@@ -171,12 +172,13 @@ def plan_for(truth: Target) -> Plan:
     from harness.fuzz.divergences import load_divergences
     from harness.fuzz.sequences import LIVE_GENERATORS
 
-    return Plan(LIVE_GENERATORS, load_divergences(), LIVE_REASKS, LIVE_SHRINK_CALLS, LIVE_SHRINK_CALLS)
+    return Plan(LIVE_GENERATORS, load_divergences(), "server-side-apply", LIVE_REASKS, LIVE_SHRINK_CALLS,
+                LIVE_SHRINK_CALLS)
 
 
 def case_type_of(flow: str, plan: Plan) -> str:
     """The case type a flow's inputs have (a live truth's are all request sequences)."""
-    return "server-side-apply" if plan.generators is not GENERATORS else flow
+    return plan.case_type or flow
 
 
 def generated_input(seed: int, types: Sequence[str], index: int, plan: Plan = DEFAULT_PLAN) -> Input:

@@ -41,7 +41,7 @@ class PretendLive(Target):
 
 
 def _plan(divergences=()) -> Plan:
-    return Plan(LIVE_GENERATORS, tuple(divergences), reasks=1, shrink_calls=5, prune_calls=5)
+    return Plan(LIVE_GENERATORS, tuple(divergences), "server-side-apply", reasks=1, shrink_calls=5, prune_calls=5)
 
 
 def test_live_inputs_are_request_sequences_on_valid_built_in_objects() -> None:
