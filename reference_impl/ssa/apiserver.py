@@ -168,10 +168,10 @@ class Store:
     def _create(self, obj: dict[str, Any]) -> dict[str, Any]:
         obj = self._stored(obj)
         obj.setdefault("metadata", {})["uid"] = "patchconf-uid"
+        cleared = strategies.KEEP_STATUS
         if self.strategy.status_subresource:  # PrepareForCreate: a built-in kind's status is its Go zero value
             cleared = self._stored(_empty(self.api_version, self.kind)).get("status")
-            obj = strategies.prepare_for_create(obj, self.api_version, self.kind, cleared)
-        return obj
+        return strategies.prepare_for_create(obj, self.api_version, self.kind, cleared)
 
     def _patched(self, step: Step) -> dict[str, Any]:
         live = json_copy(self.live)

@@ -72,18 +72,26 @@ def custom(status_subresource: bool) -> Strategy:
 # --- PrepareForCreate / PrepareForUpdate beyond status (code, where the rule is conditional) ------
 
 
+KEEP_STATUS = object()  # a kind without a status subresource: its create keeps the status sent
+
+
 def prepare_for_create(obj: dict[str, Any], api_version: str, kind: str, cleared_status: Any) -> dict[str, Any]:
-    """PrepareForCreate of a kind with a status subresource: the status the request sent gives way
-    to ``cleared_status`` (the Go zero value; None: none) — a Pod's to its phase and QoS class,
-    which keeps a stated qosClass — and a DaemonSet's template generation is at least 1."""
-    status = cleared_status
-    if (api_version, kind) == ("v1", "Pod"):
-        status = {"phase": "Pending", "qosClass": qos.pod_qos_class(obj)}
-    prepared = {key: value for key, value in obj.items() if key != "status"}
-    if status is not None:
-        prepared["status"] = status
+    """PrepareForCreate: a kind with a status subresource has the status the request sent give way
+    to ``cleared_status`` (the Go zero value; None: none; KEEP_STATUS for other kinds) — a Pod's to
+    its phase and QoS class, which keeps a stated qosClass; a DaemonSet's template generation is
+    at least 1; a ServiceAccount's secrets are references by name alone."""
+    prepared = obj
+    if cleared_status is not KEEP_STATUS:
+        status = cleared_status
+        if (api_version, kind) == ("v1", "Pod"):
+            status = {"phase": "Pending", "qosClass": qos.pod_qos_class(obj)}
+        prepared = {key: value for key, value in obj.items() if key != "status"}
+        if status is not None:
+            prepared["status"] = status
     if (api_version, kind) == ("apps/v1", "DaemonSet"):
         return conversion.with_template_generation(prepared, max(conversion.template_generation(obj), 1))
+    if (api_version, kind) == ("v1", "ServiceAccount"):
+        return _clean_secret_references(prepared)
     return prepared
 
 
@@ -98,6 +106,8 @@ def prepare_for_update(obj: dict[str, Any], old: dict[str, Any], api_version: st
         return conversion.with_template_generation(obj, generation)
     if (api_version, kind) == ("v1", "Service") and not subresource:
         return _drop_type_dependent_fields(obj, old)
+    if (api_version, kind) == ("v1", "ServiceAccount"):
+        return _clean_secret_references(obj)
     if (api_version, kind) == ("v1", "Pod") and subresource == "status":
         status = obj.get("status") or {}
         if not status.get("qosClass") and (old.get("status") or {}).get("qosClass"):
@@ -155,3 +165,14 @@ def _externally_accessible(spec: dict[str, Any]) -> bool:
     """ExternallyAccessible (pkg/api/service/util.go)."""
     kind = spec.get("type")
     return kind in ("LoadBalancer", "NodePort") or (kind == "ClusterIP" and bool(spec.get("externalIPs")))
+
+
+def _clean_secret_references(service_account: dict[str, Any]) -> dict[str, Any]:
+    """cleanSecretReferences (pkg/registry/core/serviceaccount/strategy.go): each secret reference
+    keeps its name alone."""
+    secrets = service_account.get("secrets")
+    if not isinstance(secrets, list):
+        return service_account
+    cleaned = [{"name": secret["name"]} if isinstance(secret, dict) and secret.get("name") else {}
+               for secret in secrets]
+    return {**service_account, "secrets": cleaned}
