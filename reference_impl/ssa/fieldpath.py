@@ -8,6 +8,7 @@ atomic list's index.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -44,26 +45,30 @@ def value_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-@dataclass(frozen=True, eq=False)
 class PathElement:
-    """One step of a path (fieldpath.PathElement); equal and hashed by meaning, not spelling."""
+    """One step of a path (fieldpath.PathElement); equal and hashed by meaning, not spelling.
 
-    kind: int
-    payload: Any  # field name; ((name, value), …) sorted by name; a value; an index
-    _identity: tuple = ()
-    _hash: int = 0
+    Immutable once made. Its hash and FieldsV1 key are computed once: an element is hashed at
+    every set operation and its key written at every encoding and sort.
+    """
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_hash", hash(self._identity))
+    __slots__ = ("_hash", "_identity", "_json_key", "kind", "payload")
+
+    def __init__(self, kind: int, payload: Any, identity: tuple = ()) -> None:
+        self.kind = kind
+        self.payload = payload  # field name; ((name, value), …) sorted by name; a value; an index
+        self._identity = identity
+        self._hash = hash(identity)
+        self._json_key: str | None = None
 
     @staticmethod
     def field(name: str) -> PathElement:
-        return PathElement(FIELD, name, (FIELD, name))
+        return _field_element(name)
 
     @staticmethod
     def key(fields: Mapping[str, Any]) -> PathElement:
         items = tuple(sorted(fields.items()))
-        return PathElement(KEY, items, (KEY, tuple((n, value_key(v)) for n, v in items)))
+        return PathElement(KEY, items, (KEY, tuple([(n, value_key(v)) for n, v in items])))
 
     @staticmethod
     def value(value: Any) -> PathElement:
@@ -80,6 +85,9 @@ class PathElement:
     def __hash__(self) -> int:
         return self._hash
 
+    def __repr__(self) -> str:
+        return f"PathElement({self.to_json_key()})"
+
     def sort_key(self) -> tuple:
         return (self.kind, self.to_json_key())
 
@@ -95,6 +103,11 @@ class PathElement:
 
     def to_json_key(self) -> str:
         """The FieldsV1 key: ``f:name``, ``k:{"name":"a"}``, ``v:"x"``, ``i:3``."""
+        if self._json_key is None:
+            self._json_key = self._written_json_key()
+        return self._json_key
+
+    def _written_json_key(self) -> str:
         if self.kind == FIELD:
             return "f:" + self.payload
         if self.kind == KEY:
@@ -118,6 +131,12 @@ class PathElement:
         if prefix == "i:":
             return PathElement.index(int(rest))
         raise ValueError(f"unknown path element {text!r}")
+
+
+@functools.lru_cache(maxsize=65536)
+def _field_element(name: str) -> PathElement:
+    """Field elements are shared: the same few names recur in every object and every set."""
+    return PathElement(FIELD, name, (FIELD, name))
 
 
 Path = tuple[PathElement, ...]
