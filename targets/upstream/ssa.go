@@ -4,10 +4,12 @@ package main
 // own field manager (k8s.io/apimachinery/pkg/util/managedfields.NewDefaultFieldManager, the
 // chain the apiserver installs: version check, last-applied handling for "kubectl",
 // before-first-apply, the cap of ten Update managers, timestamps, stripped metadata,
-// structured-merge-diff) driven step by step on an unstructured live object. What the
+// structured-merge-diff) driven step by step. The stored object is kept as its JSON; for a
+// built-in kind each request decodes it, and the request's body, with the apiserver's own
+// scheme (pipeline.go) and runs the kind's registry strategy (strategies.go). What else the
 // apiserver does around its field manager (create on apply, uid, resourceVersion checks, the
-// strategies' status resets, the no-op rule) is emulated here, each time after the server
-// code named in the comments; README.md lists what is not.
+// status resets of kinds without a strategy here, the no-op rule) is emulated, each time after
+// the server code named in the comments; README.md lists what is not.
 
 import (
 	"encoding/json"

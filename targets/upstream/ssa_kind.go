@@ -406,7 +406,8 @@ func (identityConvertor) ConvertFieldLabel(_ schema.GroupVersionKind, label, val
 	return label, value, nil
 }
 
-// noDefaults: this target has no defaulting functions of built-in kinds (README.md).
+// noDefaults: custom kinds have no Go types, hence no defaulting functions (their schema's
+// defaults are applied by withDefaults).
 type noDefaults struct{}
 
 func (noDefaults) Default(runtime.Object) {}
