@@ -3,7 +3,8 @@ package main
 // `upstream decode --object F.json [--operation create|update]`: the object as a kube-apiserver
 // stores the body of a create (POST) or update (PUT) of a built-in kind - decoded into its Go
 // type, defaulted, converted, encoded, read back through the storage codec (pipeline.go); a
-// create also gets its strategy's status reset (PrepareForCreate, as ssa.go emulates it).
+// create also goes through the kind's registry strategy (strategies.go: PrepareForCreate and
+// validation; other kinds get ssa.go's status reset).
 
 import (
 	"encoding/json"
@@ -12,6 +13,7 @@ import (
 	"io"
 	"os"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -63,13 +65,34 @@ func decodeForStorage(body []byte, create bool) (map[string]interface{}, *ssaErr
 	if statusErr != nil {
 		return nil, statusFailure(statusErr)
 	}
+	kind := &ssaKind{gvk: gvk, resource: resourceFor(gvk), builtin: true, goTypes: true, strategy: builtinStrategies[gvk.GroupKind()]}
+	run := &ssaRun{kind: kind}
+	if accessor, err := meta.Accessor(obj); err == nil {
+		run.name, run.namespace = accessor.GetName(), accessor.GetNamespace()
+	}
+	strategyRan := false
+	if create {
+		// the kind's registry strategy (strategies.go): PrepareForCreate and validation
+		var failure *ssaError
+		if strategyRan, failure = run.beforeWrite(obj, true, ""); failure != nil {
+			return nil, failure
+		}
+	}
 	stored, err := storeObject(obj, gvk)
 	if err != nil {
 		return nil, &ssaError{Class: "unclassified", Message: err.Error()}
 	}
-	if create {
-		kind := &ssaKind{gvk: gvk, builtin: true, strategy: builtinStrategies[gvk.GroupKind()]}
+	if create && !strategyRan {
 		kind.clearStatusOnCreate(stored)
+	}
+	if metadata, ok := stored.Object["metadata"].(map[string]interface{}); ok {
+		// what the server assigns, not the body's
+		delete(metadata, "uid")
+		delete(metadata, "generation")
+		metadata["creationTimestamp"] = nil
+		if run.namespace == "" {
+			delete(metadata, "namespace")
+		}
 	}
 	return stored.Object, nil
 }

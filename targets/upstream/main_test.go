@@ -326,6 +326,18 @@ func TestDecodeDefaultsAsTheServerStores(t *testing.T) {
 		{"an unknown field is dropped (field validation Warn)",
 			`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"},"data":{"a":"b"},"bogus":1}`, "create",
 			`{"apiVersion":"v1","data":{"a":"b"},"kind":"ConfigMap","metadata":{"creationTimestamp":null,"name":"x"}}`, 0},
+		{"a create runs the kind's strategy: a Pod is Pending with its QoS class",
+			`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"nginx:1.25"}]}}`, "create",
+			`{"apiVersion":"v1","kind":"Pod","metadata":{"creationTimestamp":null,"name":"p"},"spec":{"containers":[{"image":"nginx:1.25",` +
+				`"imagePullPolicy":"IfNotPresent","name":"c","resources":{},"terminationMessagePath":"/dev/termination-log",` +
+				`"terminationMessagePolicy":"File"}],"dnsPolicy":"ClusterFirst","enableServiceLinks":true,"restartPolicy":"Always",` +
+				`"schedulerName":"default-scheduler","securityContext":{},"terminationGracePeriodSeconds":30},` +
+				`"status":{"phase":"Pending","qosClass":"BestEffort"}}`, 0},
+		{"a create the kind's validation refuses is a 422",
+			`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"},"spec":{"selector":{"matchLabels":{"app":"x"}},` +
+				`"template":{"spec":{"containers":[{"name":"c","image":"nginx"}]}}}}`, "create",
+			"{\"error\":{\"class\":\"invalid\",\"message\":\"Deployment.apps \\\"d\\\" is invalid: spec.template.metadata.labels: " +
+				"Invalid value: map[string]string(nil): `selector` does not match template `labels`\",\"status\":422,\"reason\":\"Invalid\"}}", 1},
 		{"a value of the wrong type is a 400",
 			`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"},"data":{"a":1}}`, "create",
 			`{"error":{"class":"invalid-patch","message":"ConfigMap in version \"v1\" cannot be handled as a ConfigMap: ` +
