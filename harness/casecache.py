@@ -37,6 +37,8 @@ from typing import Any
 
 import yaml
 
+from harness.corpus_layout import SCHEMA_FILE, SCHEMAS_DIR
+
 ENVIRONMENT_VARIABLE = "PATCHCONF_CASE_CACHE"
 OFF = ("off", "0", "no", "false")
 FORMAT = b"patchconf case cache 1\n"
@@ -139,8 +141,6 @@ class CaseCache:
 
 def _context_digest(root: Path, purpose: str, behaviours: Path) -> bytes:
     """What every file's key under ``root`` shares: the loader, the schema, the behaviours, the named schemas."""
-    from harness.cases import SCHEMA_FILE, SCHEMAS_DIR
-
     digest = hashlib.sha256(FORMAT)
     digest.update(_loader_digest())
     digest.update(purpose.encode() + b"\0")

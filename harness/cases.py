@@ -24,6 +24,7 @@ import yaml
 
 from harness import DEFAULT_CASES_DIR
 from harness.casecache import CaseCache
+from harness.corpus_layout import BEHAVIOURS_FILE, CASE_SUFFIXES, SCHEMA_FILE, SCHEMAS_DIR
 from harness.fastschema import compile_schema
 from harness.yamlio import RefusedInput, decode_text, load_text, read_bytes
 from reference_impl import jsonpointer
@@ -31,10 +32,6 @@ from reference_impl import jsonpointer
 if TYPE_CHECKING:
     import jsonschema
 
-CASE_SUFFIXES = (".yaml", ".yml", ".json")
-SCHEMA_FILE = "case.schema.json"
-BEHAVIOURS_FILE = "BEHAVIOURS.md"
-SCHEMAS_DIR = "schemas"
 INPUT_KEYS = ("original", "current", "modified", "patch", "steps")
 EXPECTATION_KEYS = ("expected", "expected_patch", "expected_error")
 STEP_EXPECTATIONS = ("expected", "expected_managed_fields", "expected_changed", "expected_error")

@@ -25,7 +25,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from harness.cases import BEHAVIOURS_FILE, CASE_SUFFIXES, SCHEMA_FILE, SCHEMAS_DIR
+from harness.corpus_layout import BEHAVIOURS_FILE, CASE_SUFFIXES, SCHEMA_FILE, SCHEMAS_DIR
 from harness.yamlio import load_text
 
 CASES = "cases"

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.cases import CASE_SUFFIXES, SCHEMA_FILE, SCHEMAS_DIR, Case, LoadError, load_file
+from harness.cases import Case, LoadError, load_file
+from harness.corpus_layout import CASE_SUFFIXES, SCHEMA_FILE, SCHEMAS_DIR
 from harness.runner import ERROR, FAIL, SKIP, Result, run_case
 from harness.targets import Target, TargetUnavailable, make_target
 
