@@ -7,6 +7,13 @@ every 10th container. One operation = the whole sequence: typed conversion, merg
 sets, conflicts and managedFields encoding, three times.
 
     python benchmarks/server_side_apply.py [--sizes 100,1000] [--no-upstream]
+    python benchmarks/server_side_apply.py --sizes 100,1000,10000 --shapes all
+
+Two list-heavy shapes go with ``--shapes``, in the same three requests (the controller
+changes every 10th item; the applier's forced apply takes those back and changes other
+fields): a ConfigMap of 10,000 keys (the applier changes the key after each 10th) and a
+Service of 1,000 ports, a list keyed by port and protocol (the controller changes
+targetPorts, the applier names).
 
 The upstream figure is Kubernetes' own field manager (apimachinery's managedfields chain in
 the `upstream` target) answering the same case over its long-lived JSON-lines process, so
@@ -78,9 +85,55 @@ def steps(containers: int) -> list[dict]:
     ]
 
 
-def case(containers: int) -> Case:
-    return Case(file="benchmarks/server_side_apply.py", name=f"deployment-{containers}", description="benchmark",
-                type="server-side-apply", tags=("SSA-OWNERSHIP",), inputs={"steps": steps(containers)},
+def configmap(keys: int, changed: bool = False) -> dict:
+    def value(i: int) -> str:
+        return "changed" if changed and i % 10 == 1 else f"value-{i}"
+
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "big", "namespace": "default"},
+            "data": {f"key-{i:05d}": value(i) for i in range(keys)}}
+
+
+def configmap_steps(keys: int) -> list[dict]:
+    updated = configmap(keys)
+    for name in list(updated["data"])[::10]:
+        updated["data"][name] = "controller"
+    return [
+        {"op": "apply", "manager": "gitops", "object": configmap(keys)},
+        {"op": "update", "manager": "controller", "object": updated},
+        {"op": "apply", "manager": "gitops", "force": True, "object": configmap(keys, changed=True)},
+    ]
+
+
+def service(ports: int, renamed: bool = False, target_changed: bool = False) -> dict:
+    def port(i: int) -> dict:
+        return {"name": f"{'renamed' if renamed and i % 10 == 0 else 'port'}-{i}", "port": 10000 + i // 2,
+                "protocol": ("TCP", "UDP")[i % 2],
+                "targetPort": 20000 + i // 2 + (1 if target_changed and i % 10 == 0 else 0)}
+
+    return {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "big", "namespace": "default"},
+            "spec": {"selector": {"app": "big"}, "ports": [port(i) for i in range(ports)]}}
+
+
+def service_steps(ports: int) -> list[dict]:
+    return [
+        {"op": "apply", "manager": "gitops", "object": service(ports)},
+        {"op": "update", "manager": "controller", "object": service(ports, target_changed=True)},
+        {"op": "apply", "manager": "gitops", "force": True, "object": service(ports, renamed=True)},
+    ]
+
+
+# shape -> its three requests at a size
+SHAPES = {
+    "deployment": steps,
+    "configmap": configmap_steps,
+    "service": service_steps,
+}
+LIST_HEAVY_SIZES = {"configmap": 10_000, "service": 1_000}
+
+
+def case(size: int, shape: str = "deployment") -> Case:
+    return Case(file="benchmarks/server_side_apply.py", name=f"{shape}-{size}", description="benchmark",
+                type="server-side-apply", tags=("SSA-OWNERSHIP",), inputs={"steps": SHAPES[shape](size)},
                 outcome=Outcome(), provenance=())
 
 
@@ -104,7 +157,8 @@ def ownership(answer) -> list:
 
 @dataclass(frozen=True)
 class Row:
-    containers: int
+    shape: str
+    size: int
     reference_ms: float
     upstream_ms: float | None
     same_result: bool | None
@@ -114,10 +168,10 @@ class Row:
         return self.reference_ms / self.upstream_ms if self.upstream_ms else None
 
 
-def measure(containers: int, upstream) -> Row:
-    benchmark_case = case(containers)
+def measure(size: int, upstream, shape: str = "deployment") -> Row:
+    benchmark_case = case(size, shape)
     reference = ReferenceTarget()
-    rounds, per_round = (5, 5) if containers <= 100 else (3, 2)
+    rounds, per_round = (5, 5) if size <= 100 else (3, 2) if size <= 1000 else (1, 1)
     ours: list[float] = []
     theirs: list[float] = []
     reference_answer = upstream_answer = None
@@ -130,16 +184,16 @@ def measure(containers: int, upstream) -> Row:
     same = None
     if upstream is not None:
         same = json_equal(ownership(reference_answer), ownership(upstream_answer))
-    return Row(containers, statistics.median(ours), statistics.median(theirs) if theirs else None, same)
+    return Row(shape, size, statistics.median(ours), statistics.median(theirs) if theirs else None, same)
 
 
 def format_table(rows: list[Row]) -> str:
-    lines = [f"{'containers':>10} {'reference ms/op':>16} {'upstream ms/op':>15} {'ratio':>7} {'same':>5}"]
+    lines = [f"{'shape':<11} {'size':>6} {'reference ms/op':>16} {'upstream ms/op':>15} {'ratio':>7} {'same':>5}"]
     for row in rows:
         upstream = f"{row.upstream_ms:15.1f}" if row.upstream_ms is not None else f"{'n/a':>15}"
         ratio = f"{row.ratio:7.2f}" if row.ratio is not None else f"{'':>7}"
         same = {True: "yes", False: "NO", None: ""}[row.same_result]
-        lines.append(f"{row.containers:>10} {row.reference_ms:16.1f} {upstream} {ratio} {same:>5}")
+        lines.append(f"{row.shape:<11} {row.size:>6} {row.reference_ms:16.1f} {upstream} {ratio} {same:>5}")
     return "\n".join(lines)
 
 
@@ -160,10 +214,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default=DEFAULT_SIZES, help=f"container counts (default {DEFAULT_SIZES})")
     parser.add_argument("--no-upstream", action="store_true", help="time the reference implementation only")
+    parser.add_argument("--shapes", default="deployment",
+                        help="deployment (N containers, --sizes), configmap (10,000 keys), service (1,000 ports); "
+                             "comma-separated, or all")
     args = parser.parse_args(argv)
+    shapes = list(SHAPES) if args.shapes == "all" else args.shapes.split(",")
     upstream = upstream_target(args.no_upstream)
     try:
-        rows = [measure(int(size), upstream) for size in args.sizes.split(",")]
+        rows = [measure(int(size), upstream) for size in args.sizes.split(",")] if "deployment" in shapes else []
+        rows += [measure(LIST_HEAVY_SIZES[shape], upstream, shape) for shape in shapes if shape != "deployment"]
     finally:
         if upstream is not None:
             upstream.close()
