@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	genericrequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/kubernetes/pkg/registry/apps/daemonset"
@@ -26,6 +27,7 @@ import (
 	"k8s.io/kubernetes/pkg/registry/core/configmap"
 	"k8s.io/kubernetes/pkg/registry/core/pod"
 	"k8s.io/kubernetes/pkg/registry/core/secret"
+	"k8s.io/kubernetes/pkg/registry/core/service"
 	"k8s.io/kubernetes/pkg/registry/core/serviceaccount"
 )
 
@@ -36,10 +38,12 @@ type writeStrategy interface {
 }
 
 // registryStrategies: the main resource's and the status subresource's strategy of each kind
-// run here (the same variables in every release from 1.27). A Service is not among them: its
-// REST storage allocates cluster IPs and IP families before validation, which this target does
-// not do; nor is a Job, whose PrepareForCreate labels the object and its selector with its
-// uid, which a case cannot state.
+// run here (the same variables in every release from 1.27). A Service's strategy runs without
+// its validation (unvalidated): its REST storage allocates cluster IPs and IP families before
+// validation, which this target does not do, but its PrepareForUpdate (dropTypeDependentFields:
+// a type change drops externalTrafficPolicy, node ports, ...) is the server's. A Job is not
+// among them: its PrepareForCreate labels the object and its selector with its uid, which a
+// case cannot state.
 var registryStrategies = map[schema.GroupKind][2]writeStrategy{
 	{Group: "apps", Kind: "Deployment"}:  {deployment.Strategy, deployment.StatusStrategy},
 	{Group: "apps", Kind: "ReplicaSet"}:  {replicaset.Strategy, replicaset.StatusStrategy},
@@ -50,6 +54,16 @@ var registryStrategies = map[schema.GroupKind][2]writeStrategy{
 	{Group: "", Kind: "ConfigMap"}:       {configmap.Strategy, nil},
 	{Group: "", Kind: "Secret"}:          {secret.Strategy, nil},
 	{Group: "", Kind: "ServiceAccount"}:  {serviceaccount.Strategy, nil},
+	{Group: "", Kind: "Service"}:         {unvalidated{service.Strategy}, unvalidated{service.StatusStrategy}},
+}
+
+// unvalidated is a strategy whose preparation runs and whose validation does not (see above).
+type unvalidated struct{ writeStrategy }
+
+func (unvalidated) Validate(context.Context, runtime.Object) field.ErrorList { return nil }
+
+func (unvalidated) ValidateUpdate(context.Context, runtime.Object, runtime.Object) field.ErrorList {
+	return nil
 }
 
 // ssaRequestNamespace: the namespace of the request when the case states none (the live target
