@@ -20,7 +20,8 @@ from harness.cases import Case, Corpus, cases_root_for, load_corpus
 from harness.coverage import coverage, coverage_text
 from harness.known_failures import KnownFailures, KnownFailuresError, Verdict
 from harness.known_failures import check as check_known_failures
-from harness.report import Run, summary_text, write_reports
+from harness.report import Run, summary_text
+from harness.run_reports import write_reports
 from harness.runner import Filters, Result, run_cases, terminal_progress
 from harness.summary import FORMATS, run_ok, summary_json, summary_markdown
 from harness.targets import TARGET_HELP, TargetUnavailable, make_target

@@ -9,7 +9,6 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree as ET
 
@@ -160,21 +159,6 @@ def _text_table(label: str, rows: dict[str, Counter]) -> str:
     return "\n".join([header, *body])
 
 
-def write_reports(run: Run, directory: Path) -> list[Path]:
-    directory.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, render in (
-        ("results.json", lambda: results_json(run)),
-        ("junit.xml", lambda: junit_xml(run)),
-        ("report.md", lambda: markdown(run)),
-        ("report.html", lambda: html_report(run)),
-    ):
-        path = directory / name
-        path.write_text(render(), encoding="utf-8")
-        written.append(path)
-    return written
-
-
 def results_json(run: Run) -> str:
     """results.json: the run indented, each result on one line (Python's indenting encoder is ten
     times slower than its compact one, and a result per line reads and diffs well)."""
@@ -284,13 +268,6 @@ def markdown(run: Run) -> str:
         out += [f"| {n} | {_md(reason)} |" for reason, n in skipped.most_common()]
         out.append("")
     return "\n".join(out)
-
-
-def html_report(run: Run) -> str:
-    """report.html: summary first, then every result, failures first with their differences (harness.site)."""
-    from harness.site import run_page  # imported here: the site renders matrices, and matrix imports this module
-
-    return run_page(run)
 
 
 def load_errors_text(errors: Sequence[LoadError]) -> str:

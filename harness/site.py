@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from harness.matrix import changes, column_labels, describe
 from harness.report import server_changes_lines
 from harness.runner import ERROR, FAIL, FAILING, PASS, SKIP, Result
 
@@ -448,8 +449,6 @@ def _matrix_table(list_id: str, key: str, labels: Sequence[str], pages: Sequence
 
 
 def _changes_table(runs: Sequence[Run], pages: Sequence[str]) -> str:
-    from harness.matrix import changes, column_labels, describe
-
     page_of = dict(zip(column_labels(runs), pages, strict=True))
     rows = []
     for case_id, segments in changes(runs):
@@ -467,8 +466,6 @@ def _changes_table(runs: Sequence[Run], pages: Sequence[str]) -> str:
 
 
 def index_page(runs: Sequence[Run], title: str, command: str = "") -> str:
-    from harness.matrix import column_labels
-
     labels = column_labels(runs)
     pages = [f"implementations/{slug(label)}.html" for label in labels]
     summary_rows = "".join(
@@ -513,8 +510,6 @@ def index_page(runs: Sequence[Run], title: str, command: str = "") -> str:
 def write_site(runs: Sequence[Run], directory: Path, title: str = "Compliance matrix",
                command: str = "") -> list[Path]:
     """index.html, implementations/<label>.html and badges/<label>.json|.svg under ``directory``."""
-    from harness.matrix import column_labels
-
     labels = column_labels(runs)
     (directory / "implementations").mkdir(parents=True, exist_ok=True)
     (directory / "badges").mkdir(exist_ok=True)

@@ -2,7 +2,8 @@ import json
 from xml.etree import ElementTree as ET
 
 from harness.cases import LoadError, load_file
-from harness.report import Run, summary_text, write_reports
+from harness.report import Run, summary_text
+from harness.run_reports import write_reports
 from harness.runner import run_cases
 from harness.targets.base import Actual, ActualError
 

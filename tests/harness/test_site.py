@@ -7,8 +7,9 @@ import pytest
 
 from harness import cli
 from harness.cases import load_file
-from harness.report import Run, html_report
+from harness.report import Run
 from harness.resultlog import result_from_json
+from harness.run_reports import html_report
 from harness.runner import run_cases
 from harness.site import badge, badge_svg, pass_percent, run_page, slug, write_site
 from harness.targets.base import Actual, ActualError

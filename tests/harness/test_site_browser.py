@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from harness.cases import load_file
-from harness.report import Run, write_reports
+from harness.report import Run
+from harness.run_reports import write_reports
 from harness.runner import run_cases
 from harness.site import write_site
 from harness.targets.base import Actual, ActualError
