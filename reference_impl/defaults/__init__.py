@@ -24,13 +24,13 @@ from typing import Any
 
 from reference_impl.defaults.features import Release
 from reference_impl.defaults.generated import GROUP_VERSIONS, literal_defaults, supported_releases, walk_struct
-from reference_impl.defaults.govalue import decode, encode
+from reference_impl.defaults.govalue import GoStruct, decode, encode
 from reference_impl.ssa import gotypes
 from reference_impl.ssa.typed import json_copy
 
 DEFAULT_RELEASE: Release = (1, 32)  # the corpus's release
 
-__all__ = ["DEFAULT_RELEASE", "default_object", "defaults_known", "supported_releases"]
+__all__ = ["DEFAULT_RELEASE", "default_go_value", "default_object", "defaults_known", "supported_releases"]
 
 
 def defaults_known(api_version: str, kind: str) -> bool:
@@ -48,5 +48,13 @@ def default_object(obj: dict[str, Any], release: Release = DEFAULT_RELEASE) -> d
         return json_copy(obj)
     definition = gotypes.definition_of(api_version, kind)
     value = decode(obj, definition)
-    walk_struct(value, definition, release)
+    default_go_value(value, definition, release)
     return encode(value, definition)
+
+
+def default_go_value(value: GoStruct, definition: str, release: Release = DEFAULT_RELEASE) -> None:
+    """``value``, a decoded Go struct of ``definition`` (``gotypes.from_unstructured``), defaulted
+    in place as the apiserver of ``release`` defaults it: for a caller that already holds the Go
+    value, as the apiserver's codec does between decoding and conversion."""
+    literal_defaults(release)  # refuse a release that is not modelled
+    walk_struct(value, definition, release)

@@ -22,11 +22,11 @@ def struct_shape(definition: str) -> dict[str, str]:
 
 def decode(obj: Any, definition: str) -> GoStruct:
     """The Go value of ``obj`` as a struct of ``definition`` (a fresh copy: ``obj`` is not touched)."""
-    return gotypes._decoded(obj, struct_shape(definition))
+    return gotypes.from_unstructured(obj, definition)
 
 
 def encode(value: GoStruct, definition: str) -> dict[str, Any]:
-    return gotypes._encoded(value, struct_shape(definition))
+    return gotypes.to_unstructured(value, definition)
 
 
 def zero_struct(definition: str) -> GoStruct:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference_impl.defaults import default_object
+from reference_impl.defaults import default_go_value, default_object, defaults_known
 from reference_impl.ssa import conversion, gotypes
 
 
@@ -31,10 +31,17 @@ def decode(obj: Any, api_version: str, kind: str, release: tuple[int, int]) -> A
     field manager and storage see it. Not an object, or no Go type: unchanged."""
     if not isinstance(obj, dict) or not has_go_type(api_version, kind):
         return obj
-    go_value = gotypes.round_trip(obj, api_version, kind)
-    # Defaulting may add structs and pointers; writing the result again puts them in Go's form.
-    defaulted = gotypes.round_trip(default_object(go_value, release), api_version, kind)
-    return conversion.through_internal_version(defaulted, api_version, kind)
+    definition = gotypes.definition_of(api_version, kind)
+    # The defaulters see the body after a round trip through the Go type (an empty omitempty
+    # slice or map is nil to them, as the reference has always had it: see issue 27's report),
+    # then the Go value is encoded once (a second round trip of the encoding changes nothing).
+    go_value = gotypes.from_unstructured(gotypes.round_trip(obj, api_version, kind), definition)
+    if (go_value["apiVersion"], go_value["kind"]) == (api_version, kind) and defaults_known(api_version, kind):
+        default_go_value(go_value, definition, release)
+    else:  # a body naming another kind is defaulted as that kind, if at all
+        go_value = gotypes.from_unstructured(default_object(gotypes.to_unstructured(go_value, definition), release),
+                                             definition)
+    return conversion.through_internal_version(gotypes.to_unstructured(go_value, definition), api_version, kind)
 
 
 def empty(api_version: str, kind: str) -> dict[str, Any]:

@@ -47,8 +47,18 @@ def round_trip(obj: dict[str, Any], api_version: str, kind: str) -> dict[str, An
     definition = definition_of(api_version, kind)
     if definition is None:
         return obj
-    struct = {"shape": "struct", "definition": definition}
-    return _encoded(_decoded(obj, struct), struct)
+    return to_unstructured(from_unstructured(obj, definition), definition)
+
+
+def from_unstructured(obj: dict[str, Any], definition: str) -> dict[str, Any]:
+    """FromUnstructured: the Go value of ``obj`` as a struct of ``definition`` (a fresh value:
+    structs as dicts holding every field, nil as NIL; ``obj`` is not touched)."""
+    return _decoded(obj, {"shape": "struct", "definition": definition})
+
+
+def to_unstructured(value: dict[str, Any], definition: str) -> dict[str, Any]:
+    """ToUnstructured: the JSON object of a Go struct of ``definition``."""
+    return _encoded(value, {"shape": "struct", "definition": definition})
 
 
 def _fields(definition: str) -> list[dict[str, Any]]:
