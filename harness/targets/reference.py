@@ -112,11 +112,11 @@ class ReferenceTarget(Target):
         target judges it rendered by a dry-run create."""
         if not _written_for_a_server(case) or not isinstance(outcome.document, dict):
             return outcome
-        from reference_impl.ssa import codec, request
+        from reference_impl.ssa import apiserver, codec, request
 
         document = outcome.document
         api_version, kind = str(document.get("apiVersion", "")), str(document.get("kind", ""))
-        stored = codec.decode(document, api_version, kind, _release(self.kubernetes_version))
+        stored = codec.decode(document, api_version, kind, apiserver.release_of(self.kubernetes_version))
         return Outcome(document=request.shown(stored), patch=outcome.patch, error=outcome.error)
 
     def _json_patch(self, case: Case):
@@ -257,11 +257,6 @@ class ReferenceTarget(Target):
 def _written_for_a_server(case: Case) -> bool:
     """A json, merge or strategic patch case written for live describes what a server stores."""
     return "live" in case.targets and case.type in SERVER_PATCH_TYPES
-
-
-def _release(version: str) -> tuple[int, int]:
-    major, minor = version.split(".")[:2]
-    return int(major), int(minor)
 
 
 def _pointer_note(exc: PatchError) -> tuple[str, ...]:

@@ -149,7 +149,7 @@ class Store:
 
     def _new_object(self) -> dict[str, Any]:
         """``creater.New``: what a create is compared against (a built-in kind's zero Go value)."""
-        return _empty(self.api_version, self.kind) if self.custom_resource else codec.empty(self.api_version, self.kind)
+        return codec.empty(self.api_version, self.kind)  # a custom kind, without a Go type: {apiVersion, kind}
 
     def _stored(self, obj: dict[str, Any]) -> dict[str, Any]:
         """What storage keeps of the field manager's result and gives back: a built-in object
@@ -319,7 +319,7 @@ def run_case(schema: Schema, api_version: str, kind: str, current: dict[str, Any
     """Every step's result as the protocol carries it, with the rules of Kubernetes ``kubernetes_version``
     (e.g. "1.34"): list-map items naming some of their keys, duplicates in live objects, what an
     update that cannot be tracked leaves in managedFields."""
-    release = _minor(kubernetes_version)
+    release = release_of(kubernetes_version)
     schema = schema.with_partial_keys(release >= PARTIAL_KEYS_SINCE)
     store = Store(schema, api_version, kind, status_subresource, custom_resource, patch_meta=patch_meta,
                   release=release)
@@ -327,7 +327,7 @@ def run_case(schema: Schema, api_version: str, kind: str, current: dict[str, Any
     return [store.run(Step.from_json(step)).to_json() for step in steps]
 
 
-def _minor(version: str) -> tuple[int, int]:
+def release_of(version: str) -> tuple[int, int]:
     """'1.34', 'v1.34.2' -> (1, 34)."""
     match = re.match(r"v?([0-9]+)\.([0-9]+)", version)
     if match is None:
