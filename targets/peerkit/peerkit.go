@@ -23,6 +23,9 @@ type Implementation struct {
 	Version  string `json:"version"`
 	Language string `json:"language"`
 	Homepage string `json:"homepage,omitempty"`
+	// Category is "tool" for a program users' objects pass through (Helm, Argo CD, Flux);
+	// empty means a library. The compliance matrix groups tools apart.
+	Category string `json:"category,omitempty"`
 }
 
 // Capabilities is the handshake's `capabilities`.

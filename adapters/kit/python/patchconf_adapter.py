@@ -98,6 +98,7 @@ class Adapter:
     profile: str = "kubernetes"
     messages: bool = False
     homepage: str | None = None
+    category: str = "library"  # "tool": a program users' objects pass through (Helm, Ansible…), grouped apart
     error_class: Callable[[BaseException], str] = unclassified
 
     def handshake(self) -> dict[str, Any]:
@@ -110,6 +111,8 @@ class Adapter:
         implementation = {"name": self.name, "version": version, "language": "python"}
         if self.homepage:
             implementation["homepage"] = self.homepage
+        if self.category != "library":
+            implementation["category"] = self.category
         return {"ready": True, "protocol": PROTOCOL_VERSION, "implementation": implementation,
                 "capabilities": {"patch_types": list(self.patch_types), "schemas": list(self.schemas),
                                  "profile": self.profile, "messages": self.messages}}
