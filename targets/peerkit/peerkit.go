@@ -26,6 +26,9 @@ type Implementation struct {
 	// Category is "tool" for a program users' objects pass through (Helm, Argo CD, Flux);
 	// empty means a library. The compliance matrix groups tools apart.
 	Category string `json:"category,omitempty"`
+	// Kubernetes is the release whose behaviour the program has ("1.23.1"), when Version is
+	// not one (a tool vendoring Kubernetes' modules): divergences' versions match against it.
+	Kubernetes string `json:"kubernetes,omitempty"`
 }
 
 // Capabilities is the handshake's `capabilities`.
