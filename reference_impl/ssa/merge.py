@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from reference_impl.ssa.fieldpath import FieldSet, Path, VersionedSet, path_string
+from reference_impl.ssa.schema import ResolvedType, Schema
 from reference_impl.ssa.typed import TypedValue, values_equal
 
 ManagedFields = dict[str, VersionedSet]  # manager identifier -> its fields
@@ -39,24 +40,22 @@ def conflicts_from_managers(sets: ManagedFields) -> list[Conflict]:
 def _ensure_named_fields_are_members(fields: FieldSet, typed: TypedValue) -> FieldSet:
     """fieldpath.Set.EnsureNamedFieldsAreMembers: a struct field with children is a member too,
     so removing it removes the field itself."""
-    return _ensure(fields, typed.schema, typed.type_ref)
+    return _ensure(fields, typed.schema, typed.resolved)
 
 
-def _ensure(fields: FieldSet, schema, type_ref) -> FieldSet:
-    atom = schema.resolve(type_ref)
+def _ensure(fields: FieldSet, schema: Schema, rtype: ResolvedType) -> FieldSet:
+    if rtype.atom is None:
+        schema.resolve(rtype.ref)  # raises, as Resolve failing does
     members = set(fields.members)
     children = {}
     for element, child in fields.children.items():
         child_type = None
-        if element.kind == 0 and atom.map is not None:  # a field
-            declared = atom.map.field(element.payload)
-            if declared is not None:
+        if element.kind == 0 and rtype.map is not None:  # a field
+            if rtype.declares(element.payload):
                 members.add(element)
-                child_type = declared.type
-            else:
-                child_type = atom.map.element_type
-        elif element.kind == 1 and atom.list is not None:  # a keyed item
-            child_type = atom.list.element_type
+            child_type = rtype.member(element.payload)
+        elif element.kind == 1 and rtype.list is not None:  # a keyed item
+            child_type = rtype.item()
         children[element] = _ensure(child, schema, child_type) if child_type is not None else _ensure_untyped(child)
     return FieldSet(members, children)
 

@@ -167,6 +167,7 @@ class Schema:
         # How typed reads a list-map item that names only some of its keys (typed.list_item_element):
         # keyed by those from structured-merge-diff v6.3 (Kubernetes 1.34), refused before.
         self.partial_keys = partial_keys
+        self._resolved = types.resolved[partial_keys]  # id(TypeRef) -> its ResolvedType under this rule
 
     def __repr__(self) -> str:
         return f"Schema(root={self.root!r})"
@@ -204,6 +205,13 @@ class Schema:
             return atom
         return ref.inlined if ref.inlined is not None else Atom()
 
+    def resolved(self, ref: TypeRef) -> ResolvedType:
+        """``ref`` resolved once for these types (see :class:`ResolvedType`)."""
+        found = self._resolved.get(id(ref))
+        if found is None:  # a ResolvedType holds its ref, so an id is never reused while cached
+            found = self._resolved[id(ref)] = ResolvedType(self, ref)
+        return found
+
     def _override(self, ref: TypeRef) -> Atom:
         atom = self._resolve_plain(ref)
         relationship = ref.element_relationship
@@ -213,6 +221,116 @@ class Schema:
             return replace(atom, list=replace(atom.list, element_relationship=relationship))
         name = ref.named if ref.named is not None else "inlined type"
         raise UnresolvedType(f"schema error: no type found matching: {name}")
+
+
+EMPTY_TYPE = TypeRef()
+# What a scalar type accepts without a problem (typed's validation): null, and its kinds of JSON values.
+_SCALAR_PYTHON_TYPES = {
+    NUMERIC: frozenset({type(None), int, float}),
+    STRING: frozenset({type(None), str}),
+    BOOLEAN: frozenset({type(None), bool}),
+    UNTYPED: frozenset({type(None), int, float, str, bool}),
+}
+
+
+class ResolvedType:
+    """A type reference resolved once (elements.go ``Resolve``, with helpers.go's ``deduceAtom``
+    shapes and ``FindField`` answers kept): the typed walks ask it for each value's shape, a map
+    member's type and a list's item type instead of resolving every value's type again.
+
+    ``atom`` is None where Go's Resolve fails. Members, items and shapes are resolved on first use
+    (types may be recursive). ``accepts``: the Python types a scalar-only type takes as they are
+    (a value of another type is walked to find its problem).
+    """
+
+    __slots__ = ("_element", "_item", "_key_defaults", "_members", "_schema", "_shapes", "accepts", "atom",
+                 "list", "map", "partial_keys", "ref", "scalar", "several")
+
+    def __init__(self, schema: Schema, ref: TypeRef, atom: Atom | None = None) -> None:
+        self.ref = ref
+        self._schema = schema
+        self.partial_keys = schema.partial_keys
+        if atom is None:
+            try:
+                atom = schema.resolve(ref)
+            except KeyError:
+                atom = None
+        self.atom = atom
+        self.scalar = atom.scalar if atom is not None else None
+        self.list = atom.list if atom is not None else None
+        self.map = atom.map if atom is not None else None
+        shapes = (self.scalar is not None) + (self.list is not None) + (self.map is not None)
+        self.several = shapes >= 2
+        self.accepts = _SCALAR_PYTHON_TYPES.get(self.scalar, frozenset()) if shapes == 1 else frozenset()
+        self._members: dict[str, ResolvedType] = {}
+        self._element: ResolvedType | None = None
+        self._item: ResolvedType | None = None
+        self._shapes: dict[str, ResolvedType] = {}
+        self._key_defaults: tuple | None = None
+
+    def __repr__(self) -> str:
+        return f"ResolvedType({self.ref!r})"
+
+    def deduced(self, kind: str | None) -> ResolvedType:
+        """helpers.go deduceAtom: of a type allowing several shapes, the one a value of ``kind`` has."""
+        if not self.several:
+            return self
+        if kind in ("number", "string", "bool") and self.scalar is not None:
+            shape, atom = "scalar", Atom(scalar=self.scalar)
+        elif kind == "list" and self.list is not None:
+            shape, atom = "list", Atom(list=self.list)
+        elif kind == "map" and self.map is not None:
+            shape, atom = "map", Atom(map=self.map)
+        else:
+            return self
+        found = self._shapes.get(shape)
+        if found is None:
+            found = self._shapes[shape] = ResolvedType(self._schema, self.ref, atom)
+        return found
+
+    def member(self, name: str) -> ResolvedType | None:
+        """A map member's type: its field's, else the map's element type; None if neither."""
+        found = self._members.get(name)
+        if found is not None:
+            return found
+        declared = self.map.field(name)
+        if declared is None:
+            return self.element()
+        found = self._members[name] = self._schema.resolved(declared.type)
+        return found
+
+    def declares(self, name: str) -> bool:
+        return self.map.field(name) is not None
+
+    def element(self) -> ResolvedType | None:
+        """The type of a map's undeclared keys (None: they are not allowed)."""
+        if self._element is None and self.map.element_type is not None:
+            self._element = self._schema.resolved(self.map.element_type)
+        return self._element
+
+    def member_or_empty(self, name: str) -> ResolvedType:
+        """As ``member``, but Go's empty type where there is none (it resolves to an empty atom)."""
+        found = self.member(name)
+        return found if found is not None else self._schema.resolved(EMPTY_TYPE)
+
+    def item(self) -> ResolvedType:
+        """A list's item type."""
+        if self._item is None:
+            self._item = self._schema.resolved(self.list.element_type)
+        return self._item
+
+    def key_defaults(self) -> tuple[tuple[str, Any], ...]:
+        """A keyed list's keys, each with its default in the item type (ABSENT_DEFAULT: none)."""
+        if self._key_defaults is None:
+            if self.item().atom is None:
+                self._schema.resolve(self.list.element_type)  # raises as Resolve fails
+            item_map = self.item().map
+            defaults = []
+            for name in self.list.keys:
+                declared = item_map.field(name) if item_map is not None else None
+                defaults.append((name, declared.default if declared is not None else ABSENT_DEFAULT))
+            self._key_defaults = tuple(defaults)
+        return self._key_defaults
 
 
 class _Types:
@@ -229,6 +347,8 @@ class _Types:
         self._beneath = beneath
         self._atoms: dict[str, Atom | None] = {}
         self.overridden: dict[tuple[str, str], Atom] = {}
+        # ResolvedTypes by the partial-key rule (Schema.partial_keys), then by id(TypeRef)
+        self.resolved: dict[bool, dict[int, ResolvedType]] = {False: {}, True: {}}
 
     def atom(self, name: str) -> Atom | None:
         # The common types come last in Go's list of types, so they win a name clash.

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reference_impl.ssa.fieldpath import FieldSet, Path, PathElement
-from reference_impl.ssa.schema import ABSENT_DEFAULT, Atom, ListType, Schema, TypeRef
+from reference_impl.ssa.schema import ABSENT_DEFAULT, Atom, ResolvedType, Schema, TypeRef
 
 
 class _Missing:
@@ -73,11 +73,17 @@ def values_equal(a: Any, b: Any) -> bool:
     return a == b
 
 
+def _kind_of(value: Any) -> str | None:
+    """The kind deduceAtom reads: none for MISSING (Go's nil Value)."""
+    return None if value is MISSING else _kind(value)
+
+
 def deduce_atom(atom: Atom, value: Any) -> Atom:
-    """helpers.go deduceAtom: of a type that allows several shapes, the one the value has."""
+    """helpers.go deduceAtom: of a type that allows several shapes, the one the value has.
+    (The walks below use ResolvedType.deduced, which keeps each shape's view.)"""
     if (atom.scalar is None) + (atom.list is None) + (atom.map is None) >= 2:
         return atom  # one shape only: nothing to deduce
-    kind = _kind(value) if value is not MISSING else None
+    kind = _kind_of(value)
     if kind in ("number", "string", "bool") and atom.scalar is not None:
         return Atom(scalar=atom.scalar)
     if kind == "list" and atom.list is not None:
@@ -87,38 +93,28 @@ def deduce_atom(atom: Atom, value: Any) -> Atom:
     return atom
 
 
-def _field_type(atom_map, name: str) -> TypeRef:
-    found = atom_map.field(name)
-    if found is not None:
-        return found.type
-    return atom_map.element_type if atom_map.element_type is not None else TypeRef()
-
-
-def list_item_element(schema: Schema, list_type: ListType, item: Any) -> PathElement:
+def list_item_element(list_type: ResolvedType, item: Any) -> PathElement:
     """helpers.go listItemToPathElement: the key or value naming an associative list's item."""
-    if list_type.element_relationship != ASSOCIATIVE:
+    if list_type.list.element_relationship != ASSOCIATIVE:
         raise ValueError("invalid indexing of non-associative list")
-    if list_type.keys:
+    keys = list_type.list.keys
+    if keys:
         if item is None:
             raise ValueError("associative list with keys may not have a null element")
         if not isinstance(item, dict):
             raise ValueError("associative list with keys may not have non-map elements")
         fields = {}
-        element_atom = schema.resolve(list_type.element_type)
-        for name in list_type.keys:
+        for name, default in list_type.key_defaults():
             if name in item:
                 fields[name] = item[name]
-                continue
-            declared = element_atom.map.field(name) if element_atom.map is not None else None
-            default = declared.default if declared is not None else ABSENT_DEFAULT
-            if default is not ABSENT_DEFAULT and default is not None:
+            elif default is not ABSENT_DEFAULT and default is not None:
                 fields[name] = default
-            elif not schema.partial_keys:
+            elif not list_type.partial_keys:
                 raise ValueError(f"associative list with keys has an element that omits key field {json.dumps(name)}"
                                  " (and doesn't have default value)")
             # v6.3+: a key it lacks is left out; the keys it has name another item than a full key would
         if not fields:
-            quoted = " ".join(json.dumps(name) for name in list_type.keys)  # Go's %q of a []string
+            quoted = " ".join(json.dumps(name) for name in keys)  # Go's %q of a []string
             raise ValueError(f"associative list with keys has an element that omits all key fields [{quoted}]"
                              " (and doesn't have default values for any key fields)")
         return PathElement.key(fields)
@@ -131,6 +127,16 @@ def list_item_element(schema: Schema, list_type: ListType, item: Any) -> PathEle
     return PathElement.value(item)
 
 
+def _where(chain: Any) -> str:
+    """An error's path, as structured-merge-diff prints it, from the walk's chain of (parent, step)
+    pairs (a step is a map key, a list index or a path element): built only when a problem is found."""
+    steps = []
+    while chain is not None:
+        chain, step = chain
+        steps.append("." + step if isinstance(step, str) else f"[{step}]" if isinstance(step, int) else str(step))
+    return "".join(reversed(steps))
+
+
 @dataclass
 class TypedValue:
     """A value with the schema and type it is read by (typed.TypedValue)."""
@@ -139,10 +145,15 @@ class TypedValue:
     schema: Schema
     type_ref: TypeRef
 
+    @property
+    def resolved(self) -> ResolvedType:
+        return self.schema.resolved(self.type_ref)
+
     # --- validate ---------------------------------------------------------------------------
 
     def validate(self, allow_duplicates: bool = False) -> None:
-        problems = _validate(self.schema, self.type_ref, self.value, allow_duplicates, "")
+        problems: list[tuple[str, str]] = []
+        _validate(self.resolved, self.value, allow_duplicates, None, problems)
         if problems:
             raise ValidationError(problems)
 
@@ -151,7 +162,7 @@ class TypedValue:
     def to_field_set(self) -> FieldSet:
         """Every leaf, list item and empty or undeclared map entry the value sets (tofieldset.go)."""
         out = FieldSet()
-        _to_field_set(self.schema, self.type_ref, self.value, (), out)
+        _to_field_set(self.resolved, self.value, out)
         return out
 
     # --- merge, compare, remove -------------------------------------------------------------
@@ -159,7 +170,7 @@ class TypedValue:
     def merge(self, other: TypedValue) -> TypedValue:
         """``other`` over ``self``, by the schema (merge.go with ruleKeepRHS)."""
         problems: list[tuple[str, str]] = []
-        out = _merge(self.schema, self.type_ref, self.value, other.value, problems, "")
+        out = _merge(self.resolved, self.value, other.value, problems, None)
         if problems:
             raise ValidationError(problems)
         return TypedValue(None if out is MISSING else out, self.schema, self.type_ref)
@@ -167,18 +178,16 @@ class TypedValue:
     def compare(self, other: TypedValue) -> Comparison:
         comparison = Comparison()
         problems: list[tuple[str, str]] = []
-        _compare(self.schema, self.type_ref, self.value, other.value, (), comparison, problems, "")
+        _compare(self.resolved, self.value, other.value, (), comparison, problems, None)
         if problems:
             raise ValidationError(problems)
         return comparison
 
     def remove_items(self, items: FieldSet) -> TypedValue:
-        return TypedValue(_remove(self.value, items, self.schema, self.type_ref, extract=False),
-                          self.schema, self.type_ref)
+        return TypedValue(_remove(self.value, items, self.resolved, extract=False), self.schema, self.type_ref)
 
     def extract_items(self, items: FieldSet) -> TypedValue:
-        return TypedValue(_remove(self.value, items, self.schema, self.type_ref, extract=True),
-                          self.schema, self.type_ref)
+        return TypedValue(_remove(self.value, items, self.resolved, extract=True), self.schema, self.type_ref)
 
 
 @dataclass
@@ -205,10 +214,7 @@ def resolve_or_none(schema: Schema, type_ref: TypeRef | None) -> Atom | None:
     """The type's atom, or None where Go's Resolve fails (or there is no type)."""
     if type_ref is None:
         return None
-    try:
-        return schema.resolve(type_ref)
-    except KeyError:
-        return None
+    return schema.resolved(type_ref).atom
 
 
 # --- validate.go --------------------------------------------------------------------------
@@ -237,123 +243,145 @@ def _go_repr(value: Any) -> str:
     return repr(value)
 
 
-def _validate(schema: Schema, type_ref: TypeRef, value: Any, allow_duplicates: bool, path: str) -> list:
-    atom = resolve_or_none(schema, type_ref)
-    if atom is None:
-        return [(path, "schema error: no type found matching: " + str(type_ref.named or "inlined type"))]
-    atom = deduce_atom(atom, value)
-    if atom.map is not None:
+def _validate(rtype: ResolvedType, value: Any, allow_duplicates: bool, where: Any, problems: list) -> None:
+    """Appends the value's problems. A child whose type takes it as it is (a scalar of its kind)
+    is not visited."""
+    if rtype.atom is None:
+        problems.append((_where(where), "schema error: no type found matching: " + str(rtype.ref.named or
+                                                                                        "inlined type")))
+        return
+    if rtype.several:
+        rtype = rtype.deduced(_kind_of(value))
+    if rtype.map is not None:
         if value is None:
-            return []
+            return
         if not isinstance(value, dict):
-            return [(path, f"expected map, got {_go_repr(value)}")]
-        problems = []
+            problems.append((_where(where), f"expected map, got {_go_repr(value)}"))
+            return
         for key, child in value.items():
-            declared = atom.map.field(key)
-            if declared is None and atom.map.element_type is None:
-                problems.append((path + "." + key, "field not declared in schema"))
+            child_type = rtype.member(key)
+            if child_type is None:
+                problems.append((_where((where, key)), "field not declared in schema"))
                 break
-            child_type = declared.type if declared is not None else atom.map.element_type
-            problems.extend(_validate(schema, child_type, child, allow_duplicates, path + "." + key))
-        return problems
-    if atom.scalar is not None:
-        problem = _scalar_problem(atom.scalar, value)
-        return [(path, problem)] if problem else []
-    if atom.list is not None:
+            if type(child) not in child_type.accepts:
+                _validate(child_type, child, allow_duplicates, (where, key), problems)
+        return
+    if rtype.scalar is not None:
+        problem = _scalar_problem(rtype.scalar, value)
+        if problem:
+            problems.append((_where(where), problem))
+        return
+    if rtype.list is not None:
         if value is None:
-            return []
+            return
         if not isinstance(value, list):
-            return [(path, f"expected list, got {_go_repr(value)}")]
-        problems = []
+            problems.append((_where(where), f"expected list, got {_go_repr(value)}"))
+            return
+        item_type = rtype.item()
+        associative = rtype.list.element_relationship == ASSOCIATIVE
         seen: set[PathElement] = set()
         for index, item in enumerate(value):
-            if atom.list.element_relationship != ASSOCIATIVE:
-                element = PathElement.index(index)
-            else:
-                try:
-                    element = list_item_element(schema, atom.list, item)
-                except ValueError as exc:
-                    problems.append((path, f"element {index}: {exc}"))
-                    return problems
-                if element in seen and not allow_duplicates:
-                    problems.append((path, f"duplicate entries for key {element}"))
-                seen.add(element)
-            problems.extend(_validate(schema, atom.list.element_type, item, allow_duplicates, path + str(element)))
-        return problems
-    return [(path, "schema error: invalid atom: inlined")]
+            if not associative:
+                if type(item) not in item_type.accepts:
+                    _validate(item_type, item, allow_duplicates, (where, index), problems)
+                continue
+            try:
+                element = list_item_element(rtype, item)
+            except ValueError as exc:
+                problems.append((_where(where), f"element {index}: {exc}"))
+                return
+            if element in seen and not allow_duplicates:
+                problems.append((_where(where), f"duplicate entries for key {element}"))
+            seen.add(element)
+            if type(item) not in item_type.accepts:
+                _validate(item_type, item, allow_duplicates, (where, element), problems)
+        return
+    problems.append((_where(where), "schema error: invalid atom: inlined"))
 
 
 # --- tofieldset.go ------------------------------------------------------------------------
 
-def _to_field_set(schema: Schema, type_ref: TypeRef, value: Any, path: Path, out: FieldSet) -> None:
-    atom = resolve_or_none(schema, type_ref)
-    if atom is None:
-        return
-    atom = deduce_atom(atom, value)
-    if atom.map is not None:
-        if atom.map.element_relationship == ATOMIC:
-            out.insert(path)
-            return
+def _to_field_set(rtype: ResolvedType, value: Any, below: FieldSet) -> bool:
+    """Adds to ``below`` the paths under the value (relative to it); returns whether the value's
+    own path is in the set (a scalar or an atomic value). The trie is built as the value is
+    walked: no path is inserted from the root."""
+    if rtype.atom is None:
+        return False
+    if rtype.several:
+        rtype = rtype.deduced(_kind_of(value))
+    if rtype.map is not None:
+        if rtype.map.element_relationship == ATOMIC:
+            return True
         if not isinstance(value, dict):
-            return
+            return False
         for key, child in value.items():
-            child_path = (*path, PathElement.field(key))
-            declared = atom.map.field(key)
-            child_type = declared.type if declared is not None else (atom.map.element_type or TypeRef())
-            _to_field_set(schema, child_type, child, child_path, out)
-            if child is None or (isinstance(child, dict) and not child) or declared is None:
-                out.insert(child_path)
-        return
-    if atom.scalar is not None:
-        out.insert(path)
-        return
-    if atom.list is not None:
-        if atom.list.element_relationship == ATOMIC:
-            out.insert(path)
-            return
+            element = PathElement.field(key)
+            child_type = rtype.member_or_empty(key)
+            leaf = (child_type.scalar is not None and not child_type.several) or _child_field_set(
+                child_type, child, below, element)
+            if leaf or child is None or (isinstance(child, dict) and not child) or not rtype.declares(key):
+                below.members.add(element)
+        return False
+    if rtype.scalar is not None:
+        return True
+    if rtype.list is not None:
+        if rtype.list.element_relationship == ATOMIC:
+            return True
         if not isinstance(value, list):
-            return
-        elements = [_item_element_or_none(schema, atom.list, item) for item in value]
+            return False
+        elements = [_item_element_or_none(rtype, item) for item in value]
         seen: set = set()
         duplicates: set = set()
         for element in elements:
             if element in seen and element not in duplicates:
-                out.insert((*path, element))
+                below.members.add(element)
                 duplicates.add(element)
             seen.add(element)
+        item_type = rtype.item()
         for element, item in zip(elements, value, strict=True):
             if element in duplicates:
                 continue
-            child_path = (*path, element)
-            _to_field_set(schema, atom.list.element_type, item, child_path, out)
-            out.insert(child_path)
+            _child_field_set(item_type, item, below, element)
+            below.members.add(element)
+    return False
 
 
-def _item_element_or_none(schema: Schema, list_type: ListType, item: Any) -> PathElement:
+def _child_field_set(rtype: ResolvedType, value: Any, below: FieldSet, element: PathElement) -> bool:
+    """The field set of a child value at ``element`` of ``below``; returns whether it is a leaf."""
+    node = FieldSet()
+    leaf = _to_field_set(rtype, value, node)
+    if node.members or node.children:
+        below.children[element] = node
+    return leaf
+
+
+def _item_element_or_none(list_type: ResolvedType, item: Any) -> PathElement:
     try:
-        return list_item_element(schema, list_type, item)
+        return list_item_element(list_type, item)
     except ValueError:
         return PathElement(-1, None, (-1,))  # Go's zero PathElement: an empty path element
 
 
 # --- merge.go -----------------------------------------------------------------------------
 
-def _merge(schema: Schema, type_ref: TypeRef, lhs: Any, rhs: Any, problems: list, path: str) -> Any:
+def _merge(rtype: ResolvedType, lhs: Any, rhs: Any, problems: list, where: Any) -> Any:
     """The merged value, or MISSING when the merge leaves nothing (an empty map or list)."""
-    atom = resolve_or_none(schema, type_ref)
-    if atom is None:
-        problems.append((path, f"schema error: no type found matching: {type_ref.named}"))
+    if rtype.atom is None:
+        problems.append((_where(where), f"schema error: no type found matching: {rtype.ref.named}"))
         return MISSING
-    left, right = deduce_atom(atom, lhs), deduce_atom(atom, rhs)
+    if rtype.several:
+        left, right = rtype.deduced(_kind_of(lhs)), rtype.deduced(_kind_of(rhs))
+    else:
+        left = right = rtype
     if rhs is MISSING:
         chosen = left
-    elif lhs is MISSING or left == right:
+    elif lhs is MISSING or left is right:
         chosen = right
     else:
         # Go walks the lhs shape first with a copy of its walker (output dropped), then the rhs shape.
-        _merge_atom(schema, left, type_ref, lhs, rhs, problems, path)
+        _merge_atom(left, lhs, rhs, problems, where)
         chosen = right
-    return _merge_atom(schema, chosen, type_ref, lhs, rhs, problems, path)
+    return _merge_atom(chosen, lhs, rhs, problems, where)
 
 
 def _keep_rhs(lhs: Any, rhs: Any) -> Any:
@@ -362,68 +390,65 @@ def _keep_rhs(lhs: Any, rhs: Any) -> Any:
     return lhs
 
 
-def _merge_atom(schema, atom: Atom, type_ref, lhs, rhs, problems, path) -> Any:
-    if atom.map is not None:
-        return _merge_map(schema, atom, lhs, rhs, problems, path)
-    if atom.scalar is not None:
-        left = _scalar_problem(atom.scalar, lhs, "lhs: ")
-        right = _scalar_problem(atom.scalar, rhs, "rhs: ")
+def _merge_atom(rtype: ResolvedType, lhs, rhs, problems, where) -> Any:
+    if rtype.map is not None:
+        return _merge_map(rtype, lhs, rhs, problems, where)
+    if rtype.scalar is not None:
+        left = _scalar_problem(rtype.scalar, lhs, "lhs: ")
+        right = _scalar_problem(rtype.scalar, rhs, "rhs: ")
         if left and right:
-            problems.extend([(path, left), (path, right)])
+            problems.extend([(_where(where), left), (_where(where), right)])
             return MISSING
         return _keep_rhs(lhs, rhs)
-    if atom.list is not None:
-        return _merge_list(schema, atom.list, lhs, rhs, problems, path)
-    name = f"named type: {type_ref.named}" if type_ref.named else "inlined"
-    problems.append((path, f"schema error: invalid atom: {name}"))
+    if rtype.list is not None:
+        return _merge_list(rtype, lhs, rhs, problems, where)
+    name = f"named type: {rtype.ref.named}" if rtype.ref.named else "inlined"
+    problems.append((_where(where), f"schema error: invalid atom: {name}"))
     return MISSING
 
 
-def _as_map(value: Any, side: str, problems, path) -> dict | None:
-    if value is MISSING or value is None:
-        return None
-    if not isinstance(value, dict):
-        problems.append((path, f"{side}: expected map, got {_go_repr(value)}"))
-        return None
-    return value
+def _as_map(value: Any) -> dict | None:
+    """The value if it is a map (else the walk leaves it, as Go's AsMap failing does)."""
+    return value if isinstance(value, dict) else None
 
 
-def _as_list(value: Any, side: str, problems, path) -> list | None:
-    if value is MISSING or value is None:
-        return None
-    if not isinstance(value, list):
-        problems.append((path, f"{side}: expected list, got {_go_repr(value)}"))
-        return None
-    return value
+def _as_list(value: Any) -> list | None:
+    return value if isinstance(value, list) else None
 
 
-def _merge_map(schema, atom: Atom, lhs, rhs, problems, path) -> Any:
-    left = _as_map(lhs, "lhs", [], path)
-    right = _as_map(rhs, "rhs", [], path)
-    if atom.map.element_relationship == ATOMIC or (not left and not right):
+def _merge_map(rtype: ResolvedType, lhs, rhs, problems, where) -> Any:
+    left = _as_map(lhs)
+    right = _as_map(rhs)
+    if rtype.map.element_relationship == ATOMIC or (not left and not right):
         return _keep_rhs(lhs, rhs)
+    left = left or {}
+    right = right or {}
     out = {}
-    keys = list(left or {}) + [k for k in (right or {}) if k not in (left or {})]
+    keys = list(left) + [k for k in right if k not in left]
     for key in keys:
-        child = _merge(schema, _field_type(atom.map, key), (left or {}).get(key, MISSING),
-                       (right or {}).get(key, MISSING), problems, path + "." + key)
+        child_type = rtype.member_or_empty(key)
+        left_child, right_child = left.get(key, MISSING), right.get(key, MISSING)
+        if type(right_child) in child_type.accepts:
+            child = right_child  # a scalar of its type: the right one wins, as _merge would decide
+        else:
+            child = _merge(child_type, left_child, right_child, problems, (where, key))
         if child is not MISSING:
             out[key] = child
     return out if out else MISSING
 
 
-def _index_items(schema, list_type, items, allow_duplicates, problems, path):
+def _index_items(list_type: ResolvedType, items, allow_duplicates, problems, where):
     """The elements naming the items in order, and element -> item (None for duplicated ones)."""
     elements, observed = [], {}
     for index, item in enumerate(items or ()):
         try:
-            element = list_item_element(schema, list_type, item)
+            element = list_item_element(list_type, item)
         except ValueError as exc:
-            problems.append((path, f"element {index}: {exc}"))
+            problems.append((_where(where), f"element {index}: {exc}"))
             continue
         if element in observed:
             if not allow_duplicates:
-                problems.append((path, f"duplicate entries for key {element}"))
+                problems.append((_where(where), f"duplicate entries for key {element}"))
                 continue
             observed[element] = None
         else:
@@ -432,26 +457,30 @@ def _index_items(schema, list_type, items, allow_duplicates, problems, path):
     return elements, observed
 
 
-def _merge_list(schema, list_type: ListType, lhs, rhs, problems, path) -> Any:
-    left = _as_list(lhs, "lhs", [], path)
-    right = _as_list(rhs, "rhs", [], path)
-    if list_type.element_relationship == ATOMIC or (not left and not right):
+def _merge_list(rtype: ResolvedType, lhs, rhs, problems, where) -> Any:
+    left = _as_list(lhs)
+    right = _as_list(rhs)
+    if rtype.list.element_relationship == ATOMIC or (not left and not right):
         return _keep_rhs(lhs, rhs)
     found: list = []
-    right_elements, right_items = _index_items(schema, list_type, right, False, found, path)
-    left_elements, left_items = _index_items(schema, list_type, left, True, found, path)
+    right_elements, right_items = _index_items(rtype, right, False, found, where)
+    left_elements, left_items = _index_items(rtype, left, True, found, where)
     if found:
         problems.extend(found)
         return MISSING
+    item_type = rtype.item()
     # Items only on the left keep their place; shared items follow the right's order; new
     # right items are interleaved where they stand (merge.go visitListItems).
     shared_order = [pe for pe in right_elements if pe in left_items]
-    next_shared = shared_order.pop(0) if shared_order else None
+    shared_next = 0  # shared_order[shared_next] is the next shared item the right names
     merged_right: set = set()
     out = []
 
+    def next_shared() -> PathElement | None:
+        return shared_order[shared_next] if shared_next < len(shared_order) else None
+
     def merge_item(element, left_item, right_item):
-        child = _merge(schema, list_type.element_type, left_item, right_item, [], path + str(element))
+        child = _merge(item_type, left_item, right_item, [], (where, element))
         if child is not MISSING:
             out.append(child)
 
@@ -464,9 +493,10 @@ def _merge_list(schema, list_type: ListType, lhs, rhs, problems, path) -> Any:
                 merge_item(element, left_items.get(element, MISSING), right_items[element])
                 li += 1
                 ri += 1
-                next_shared = shared_order.pop(0) if shared_order else None
+                shared_next += 1
                 continue
-            if element in right_items and next_shared is not None and next_shared != element:
+            upcoming = next_shared()
+            if element in right_items and upcoming is not None and upcoming != element:
                 li += 1
                 continue
         if li < len(left_elements):
@@ -482,8 +512,9 @@ def _merge_list(schema, list_type: ListType, lhs, rhs, problems, path) -> Any:
             merged_right.add(element)
             merge_item(element, left_items.get(element, MISSING), right_items[element])
             ri += 1
-            if next_shared is not None and next_shared == element:
-                next_shared = shared_order.pop(0) if shared_order else None
+            upcoming = next_shared()
+            if upcoming is not None and upcoming == element:
+                shared_next += 1
     return out if out else MISSING
 
 
@@ -493,21 +524,23 @@ def _position_ok(items, index) -> bool:
 
 # --- compare.go ---------------------------------------------------------------------------
 
-def _compare(schema, type_ref, lhs, rhs, path: Path, comparison: Comparison, problems, where: str) -> bool:
+def _compare(rtype: ResolvedType, lhs, rhs, path: Path, comparison: Comparison, problems, where) -> bool:
     """Records the differences below ``path``; returns whether it handled a leaf."""
-    atom = resolve_or_none(schema, type_ref)
-    if atom is None:
-        problems.append((where, f"schema error: no type found matching: {type_ref.named}"))
+    if rtype.atom is None:
+        problems.append((_where(where), f"schema error: no type found matching: {rtype.ref.named}"))
         return False
-    left, right = deduce_atom(atom, lhs), deduce_atom(atom, rhs)
+    if rtype.several:
+        left, right = rtype.deduced(_kind_of(lhs)), rtype.deduced(_kind_of(rhs))
+    else:
+        left = right = rtype
     if rhs is MISSING:
-        in_leaf = _compare_atom(schema, left, lhs, rhs, path, comparison, problems, where)
-    elif lhs is MISSING or left == right:
-        in_leaf = _compare_atom(schema, right, lhs, rhs, path, comparison, problems, where)
+        in_leaf = _compare_atom(left, lhs, rhs, path, comparison, problems, where)
+    elif lhs is MISSING or left is right:
+        in_leaf = _compare_atom(right, lhs, rhs, path, comparison, problems, where)
     else:
         # Go walks the lhs shape with a copy of its walker (recording into the same comparison).
-        _compare_atom(schema, left, lhs, rhs, path, comparison, problems, where)
-        in_leaf = _compare_atom(schema, right, lhs, rhs, path, comparison, problems, where)
+        _compare_atom(left, lhs, rhs, path, comparison, problems, where)
+        in_leaf = _compare_atom(right, lhs, rhs, path, comparison, problems, where)
     if not in_leaf:
         if lhs is MISSING:
             comparison.added.insert(path)
@@ -526,125 +559,129 @@ def _compare_leaf(lhs, rhs, path, comparison) -> bool:
     return True
 
 
-def _compare_atom(schema, atom: Atom, lhs, rhs, path, comparison, problems, where) -> bool:
-    if atom.map is not None:
-        left, right = _as_map(lhs, "lhs", [], where), _as_map(rhs, "rhs", [], where)
-        if atom.map.element_relationship == ATOMIC or (not left and not right):
+def _compare_atom(rtype: ResolvedType, lhs, rhs, path, comparison, problems, where) -> bool:
+    if rtype.map is not None:
+        left, right = _as_map(lhs), _as_map(rhs)
+        if rtype.map.element_relationship == ATOMIC or (not left and not right):
             return _compare_leaf(lhs, rhs, path, comparison)
-        keys = list(left or {}) + [k for k in (right or {}) if k not in (left or {})]
+        left = left or {}
+        right = right or {}
+        keys = list(left) + [k for k in right if k not in left]
         for key in keys:
-            _compare(schema, _field_type(atom.map, key), (left or {}).get(key, MISSING),
-                     (right or {}).get(key, MISSING), (*path, PathElement.field(key)), comparison,
-                     problems, where + "." + key)
+            child_type = rtype.member_or_empty(key)
+            left_child, right_child = left.get(key, MISSING), right.get(key, MISSING)
+            if type(left_child) is type(right_child) and type(left_child) in child_type.accepts \
+                    and left_child == right_child:
+                continue  # equal scalars of their type: nothing to record
+            _compare(child_type, left_child, right_child, (*path, PathElement.field(key)), comparison,
+                     problems, (where, key))
         return False
-    if atom.scalar is not None:
-        left = _scalar_problem(atom.scalar, lhs, "lhs: ")
-        right = _scalar_problem(atom.scalar, rhs, "rhs: ")
+    if rtype.scalar is not None:
+        left = _scalar_problem(rtype.scalar, lhs, "lhs: ")
+        right = _scalar_problem(rtype.scalar, rhs, "rhs: ")
         if left and right:
-            problems.extend([(where, left), (where, right)])
+            problems.extend([(_where(where), left), (_where(where), right)])
             return False
         return _compare_leaf(lhs, rhs, path, comparison)
-    if atom.list is not None:
-        left, right = _as_list(lhs, "lhs", [], where), _as_list(rhs, "rhs", [], where)
-        if atom.list.element_relationship == ATOMIC or (not left and not right):
+    if rtype.list is not None:
+        left, right = _as_list(lhs), _as_list(rhs)
+        if rtype.list.element_relationship == ATOMIC or (not left and not right):
             return _compare_leaf(lhs, rhs, path, comparison)
-        _compare_list(schema, atom.list, left, right, path, comparison, problems, where)
+        _compare_list(rtype, left, right, path, comparison, problems, where)
         return False
-    problems.append((where, "schema error: invalid atom: inlined"))
+    problems.append((_where(where), "schema error: invalid atom: inlined"))
     return False
 
 
-def _compare_list(schema, list_type, left, right, path, comparison, problems, where) -> None:
+def _compare_list(rtype: ResolvedType, left, right, path, comparison, problems, where) -> None:
     order: list[PathElement] = []
     left_values: dict[PathElement, list] = {}
     right_values: dict[PathElement, list] = {}
     for index, item in enumerate(left or ()):
         try:
-            element = list_item_element(schema, list_type, item)
+            element = list_item_element(rtype, item)
         except ValueError as exc:
-            problems.append((where, f"element {index}: {exc}"))
+            problems.append((_where(where), f"element {index}: {exc}"))
             continue
         if element not in left_values:
             order.append(element)
         left_values.setdefault(element, []).append(item)
     for index, item in enumerate(right or ()):
         try:
-            element = list_item_element(schema, list_type, item)
+            element = list_item_element(rtype, item)
         except ValueError as exc:
-            problems.append((where, f"element {index}: {exc}"))
+            problems.append((_where(where), f"element {index}: {exc}"))
             continue
         if element not in right_values and element not in left_values:
             order.append(element)
         right_values.setdefault(element, []).append(item)
+    item_type = rtype.item()
     for element in order:
         lefts, rights = left_values.get(element, []), right_values.get(element, [])
         item_path = (*path, element)
         if len(lefts) <= 1 and len(rights) <= 1:
-            _compare(schema, list_type.element_type, lefts[0] if lefts else MISSING,
-                     rights[0] if rights else MISSING, item_path, comparison, problems, where + str(element))
+            _compare(item_type, lefts[0] if lefts else MISSING, rights[0] if rights else MISSING, item_path,
+                     comparison, problems, (where, element))
         elif len(lefts) >= 2 and len(rights) >= 2:
             if not values_equal(lefts, rights):
                 comparison.modified.insert(item_path)
         elif len(lefts) >= 2:
             if rights:
-                _compare(schema, list_type.element_type, MISSING, rights[0], item_path, comparison, problems,
-                         where + str(element))
+                _compare(item_type, MISSING, rights[0], item_path, comparison, problems, (where, element))
             comparison.removed.insert(item_path)
         else:
             if lefts:
-                _compare(schema, list_type.element_type, lefts[0], MISSING, item_path, comparison, problems,
-                         where + str(element))
+                _compare(item_type, lefts[0], MISSING, item_path, comparison, problems, (where, element))
             comparison.added.insert(item_path)
 
 
 # --- remove.go ----------------------------------------------------------------------------
 
-def _remove(value: Any, items: FieldSet, schema: Schema, type_ref: TypeRef, extract: bool) -> Any:
+def _remove(value: Any, items: FieldSet, rtype: ResolvedType, extract: bool) -> Any:
     """``value`` without (or, extracting, with only) ``items``; an emptied map or list becomes null."""
-    atom = resolve_or_none(schema, type_ref)
-    if atom is None:
+    if rtype.atom is None:
         return None
-    atom = deduce_atom(atom, value)
-    if atom.map is not None:
+    if rtype.several:
+        rtype = rtype.deduced(_kind_of(value))
+    if rtype.map is not None:
         if not isinstance(value, dict) or not value:
             return None
-        if atom.map.element_relationship == ATOMIC:
+        if rtype.map.element_relationship == ATOMIC:
             return value if extract else None
         out = {}
         for key, child in value.items():
             element = PathElement.field(key)
-            child_type = _field_type(atom.map, key)
-            if items.has((element,)):
+            if element in items.members:
                 if extract:
-                    out[key] = _remove(child, items, schema, child_type, extract)
+                    out[key] = _remove(child, items, rtype.member_or_empty(key), extract)
                 continue
-            subset = items.with_prefix(element)
-            if not subset.empty():
-                child = _remove(child, subset, schema, child_type, extract)
+            subset = items.children.get(element)
+            if subset is not None and not subset.empty():
+                child = _remove(child, subset, rtype.member_or_empty(key), extract)
             elif extract:
                 continue
             out[key] = child
         return out or None
-    if atom.scalar is not None:
+    if rtype.scalar is not None:
         return value
-    if atom.list is not None:
+    if rtype.list is not None:
         if not isinstance(value, list) or not value:
             return None
-        if atom.list.element_relationship == ATOMIC:
+        if rtype.list.element_relationship == ATOMIC:
             return value if extract else None
+        item_type = rtype.item()
         out_items = []
         for item in value:
-            element = _item_element_or_none(schema, atom.list, item)
-            if items.has((element,)):
+            element = _item_element_or_none(rtype, item)
+            if element in items.members:
                 if not extract:
                     continue
-                out_items.append(_remove(item, items, schema, atom.list.element_type, extract))
-            subset = items.with_prefix(element)
-            if not subset.empty():
-                item = _remove(item, subset, schema, atom.list.element_type, extract)
+                out_items.append(_remove(item, items, item_type, extract))
+            subset = items.children.get(element)
+            if subset is not None and not subset.empty():
+                item = _remove(item, subset, item_type, extract)
             elif extract:
                 continue
             out_items.append(item)
         return out_items or None
     return None
-
