@@ -65,6 +65,19 @@ def _fields(definition: str) -> list[dict[str, Any]]:
     return _go_types()["definitions"][definition]
 
 
+# A struct field's shape as the walks below read it: (name, shape kind, omitempty, its shape).
+Layout = tuple[tuple[str, str, bool, Shape], ...]
+# Kinds held by a pointer, slice or map and nil (NIL) when absent; scalars' Python types copied by reference.
+_NILABLE = frozenset({"pointer", "slice", "map", "bytes"})
+_SCALAR_VALUES = frozenset({str, int, float, bool})
+
+
+@functools.cache
+def _layout(definition: str) -> Layout:
+    """A struct's fields, read once per definition instead of once per value."""
+    return tuple((field["name"], field["shape"], bool(field.get("omitempty")), field) for field in _fields(definition))
+
+
 class _Zero:
     """The zero value of a type with its own encoding (an absent metav1.Time, IntOrString...)."""
 
@@ -76,8 +89,7 @@ def _decoded(value: Any, shape: Shape) -> Any:
     """FromUnstructured: the Go value, with structs as dicts holding every field and nil as NIL."""
     kind = shape["shape"]
     if kind == "struct":
-        members = value if isinstance(value, dict) else {}
-        return {field["name"]: _decoded(members.get(field["name"]), field) for field in _fields(shape["definition"])}
+        return _decoded_struct(value, shape["definition"])
     if value is None:
         return SCALAR_ZEROS.get(kind, NIL) if kind != "opaque" else _Zero(shape)
     if kind == "pointer":
@@ -86,7 +98,23 @@ def _decoded(value: Any, shape: Shape) -> Any:
         return [_decoded(item, shape["elem"]) for item in value]
     if kind == "map" and isinstance(value, dict):
         return {key: _decoded(item, shape["elem"]) for key, item in value.items()}
-    return json_copy(value)  # a scalar, bytes (base64 text) or a type with its own encoding
+    return value if type(value) in _SCALAR_VALUES else json_copy(value)  # a scalar, bytes, own encoding
+
+
+def _decoded_struct(value: Any, definition: str) -> dict[str, Any]:
+    members = value if isinstance(value, dict) else {}
+    out = {}
+    for name, kind, _, field in _layout(definition):
+        member = members.get(name)
+        if member is None and kind in SCALAR_ZEROS:
+            out[name] = SCALAR_ZEROS[kind]
+        elif member is None and kind in _NILABLE:
+            out[name] = NIL
+        elif type(member) in _SCALAR_VALUES and kind in SCALAR_ZEROS:
+            out[name] = member
+        else:
+            out[name] = _decoded(member, field)
+    return out
 
 
 def _empty(value: Any, shape: Shape) -> bool:
@@ -105,13 +133,7 @@ def _encoded(value: Any, shape: Shape) -> Any:
     if isinstance(value, _Zero):
         return value.encoded
     if kind == "struct":
-        out = {}
-        for field in _fields(shape["definition"]):
-            member = value[field["name"]]
-            if field.get("omitempty") and _empty(member, field):
-                continue
-            out[field["name"]] = _encoded(member, field)
-        return out
+        return _encoded_struct(value, shape["definition"])
     if value is NIL:
         return None
     if kind == "pointer":
@@ -121,3 +143,13 @@ def _encoded(value: Any, shape: Shape) -> Any:
     if kind == "map" and isinstance(value, dict):
         return {key: _encoded(item, shape["elem"]) for key, item in value.items()}
     return value
+
+
+def _encoded_struct(value: dict[str, Any], definition: str) -> dict[str, Any]:
+    out = {}
+    for name, kind, omitempty, field in _layout(definition):
+        member = value[name]
+        if omitempty and _empty(member, field):
+            continue
+        out[name] = member if kind in SCALAR_ZEROS or member is NIL else _encoded(member, field)
+    return out
