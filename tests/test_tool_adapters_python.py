@@ -1,0 +1,172 @@
+"""The Python tool adapters (Ansible's kubernetes.core, the OpenShift client) on a few corpus cases.
+
+Each adapter runs through `patchconf run` with its command target, in the Python that has
+the tool installed: the one running the tests, or $PATCHCONF_TOOLS_PYTHON (a virtualenv
+holding ansible==12.3.0 and openshift==0.13.2, so the tools need not share the test
+environment). A test skips, saying so, when its tool is not installed there. The statuses
+and differences asserted are the tools' own answers (both compute the same on these cases).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+ANNOTATION_POINTER = "/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration"
+
+CREATE_CONFIGMAP = "cases/apply/create.yaml::create-configmap"
+FINALIZER_BESIDE_CONTROLLERS = "cases/apply/lists.yaml::finalizer-added-beside-controllers"
+SAME_PORT_SECOND_PROTOCOL = "cases/apply/services.yaml::same-port-second-protocol-not-added"
+SECOND_APPLY_SENDS_NOTHING = "cases/apply/roundtrip.yaml::second-apply-sends-nothing"
+OVERWRITE_FALSE = "cases/apply/conflict.yaml::changed-file-conflicts-on-annotation"
+THREE_WAY_DELETION = "cases/merge-patch-3way/three-way.yaml::3way-removed-from-config-deleted"
+THREE_WAY_NULL_IN_ARRAY = "cases/merge-patch-3way/three-way.yaml::3way-nulls-inside-array-objects-dropped"
+THREE_WAY_STRING_FOR_MAP = "cases/merge-patch-3way/three-way.yaml::3way-no-conflict-where-one-is-expected"
+CASES = (CREATE_CONFIGMAP, FINALIZER_BESIDE_CONTROLLERS, SAME_PORT_SECOND_PROTOCOL, SECOND_APPLY_SENDS_NOTHING,
+         OVERWRITE_FALSE, THREE_WAY_DELETION, THREE_WAY_NULL_IN_ARRAY, THREE_WAY_STRING_FOR_MAP)
+
+
+@dataclass(frozen=True)
+class Tool:
+    adapter: str  # directory under adapters/
+    family: str
+    module: str  # what must import in the tools' Python
+    version_code: str  # prints the version the handshake must report
+    overwrite_skip: str
+
+
+TOOLS = {
+    "ansible-kubernetes-core": Tool(
+        "python-ansible-kubernetes-core", "ansible-kubernetes-core",
+        "ansible_collections.kubernetes.core.plugins.module_utils.apply",
+        "import json, pathlib, ansible_collections.kubernetes.core.plugins.module_utils.apply as m; "
+        "print(json.loads((pathlib.Path(m.__file__).parents[2] / 'MANIFEST.json').read_text())"
+        "['collection_info']['version'])",
+        "declined by the target: kubernetes.core's apply has no overwrite=false mode: it always overwrites"),
+    "python-openshift": Tool(
+        "python-openshift", "python-openshift", "openshift.dynamic.apply",
+        "import importlib.metadata; print(importlib.metadata.version('openshift'))",
+        "declined by the target: openshift's apply has no overwrite=false mode: it always overwrites"),
+}
+
+
+def tools_python() -> str:
+    return os.environ.get("PATCHCONF_TOOLS_PYTHON", sys.executable)
+
+
+def patchconf_command() -> str:
+    beside = Path(sys.executable).with_name("patchconf")
+    found = str(beside) if beside.is_file() else shutil.which("patchconf")
+    if found is None:
+        pytest.skip("the patchconf command is not installed (pip install -e .)")
+    return found
+
+
+def installed_version(tool: Tool) -> str | None:
+    """The tool's version in the tools' Python, or None when it does not import there."""
+    probe = subprocess.run([tools_python(), "-c", tool.version_code], capture_output=True, text=True,
+                           timeout=120, check=False)
+    return probe.stdout.strip() if probe.returncode == 0 else None
+
+
+@pytest.fixture(scope="module", params=sorted(TOOLS))
+def run(request, tmp_path_factory):
+    """The tool's results.json for CASES, with the version it has installed."""
+    tool = TOOLS[request.param]
+    version = installed_version(tool)
+    if version is None:
+        pytest.skip(f"{tool.module} does not import in {tools_python()} "
+                    "(pip install ansible==12.3.0 openshift==0.13.2, or set PATCHCONF_TOOLS_PYTHON)")
+    report = tmp_path_factory.mktemp(tool.adapter)
+    target = "cmd:" + shlex.join([tools_python(), str(REPO / "adapters" / tool.adapter / "adapter.py")])
+    arguments = [patchconf_command(), "run", "--target", target, "--report", str(report), "--quiet"]
+    for case_id in CASES:
+        arguments += ["--id", case_id]
+    finished = subprocess.run(arguments, cwd=REPO, capture_output=True, text=True, timeout=300, check=False)
+    results_file = report / "results.json"
+    assert results_file.is_file(), finished.stdout + finished.stderr
+    results = json.loads(results_file.read_text(encoding="utf-8"))
+    return tool, version, results
+
+
+def by_id(results: dict) -> dict[str, dict]:
+    return {result["id"]: result for result in results["results"]}
+
+
+def test_handshake_names_the_tool_and_its_installed_version(run):
+    tool, version, results = run
+    target = results["target"]
+    assert target["family"] == tool.family
+    assert target["version"] == version
+    assert sorted(target["patch_types"]) == ["apply", "merge-patch-3way"]
+    assert target["messages"] is False
+
+
+def test_each_case_gets_its_exact_status(run):
+    tool, _, results = run
+    statuses = {case_id: result["status"] for case_id, result in by_id(results).items()}
+    assert statuses == {
+        CREATE_CONFIGMAP: "fail",  # the annotation text alone
+        FINALIZER_BESIDE_CONTROLLERS: "fail",
+        SAME_PORT_SECOND_PROTOCOL: "fail",
+        SECOND_APPLY_SENDS_NOTHING: "fail",
+        OVERWRITE_FALSE: "skip",
+        THREE_WAY_DELETION: "pass",
+        THREE_WAY_NULL_IN_ARRAY: "fail",
+        THREE_WAY_STRING_FOR_MAP: "fail",
+    }
+    assert by_id(results)[OVERWRITE_FALSE]["reason"] == tool.overwrite_skip
+
+
+def test_create_differs_from_kubectl_only_in_the_annotation_text(run):
+    result = by_id(run[2])[CREATE_CONFIGMAP]
+    assert [line.split(":")[0] for line in result["diff"]] == [f"document {ANNOTATION_POINTER}"]
+    created = result["actual"]["document"]
+    # json.dumps(config, sort_keys=True, separators=(",", ":")): no "annotations":{} and no newline, as kubectl writes
+    assert created["metadata"]["annotations"][LAST_APPLIED] == (
+        '{"apiVersion":"v1","data":{"mode":"fast"},"kind":"ConfigMap",'
+        '"metadata":{"name":"settings","namespace":"default"}}')
+    assert "patch" not in result["actual"]  # a create, not a patch
+
+
+def test_finalizers_are_replaced_whole(run):
+    result = by_id(run[2])[FINALIZER_BESIDE_CONTROLLERS]
+    assert 'document /metadata/finalizers/2: expected "controller.example.com/protect", got absent' in result["diff"]
+    assert result["actual"]["patch"]["metadata"]["finalizers"] == ["example.com/cleanup", "example.com/backup"]
+
+
+def test_service_ports_keyed_by_port_keep_the_later_element(run):
+    result = by_id(run[2])[SAME_PORT_SECOND_PROTOCOL]
+    assert 'document /spec/ports/0/protocol: expected "TCP", got "UDP"' in result["diff"]
+    assert result["actual"]["document"]["spec"]["ports"] == [
+        {"name": "dns-udp", "port": 53, "protocol": "UDP", "targetPort": 53}]
+
+
+def test_unchanged_apply_resends_merge_keyed_lists(run):
+    result = by_id(run[2])[SECOND_APPLY_SENDS_NOTHING]
+    assert result["actual"]["patch"] == {"spec": {"ports": [
+        {"name": "http", "port": 80, "targetPort": "http", "nodePort": 30214, "protocol": "TCP"},
+        {"name": "https", "port": 443, "targetPort": "https"}]}}
+    # the object the server holds is kubectl's, the annotation's text aside
+    assert [line.split(":")[0] for line in result["diff"]] == [f"document {ANNOTATION_POINTER}", "patch /spec"]
+
+
+def test_three_way_patch_keeps_nulls_inside_array_elements(run):
+    result = by_id(run[2])[THREE_WAY_NULL_IN_ARRAY]
+    assert result["diff"] == ["patch /spec/rules/0/path: expected absent, got null"]
+
+
+def test_three_way_patch_fails_where_the_live_value_is_a_string(run):
+    result = by_id(run[2])[THREE_WAY_STRING_FOR_MAP]
+    assert result["actual"]["error"] == {"class": "unclassified",
+                                         "message": "AttributeError: 'str' object has no attribute 'get'"}
