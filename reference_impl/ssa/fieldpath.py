@@ -52,7 +52,7 @@ class PathElement:
     every set operation and its key written at every encoding and sort.
     """
 
-    __slots__ = ("_hash", "_identity", "_json_key", "kind", "payload")
+    __slots__ = ("_hash", "_identity", "_json_key", "_sort_key", "_text", "kind", "payload")
 
     def __init__(self, kind: int, payload: Any, identity: tuple = ()) -> None:
         self.kind = kind
@@ -60,6 +60,8 @@ class PathElement:
         self._identity = identity
         self._hash = hash(identity)
         self._json_key: str | None = None
+        self._sort_key: tuple | None = None
+        self._text: str | None = None
 
     @staticmethod
     def field(name: str) -> PathElement:
@@ -68,10 +70,15 @@ class PathElement:
     @staticmethod
     def key(fields: Mapping[str, Any]) -> PathElement:
         items = tuple(sorted(fields.items()))
-        return PathElement(KEY, items, (KEY, tuple([(n, value_key(v)) for n, v in items])))
+        identity = (KEY, tuple([(n, value_key(v)) for n, v in items]))
+        if all(type(v) in _SHARED_SCALARS for _, v in items):
+            return _shared_element(KEY, items, identity)
+        return PathElement(KEY, items, identity)
 
     @staticmethod
     def value(value: Any) -> PathElement:
+        if type(value) in _SHARED_SCALARS:
+            return _shared_element(VALUE, value, (VALUE, value_key(value)))
         return PathElement(VALUE, value, (VALUE, value_key(value)))
 
     @staticmethod
@@ -89,10 +96,17 @@ class PathElement:
         return f"PathElement({self.to_json_key()})"
 
     def sort_key(self) -> tuple:
-        return (self.kind, self.to_json_key())
+        if self._sort_key is None:
+            self._sort_key = (self.kind, self.to_json_key())
+        return self._sort_key
 
     def __str__(self) -> str:
         """As PathElement.String: ``.name``, ``[name="a"]``, ``[="x"]``, ``[3]``."""
+        if self._text is None:
+            self._text = self._written_text()
+        return self._text
+
+    def _written_text(self) -> str:
         if self.kind == FIELD:
             return "." + self.payload
         if self.kind == KEY:
@@ -118,6 +132,16 @@ class PathElement:
 
     @staticmethod
     def from_json_key(text: str) -> PathElement:
+        found = _READ_ELEMENTS.get(text)
+        if found is None:
+            found = PathElement._read_json_key(text)
+            if len(_READ_ELEMENTS) >= _MAX_SHARED:
+                _READ_ELEMENTS.clear()
+            _READ_ELEMENTS[text] = found
+        return found
+
+    @staticmethod
+    def _read_json_key(text: str) -> PathElement:
         prefix, rest = text[:2], text[2:]
         if prefix == "f:":
             return PathElement.field(rest)
@@ -137,6 +161,24 @@ class PathElement:
 def _field_element(name: str) -> PathElement:
     """Field elements are shared: the same few names recur in every object and every set."""
     return PathElement(FIELD, name, (FIELD, name))
+
+
+# Key and value elements whose values are strings, integers or booleans are shared too (a float is
+# not: 1e21 and 10**21 are one element spelled two ways), and FieldsV1 keys read once: an element's
+# hash, key text and path text are then computed once, not once per request. Bounded: cleared when full.
+_SHARED_SCALARS = frozenset({str, int, bool})
+_MAX_SHARED = 200_000
+_SHARED_ELEMENTS: dict[tuple, PathElement] = {}
+_READ_ELEMENTS: dict[str, PathElement] = {}
+
+
+def _shared_element(kind: int, payload: Any, identity: tuple) -> PathElement:
+    found = _SHARED_ELEMENTS.get(identity)
+    if found is None:
+        if len(_SHARED_ELEMENTS) >= _MAX_SHARED:
+            _SHARED_ELEMENTS.clear()
+        found = _SHARED_ELEMENTS[identity] = PathElement(kind, payload, identity)
+    return found
 
 
 Path = tuple[PathElement, ...]

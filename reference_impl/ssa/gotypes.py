@@ -29,6 +29,9 @@ from reference_impl.ssa.typed import json_copy
 Shape = dict[str, Any]  # {"shape": string|int|float|bool|bytes|struct|pointer|slice|map|opaque, ...}
 NIL = None  # a nil pointer, slice or map, as the Go value is modelled here
 SCALAR_ZEROS = {"string": "", "int": 0, "float": 0, "bool": False}
+# A managedFields entry's fields: raw JSON bytes in Go, never changed in place (the field manager
+# writes new ones), so shared rather than copied: they are most of a large object's metadata.
+FIELDS_V1 = "io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1"
 
 
 @functools.cache
@@ -51,8 +54,8 @@ def round_trip(obj: dict[str, Any], api_version: str, kind: str) -> dict[str, An
 
 
 def from_unstructured(obj: dict[str, Any], definition: str) -> dict[str, Any]:
-    """FromUnstructured: the Go value of ``obj`` as a struct of ``definition`` (a fresh value:
-    structs as dicts holding every field, nil as NIL; ``obj`` is not touched)."""
+    """FromUnstructured: the Go value of ``obj`` as a struct of ``definition`` (a fresh value but
+    for FieldsV1, shared: structs as dicts holding every field, nil as NIL; ``obj`` is not touched)."""
     return _decoded(obj, {"shape": "struct", "definition": definition})
 
 
@@ -98,7 +101,9 @@ def _decoded(value: Any, shape: Shape) -> Any:
         return [_decoded(item, shape["elem"]) for item in value]
     if kind == "map" and isinstance(value, dict):
         return {key: _decoded(item, shape["elem"]) for key, item in value.items()}
-    return value if type(value) in _SCALAR_VALUES else json_copy(value)  # a scalar, bytes, own encoding
+    if type(value) in _SCALAR_VALUES or shape.get("named") == FIELDS_V1:
+        return value
+    return json_copy(value)  # a scalar, bytes (base64 text) or a type with its own encoding
 
 
 def _decoded_struct(value: Any, definition: str) -> dict[str, Any]:
