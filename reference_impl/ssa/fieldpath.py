@@ -69,11 +69,28 @@ class PathElement:
 
     @staticmethod
     def key(fields: Mapping[str, Any]) -> PathElement:
-        items = tuple(sorted(fields.items()))
+        items = tuple(fields.items()) if len(fields) == 1 else tuple(sorted(fields.items()))
+        try:
+            found = _STRING_KEYS.get(items)  # holds only keys of strings, which equal no other values
+        except TypeError:  # a key value that is a list or a map
+            found = None
+        if found is not None:
+            return found
         identity = (KEY, tuple([(n, value_key(v)) for n, v in items]))
-        if all(type(v) in _SHARED_SCALARS for _, v in items):
-            return _shared_element(KEY, items, identity)
-        return PathElement(KEY, items, identity)
+        shareable = True
+        strings = True
+        for _, value in items:
+            if type(value) is not str:
+                strings = False
+                shareable = shareable and type(value) in _SHARED_SCALARS
+        if not shareable:
+            return PathElement(KEY, items, identity)
+        element = _shared_element(KEY, items, identity)
+        if strings:
+            if len(_STRING_KEYS) >= _MAX_SHARED:
+                _STRING_KEYS.clear()
+            _STRING_KEYS[items] = element
+        return element
 
     @staticmethod
     def value(value: Any) -> PathElement:
@@ -169,6 +186,7 @@ def _field_element(name: str) -> PathElement:
 _SHARED_SCALARS = frozenset({str, int, bool})
 _MAX_SHARED = 200_000
 _SHARED_ELEMENTS: dict[tuple, PathElement] = {}
+_STRING_KEYS: dict[tuple, PathElement] = {}  # key elements whose values are all strings, by their items
 _READ_ELEMENTS: dict[str, PathElement] = {}
 
 

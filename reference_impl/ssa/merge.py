@@ -141,24 +141,26 @@ class Updater:
         if last is None or last.set.empty():
             return merged
         pruned = merged.remove_items(_ensure_named_fields_are_members(last.set, merged))
-        pruned = self._add_back_owned_items(merged, pruned, managers)
-        return self._add_back_dangling_items(merged, pruned, last)
+        # Both add-backs read the merged object's set (Go computes it in each): computed once here.
+        merged_set = _ensure_named_fields_are_members(merged.to_field_set(), merged)
+        pruned = self._add_back_owned_items(merged, merged_set, pruned, managers)
+        return self._add_back_dangling_items(merged, merged_set, pruned, last)
 
     @staticmethod
-    def _add_back_owned_items(merged: TypedValue, pruned: TypedValue, managers: ManagedFields) -> TypedValue:
+    def _add_back_owned_items(merged: TypedValue, merged_set: FieldSet, pruned: TypedValue,
+                              managers: ManagedFields) -> TypedValue:
         """Everything any manager (the applier's new set included) owns stays."""
         owned = FieldSet()
         for versioned in managers.values():
             owned = owned.union(versioned.set)
-        merged_set = _ensure_named_fields_are_members(merged.to_field_set(), merged)
         pruned_set = _ensure_named_fields_are_members(pruned.to_field_set(), merged)
         keep = pruned_set.union(_ensure_named_fields_are_members(owned, merged))
         return merged.remove_items(merged_set.difference(keep))
 
     @staticmethod
-    def _add_back_dangling_items(merged: TypedValue, pruned: TypedValue, last: VersionedSet) -> TypedValue:
+    def _add_back_dangling_items(merged: TypedValue, merged_set: FieldSet, pruned: TypedValue,
+                                 last: VersionedSet) -> TypedValue:
         """Only what the applier owned last time may go: fields it never owned stay."""
         pruned_set = _ensure_named_fields_are_members(pruned.to_field_set(), merged)
-        merged_set = _ensure_named_fields_are_members(merged.to_field_set(), merged)
         last_set = _ensure_named_fields_are_members(last.set, merged)
         return merged.remove_items(merged_set.difference(pruned_set).intersection(last_set))
