@@ -10,7 +10,7 @@ on a busy machine it is what stays comparable):
   (the loader before);
 - ``validation``: every file and every case (defaults filled in) checked by the compiled
   schema check, and by jsonschema (what the loader did before);
-- ``load``: load_corpus with the cache of loaded files (harness/casecache.py) turned off,
+- ``load``: load_corpus with the cache of loaded files (harness/corpus/casecache.py) turned off,
   cold (an empty cache: every file parsed, checked and stored) and warm (every file from it);
 - ``run``: run_cases on the reference target in this one process (``--jobs 1``);
 - ``reports``: write_reports.
@@ -22,7 +22,7 @@ round), and without bytecode for patchconf's modules (compiled every run, as whe
 PYTHONDONTWRITEBYTECODE is set and nothing wrote them before). Otherwise Python's bytecode is
 written to a scratch directory and warmed by one run first, as an installation has it, even
 where PYTHONDONTWRITEBYTECODE is set. The command is what the installed ``patchconf`` runs
-(``harness.cli:console_main``). With ``--baseline DIR``
+(``patchconf.harness.cli:console_main``). With ``--baseline DIR``
 (a checkout of another commit, e.g. made with ``git archive <commit> | tar -x -C DIR``) the
 same command runs from there too, in alternating rounds, so that load from other processes
 hits all alike.
@@ -41,15 +41,15 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-if str(REPO_ROOT) not in sys.path:  # runnable from a clean clone without installing
-    sys.path.insert(0, str(REPO_ROOT))
+SOURCE_ROOT = Path(__file__).resolve().parent.parent
+if str(SOURCE_ROOT) not in sys.path:  # runnable from a clean clone without installing
+    sys.path.insert(0, str(SOURCE_ROOT))
 
 import yaml  # noqa: E402
 
-from harness import yamlio  # noqa: E402
-from harness.casecache import ENVIRONMENT_VARIABLE  # noqa: E402
-from harness.cases import case_schema, iter_case_files, load_corpus  # noqa: E402
+from patchconf.harness.corpus import yamlio  # noqa: E402
+from patchconf.harness.corpus.casecache import ENVIRONMENT_VARIABLE  # noqa: E402
+from patchconf.harness.corpus.cases import case_schema, iter_case_files, load_corpus  # noqa: E402
 
 # What the installed `patchconf` command runs (console_main; a tree from before it has only main).
 RUN = "import sys; from harness import cli; sys.exit(getattr(cli, 'console_main', cli.main)())"
@@ -73,14 +73,14 @@ PurePythonLoader.add_constructor(yamlio.INT_TAG, lambda loader, node: yamlio._in
 
 
 def stages(rounds: int, scratch: Path) -> list[tuple[str, float]]:
-    from harness.report import Run, write_reports
-    from harness.runner import run_cases
-    from harness.targets import make_target
+    from patchconf.harness.reporting.report import Run, write_reports
+    from patchconf.harness.running.runner import run_cases
+    from patchconf.harness.targets import make_target
 
-    paths = list(iter_case_files([REPO_ROOT / "cases"]))
+    paths = list(iter_case_files([SOURCE_ROOT / "cases"]))
     texts = [(path.read_text(encoding="utf-8"), path.suffix) for path in paths]
     yaml_texts = [text for text, suffix in texts if suffix != ".json"]
-    schema = case_schema((REPO_ROOT / "cases" / "case.schema.json").resolve())
+    schema = case_schema((SOURCE_ROOT / "cases" / "case.schema.json").resolve())
     files = [yamlio.load_text(text, suffix) for text, suffix in texts]
     cases = [{**data.get("defaults", {}), **case} for data in files for case in data["cases"]]
     file_validator, case_validator = schema.validators()
@@ -115,7 +115,7 @@ def load_with_cache(setting: str):
     previous = os.environ.get(ENVIRONMENT_VARIABLE)
     os.environ[ENVIRONMENT_VARIABLE] = setting
     try:
-        return load_corpus([REPO_ROOT / "cases"])
+        return load_corpus([SOURCE_ROOT / "cases"])
     finally:
         if previous is None:
             del os.environ[ENVIRONMENT_VARIABLE]
@@ -168,10 +168,10 @@ def main() -> int:
             print(f"{label:<62} {seconds * 1000:9.1f} ms CPU", flush=True)
         print()
         warm = Path(scratch) / "case-cache"
-        variants = [Variant("this tree, default", REPO_ROOT, case_cache=str(warm)),
-                    Variant("this tree, --jobs 1", REPO_ROOT, ("--jobs", "1"), case_cache=str(warm)),
-                    Variant("this tree, case cache cold", REPO_ROOT),
-                    Variant("this tree, no bytecode cache", REPO_ROOT, case_cache=str(warm), bytecode=False)]
+        variants = [Variant("this tree, default", SOURCE_ROOT, case_cache=str(warm)),
+                    Variant("this tree, --jobs 1", SOURCE_ROOT, ("--jobs", "1"), case_cache=str(warm)),
+                    Variant("this tree, case cache cold", SOURCE_ROOT),
+                    Variant("this tree, no bytecode cache", SOURCE_ROOT, case_cache=str(warm), bytecode=False)]
         if args.baseline:
             variants.append(Variant("baseline", args.baseline.resolve()))
         bytecode = Path(scratch) / "pycache"

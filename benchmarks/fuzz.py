@@ -17,10 +17,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from harness.fuzz.engine import fuzz
-from harness.fuzz.generators import GENERATORS
-from harness.targets.reference import ReferenceTarget
-from harness.targets.upstream import UpstreamTarget
+from patchconf.harness.fuzz.engine import fuzz
+from patchconf.harness.fuzz.generators import GENERATORS
+from patchconf.harness.targets.reference import ReferenceTarget
+from patchconf.harness.targets.upstream import UpstreamTarget
 
 
 def main() -> None:

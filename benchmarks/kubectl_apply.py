@@ -23,8 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-RUN = "import sys; from harness.cli import main; sys.exit(main())"
+SOURCE_ROOT = Path(__file__).resolve().parent.parent
+RUN = "import sys; from patchconf.harness.cli import main; sys.exit(main())"
 JUDGED = ("status", "reason", "actual")  # what a run decided about a case; seconds aside
 
 
@@ -54,7 +54,7 @@ def main() -> int:
     args = parser.parse_args()
     print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, Python {platform.python_version()}, "
           f"{os.cpu_count()} CPUs, target {args.target}")
-    trees = [("this tree", REPO_ROOT)] + ([("baseline", args.baseline.resolve())] if args.baseline else [])
+    trees = [("this tree", SOURCE_ROOT)] + ([("baseline", args.baseline.resolve())] if args.baseline else [])
     timings: dict[str, list[tuple[float, float, float]]] = {label: [] for label, _ in trees}
     judged: dict[str, list[dict[str, dict]]] = {label: [] for label, _ in trees}
     with tempfile.TemporaryDirectory(prefix="patchconf-bench-") as scratch:

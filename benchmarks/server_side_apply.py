@@ -35,13 +35,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-if str(REPO_ROOT) not in sys.path:  # runnable from a clean clone without installing
-    sys.path.insert(0, str(REPO_ROOT))
+SOURCE_ROOT = Path(__file__).resolve().parent.parent
+if str(SOURCE_ROOT) not in sys.path:  # runnable from a clean clone without installing
+    sys.path.insert(0, str(SOURCE_ROOT))
 
-from harness.cases import Case, Outcome  # noqa: E402
-from harness.compare import json_equal  # noqa: E402
-from harness.targets.reference import ReferenceTarget  # noqa: E402
+from patchconf.harness.corpus.cases import Case, Outcome  # noqa: E402
+from patchconf.harness.running.compare import json_equal  # noqa: E402
+from patchconf.harness.targets.reference import ReferenceTarget  # noqa: E402
 
 ENV_PER_CONTAINER = 20
 DEFAULT_SIZES = "100,1000"
@@ -200,8 +200,8 @@ def format_table(rows: list[Row]) -> str:
 def upstream_target(no_upstream: bool):
     if no_upstream:
         return None
-    from harness.targets.base import TargetUnavailable
-    from harness.targets.upstream import UpstreamTarget
+    from patchconf.harness.targets.base import TargetUnavailable
+    from patchconf.harness.targets.upstream import UpstreamTarget
 
     try:
         return UpstreamTarget(timeout=600)

@@ -18,12 +18,12 @@ import sys
 import time
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-if str(REPO_ROOT) not in sys.path:
-    sys.path.insert(0, str(REPO_ROOT))
+SOURCE_ROOT = Path(__file__).resolve().parent.parent
+if str(SOURCE_ROOT) not in sys.path:
+    sys.path.insert(0, str(SOURCE_ROOT))
 
-from harness.targets.reference import ReferenceTarget  # noqa: E402
-from reference_impl.ssa import apiserver, codec, managedfields, merge, typed  # noqa: E402
+from patchconf.harness.targets.reference import ReferenceTarget  # noqa: E402
+from patchconf.reference_impl.ssa import apiserver, codec, managedfields, merge, typed  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import server_side_apply  # noqa: E402

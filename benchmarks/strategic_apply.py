@@ -18,7 +18,7 @@ the operation, JSON dump of its answer — what a server, a client library or ku
 The upstream figure is Kubernetes' own Go code on the same bytes: the `upstream` target
 binary's `bench` mode times strategicpatch.StrategicMergePatch, CreateTwoWayMergePatch or
 CreateThreeWayMergePatch (each takes and returns JSON bytes, so parse and dump are included).
-The binary is built (or reused from ~/.cache/patchconf) by harness.targets.upstream.build()
+The binary is built (or reused from ~/.cache/patchconf) by patchconf.harness.targets.upstream.build()
 unless --upstream names one. The two run in alternating rounds so that load from other
 processes hits both alike, and their answers are compared: `same` says whether both produced
 the same document or patch, compared as JSON values (objects regardless of key order, lists
@@ -41,12 +41,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-if str(REPO_ROOT) not in sys.path:  # runnable from a clean clone without installing
-    sys.path.insert(0, str(REPO_ROOT))
+SOURCE_ROOT = Path(__file__).resolve().parent.parent
+if str(SOURCE_ROOT) not in sys.path:  # runnable from a clean clone without installing
+    sys.path.insert(0, str(SOURCE_ROOT))
 
-from harness.compare import json_equal  # noqa: E402
-from reference_impl import strategic  # noqa: E402
+from patchconf.harness.running.compare import json_equal  # noqa: E402
+from patchconf.reference_impl import strategic  # noqa: E402
 
 ENV_PER_CONTAINER = 20
 DEFAULT_SIZES = "100,1000,10000"
@@ -240,8 +240,8 @@ def upstream_binary(args: argparse.Namespace) -> Path | None:
         return None
     if args.upstream:
         return Path(args.upstream)
-    from harness.targets.base import TargetUnavailable
-    from harness.targets.upstream import build
+    from patchconf.harness.targets.base import TargetUnavailable
+    from patchconf.harness.targets.upstream import build
 
     try:
         return build()

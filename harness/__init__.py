@@ -3,8 +3,8 @@
 from pathlib import Path
 
 # Inputs (the corpus, schemas, targets/ sources) resolve from the checkout; outputs never do.
-REPO_ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_CASES_DIR = REPO_ROOT / "cases"
+SOURCE_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_CASES_DIR = SOURCE_ROOT / "cases"
 
 
 def reports_directory() -> Path:

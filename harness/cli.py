@@ -14,18 +14,18 @@ import traceback
 from collections.abc import Iterator
 from pathlib import Path
 
-from harness import DEFAULT_CASES_DIR, REPO_ROOT, reports_directory
-from harness.bounded import MAX_ANSWER_BYTES_ENV, kill_running, parse_size
-from harness.cases import Case, Corpus, cases_root_for, load_corpus
-from harness.coverage import coverage, coverage_text
-from harness.known_failures import KnownFailures, KnownFailuresError, Verdict
-from harness.known_failures import check as check_known_failures
-from harness.report import Run, summary_text
-from harness.run_reports import write_reports
-from harness.runner import Filters, Result, run_cases, terminal_progress
-from harness.summary import FORMATS, run_ok, summary_json, summary_markdown
-from harness.targets import TARGET_HELP, TargetUnavailable, make_target
-from harness.yamlio import yaml11_differences
+from patchconf.harness import DEFAULT_CASES_DIR, SOURCE_ROOT, reports_directory
+from patchconf.harness.corpus.cases import Case, Corpus, cases_root_for, load_corpus
+from patchconf.harness.corpus.coverage import coverage, coverage_text
+from patchconf.harness.corpus.yamlio import yaml11_differences
+from patchconf.harness.reporting.report import Run, summary_text
+from patchconf.harness.reporting.run_reports import write_reports
+from patchconf.harness.reporting.summary import FORMATS, run_ok, summary_json, summary_markdown
+from patchconf.harness.running.bounded import MAX_ANSWER_BYTES_ENV, kill_running, parse_size
+from patchconf.harness.running.known_failures import KnownFailures, KnownFailuresError, Verdict
+from patchconf.harness.running.known_failures import check as check_known_failures
+from patchconf.harness.running.runner import Filters, Result, run_cases, terminal_progress
+from patchconf.harness.targets import TARGET_HELP, TargetUnavailable, make_target
 
 DEFAULT_JUDGES = "upstream,kubectl,kubectl-apply"
 EXIT_SIGINT, EXIT_SIGTERM = 128 + signal.SIGINT, 128 + signal.SIGTERM
@@ -333,7 +333,7 @@ def _load_frozen(paths: list[Path]) -> Corpus:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from harness.resultlog import LOG_NAME, ResultsLog
+    from patchconf.harness.reporting.resultlog import LOG_NAME, ResultsLog
 
     try:
         known = _read_known_failures(args)
@@ -415,7 +415,7 @@ def _interrupted_exit(interrupt: KeyboardInterrupt) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from harness.resultlog import LOG_NAME, read_log
+    from patchconf.harness.reporting.resultlog import LOG_NAME, read_log
 
     path = args.directory / LOG_NAME if args.directory.is_dir() else args.directory
     try:
@@ -434,7 +434,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from harness.rundiff import diff_markdown, diff_runs, diff_text, read_run
+    from patchconf.harness.reporting.rundiff import diff_markdown, diff_runs, diff_text, read_run
 
     runs = []
     for path in (args.old, args.new):
@@ -471,7 +471,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     paths = args.paths or [_default_cases()]
     corpus = load_corpus(paths)
     problems = [str(e) for e in corpus.errors]
-    from harness.cases import iter_case_files
+    from patchconf.harness.corpus.cases import iter_case_files
 
     for file in iter_case_files(paths):
         if file.suffix in (".yaml", ".yml"):
@@ -496,8 +496,8 @@ def cmd_coverage(args: argparse.Namespace) -> int:
 
 
 def cmd_matrix(args: argparse.Namespace) -> int:
-    from harness.matrix import column_labels, matrix_html, matrix_markdown, matrix_summary_markdown
-    from harness.site import slug, write_site
+    from patchconf.harness.reporting.matrix import column_labels, matrix_html, matrix_markdown, matrix_summary_markdown
+    from patchconf.harness.reporting.site import slug, write_site
 
     corpus = load_corpus(args.cases or [_default_cases()])
     runs = _matrix_runs_read(args, corpus.cases) if args.from_runs else _matrix_runs_made(args, corpus)
@@ -559,8 +559,8 @@ def _matrix_runs_made(args: argparse.Namespace, corpus: Corpus) -> list[Run]:
 
 def _matrix_runs_read(args: argparse.Namespace, cases: list[Case]) -> list[Run]:
     """The runs --from names, narrowed by the selection; inputs (results do not record them) from the corpus."""
-    from harness.rundiff import read_run
-    from harness.site import with_inputs
+    from patchconf.harness.reporting.rundiff import read_run
+    from patchconf.harness.reporting.site import with_inputs
 
     runs = []
     for path in args.from_runs:
@@ -580,8 +580,8 @@ FUZZ_SEED = 1
 
 def _fuzzed_agreement(runs: list, args: argparse.Namespace) -> dict[str, str]:
     """Per target: its agreement with upstream on ``--fuzz`` inputs of the types both run (no shrinking)."""
-    from harness.fuzz.engine import fuzz
-    from harness.fuzz.generators import GENERATORS
+    from patchconf.harness.fuzz.engine import fuzz
+    from patchconf.harness.fuzz.generators import GENERATORS
 
     try:
         truth = make_target("upstream", max_answer_bytes=args.max_answer_bytes)
@@ -614,7 +614,7 @@ def _judges(args: argparse.Namespace) -> list:
     specs = [s.strip() for s in args.judges.split(",") if s.strip()]
     if args.kubeconfig and not any(spec.split(":")[0] == "live" for spec in specs):
         specs.append("live")
-    from harness.verify import KUBERNETES_IMPLEMENTATIONS, implementation_of
+    from patchconf.harness.provenance.verify import KUBERNETES_IMPLEMENTATIONS, implementation_of
 
     judges = []
     for spec in specs:
@@ -634,8 +634,8 @@ def _judges(args: argparse.Namespace) -> list:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from harness.cases import Purpose
-    from harness.verify import missing_provenance, record, verify
+    from patchconf.harness.corpus.cases import Purpose
+    from patchconf.harness.provenance.verify import missing_provenance, record, verify
 
     # Cases under verification may lack provenance: --write is what records it.
     corpus = load_corpus(args.cases or [_default_cases()], Purpose.VERIFY)
@@ -663,15 +663,15 @@ def cmd_verify(args: argparse.Namespace) -> int:
           f"confirmed, {len(verification.contradictions)} contradictions, {len(missing)} confirmations not yet "
           f"recorded" + (f", {len(corpus.errors)} load errors" if corpus.errors else ""))
     if args.write and missing:
-        changed = record(missing, REPO_ROOT)
+        changed = record(missing, SOURCE_ROOT)
         print(f"recorded {len(missing)} confirmations in {len(changed)} files")
     failed = corpus.errors or not verification.ok or (args.require_confirmation and unconfirmed)
     return 1 if failed else 0
 
 
 def cmd_record(args: argparse.Namespace) -> int:
-    from harness.cases import Purpose
-    from harness.record import RECORDED, record_cases, write_recordings
+    from patchconf.harness.corpus.cases import Purpose
+    from patchconf.harness.provenance.record import RECORDED, record_cases, write_recordings
 
     if not args.cases:
         print("patchconf record: name the case file: --cases FILE", file=sys.stderr)
@@ -714,11 +714,11 @@ def cmd_record(args: argparse.Namespace) -> int:
 
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
-    from harness.fuzz.casefile import NotWritable, write_findings
-    from harness.fuzz.engine import fuzz, plan_for
-    from harness.fuzz.livetruth import RememberingTruth
-    from harness.fuzz.summary import progress_printer, summary_text
-    from harness.verify import implementation_of
+    from patchconf.harness.fuzz.casefile import NotWritable, write_findings
+    from patchconf.harness.fuzz.engine import fuzz, plan_for
+    from patchconf.harness.fuzz.livetruth import RememberingTruth
+    from patchconf.harness.fuzz.summary import progress_printer, summary_text
+    from patchconf.harness.provenance.verify import implementation_of
 
     targets = []
     try:
@@ -774,7 +774,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
 
 def _fuzz_one(args: argparse.Namespace, plan, truth, target, fuzz, progress_printer):
     """One target fuzzed against the truth; None when no patch type is run by both."""
-    from harness.fuzz.engine import case_type_of
+    from patchconf.harness.fuzz.engine import case_type_of
 
     wanted = args.types or list(plan.generators)
     # a live truth's flows are all request sequences (server-side-apply cases)
@@ -793,7 +793,7 @@ def _fuzz_one(args: argparse.Namespace, plan, truth, target, fuzz, progress_prin
 
 
 def cmd_live(args: argparse.Namespace) -> int:
-    from harness.live_cluster import Cluster, ClusterUnreachable, cleanup
+    from patchconf.harness.controlplane.live_cluster import Cluster, ClusterUnreachable, cleanup
 
     try:
         cluster = Cluster(args.kubeconfig, args.context)
@@ -813,7 +813,7 @@ def cmd_targets(args: argparse.Namespace) -> int:
 
 
 def cmd_apiserver(args: argparse.Namespace) -> int:
-    from harness import apiserver
+    from patchconf.harness.controlplane import apiserver
 
     def log(message: str) -> None:
         print(f"patchconf apiserver: {message}", file=sys.stderr, flush=True)

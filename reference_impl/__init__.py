@@ -1,10 +1,10 @@
 """patchconf's pure-Python reference implementation of the patch types Kubernetes applies.
 
-One module per standard: :mod:`~reference_impl.json_patch` (RFC 6902),
-:mod:`~reference_impl.merge_patch` (RFC 7396), :mod:`~reference_impl.strategic` (strategic
+One module per standard: :mod:`~patchconf.reference_impl.json_patch` (RFC 6902),
+:mod:`~patchconf.reference_impl.merge_patch` (RFC 7396), :mod:`~patchconf.reference_impl.strategic` (strategic
 merge patch: applying, and creating two- and three-way patches in ``strategic.create``),
-each reproducing the library Kubernetes uses; :mod:`~reference_impl.kubectl_apply` is
+each reproducing the library Kubernetes uses; :mod:`~patchconf.reference_impl.kubectl_apply` is
 kubectl's client-side apply flow around them. Typed errors are in
-:mod:`~reference_impl.errors`, JSON Pointer helpers in :mod:`~reference_impl.jsonpointer`,
-Go's JSON text in :mod:`~reference_impl.go_json`.
+:mod:`~patchconf.reference_impl.errors`, JSON Pointer helpers in :mod:`~patchconf.reference_impl.jsonpointer`,
+Go's JSON text in :mod:`~patchconf.reference_impl.go_json`.
 """

@@ -36,8 +36,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from reference_impl import jsonpointer
-from reference_impl.errors import (
+from patchconf.reference_impl import jsonpointer
+from patchconf.reference_impl.errors import (
     InvalidDocument,
     InvalidIndex,
     InvalidPatch,
@@ -65,7 +65,7 @@ def apply(document: Json, patch: Json) -> Json:
 
     ``document`` must be an object, an array or ``null``; ``patch`` a list of operation objects
     (or ``None``, which upstream reads as an empty patch). Raises a
-    :class:`~reference_impl.errors.PatchError` at the first operation that fails.
+    :class:`~patchconf.reference_impl.errors.PatchError` at the first operation that fails.
     """
     operations = decode(patch)
     root = _working_copy(document)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from reference_impl.errors import InvalidPatch
+from patchconf.reference_impl.errors import InvalidPatch
 
 ROOT = ""
 

@@ -31,11 +31,11 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from reference_impl import go_json, kubernetes_object, merge_patch
-from reference_impl.errors import InvalidDocument
-from reference_impl.strategic.apply import apply as strategic_apply
-from reference_impl.strategic.create import create_three_way
-from reference_impl.strategic.patchmeta import PatchMeta
+from patchconf.reference_impl import go_json, kubernetes_object, merge_patch
+from patchconf.reference_impl.errors import InvalidDocument
+from patchconf.reference_impl.strategic.apply import apply as strategic_apply
+from patchconf.reference_impl.strategic.create import create_three_way
+from patchconf.reference_impl.strategic.patchmeta import PatchMeta
 
 Json = Any
 

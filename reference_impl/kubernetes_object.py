@@ -20,7 +20,7 @@ import json
 from decimal import Decimal
 from typing import Any
 
-from reference_impl.errors import InvalidDocument
+from patchconf.reference_impl.errors import InvalidDocument
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 GO_JSON_TYPE_NAMES = {list: "array", str: "string", bool: "bool", int: "number", float: "number"}

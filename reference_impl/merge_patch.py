@@ -24,7 +24,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from reference_impl.errors import Conflict, InvalidDocument, InvalidPatch, PreconditionFailed, TypeMismatch
+from patchconf.reference_impl.errors import Conflict, InvalidDocument, InvalidPatch, PreconditionFailed, TypeMismatch
 
 Json = Any
 

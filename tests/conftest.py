@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.cases import Case
-from harness.pytest_apiserver import live_api_client, live_apiserver, live_kubeconfig  # noqa: F401
-from harness.targets.base import Actual, Target, TargetInfo
+from patchconf.harness.controlplane.pytest_apiserver import live_api_client, live_apiserver, live_kubeconfig  # noqa: F401
+from patchconf.harness.corpus.cases import Case
+from patchconf.harness.targets.base import Actual, Target, TargetInfo
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -27,9 +27,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.cases import Case, Outcome, load_corpus
-from harness.runner import FAIL, PASS, run_case
-from harness.targets import make_target
+from patchconf.harness.corpus.cases import Case, Outcome, load_corpus
+from patchconf.harness.running.runner import FAIL, PASS, run_case
+from patchconf.harness.targets import make_target
 
 REPO = Path(__file__).resolve().parent.parent
 ADAPTERS = REPO / "adapters"

@@ -103,7 +103,7 @@ def test_ops_chooses_the_tables_and_refuses_unknown_ones(bench, capsys):
 @pytest.mark.skipif(shutil.which("go") is None, reason="Go is not installed: upstream is built from Go modules")
 @pytest.mark.parametrize("operation", ["apply", "two-way", "three-way"])
 def test_upstream_times_the_same_inputs_and_gives_the_same_answer(bench, operation):
-    from harness.targets.upstream import build
+    from patchconf.harness.targets.upstream import build
 
     row, kubernetes = bench.measure(bench.OPERATIONS[operation], 30, build())
     assert row.same_result is True
@@ -135,7 +135,7 @@ def test_ssa_benchmark_is_apply_update_forced_apply_on_every_tenth_container(ssa
 
 
 def test_ssa_benchmark_reference_answers_every_step(ssa_bench):
-    from harness.targets.reference import ReferenceTarget
+    from patchconf.harness.targets.reference import ReferenceTarget
 
     answer = ReferenceTarget().run(ssa_bench.case(3))
     steps = answer.document["steps"]

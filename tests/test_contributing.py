@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.cases import Purpose, load_file
-from harness.pytest_apiserver import live_required
+from patchconf.harness.controlplane.pytest_apiserver import live_required
+from patchconf.harness.corpus.cases import Purpose, load_file
 
 REPO = Path(__file__).resolve().parent.parent
 PAGE = REPO / "CONTRIBUTING.md"
@@ -65,7 +65,7 @@ def _corpus(root: Path) -> Path:
 def _patchconf(words: list[str], cwd: Path) -> subprocess.CompletedProcess:
     """``patchconf ARGS`` as the page says, run from this checkout (the installed one may be another)."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
-    return subprocess.run([sys.executable, "-m", "harness.cli", *words[1:]], cwd=cwd, env=env,
+    return subprocess.run([sys.executable, "-m", "patchconf.harness.cli", *words[1:]], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=3600)
 
 

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.cases import iter_case_files, load_corpus
-from harness.coverage import coverage, minimum_for
-from harness.runner import ERROR, FAIL, PASS, SKIP, run_cases
-from harness.yamlio import yaml11_differences
+from patchconf.harness.corpus.cases import iter_case_files, load_corpus
+from patchconf.harness.corpus.coverage import coverage, minimum_for
+from patchconf.harness.corpus.yamlio import yaml11_differences
+from patchconf.harness.running.runner import ERROR, FAIL, PASS, SKIP, run_cases
 
 CASES = Path(__file__).resolve().parent.parent / "cases"
 # Behaviour families whose corpus is complete: each id needs its minimum of cases.
@@ -46,7 +46,7 @@ def test_case_ids_are_unique(corpus):
 @pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not on PATH")
 def test_kubectl_confirms_every_case_it_is_credited_with(corpus):
     """Provenance is checked, not trusted: kubectl re-runs every case naming it."""
-    from harness.targets.kubectl import KubectlTarget
+    from patchconf.harness.targets.kubectl import KubectlTarget
 
     # apply cases are credited to kubectl apply, re-run by the kubectl-apply test below
     credited = [c for c in corpus.cases
@@ -66,7 +66,7 @@ def test_kubectl_confirms_every_case_it_is_credited_with(corpus):
 def test_kubectl_apply_confirms_every_apply_case(corpus):
     """The real kubectl apply, against the recording endpoint, re-runs every apply case;
     only declared divergences may differ."""
-    from harness.targets.kubectl_apply import KubectlApplyTarget
+    from patchconf.harness.targets.kubectl_apply import KubectlApplyTarget
 
     # Cases restricted to other targets (e.g. live-only) are not kubectl-apply's to confirm.
     apply_cases = [c for c in corpus.cases if c.type == "apply" and (not c.targets or "kubectl" in c.targets)]
@@ -86,7 +86,7 @@ def test_kubectl_apply_confirms_every_apply_case(corpus):
 @pytest.mark.skipif(shutil.which("go") is None, reason="Go is not installed: upstream is built from Go modules")
 def test_upstream_agrees_with_every_case(corpus):
     """Kubernetes' own Go code runs the whole corpus; only declared divergences may differ."""
-    from harness.targets.upstream import UpstreamTarget
+    from patchconf.harness.targets.upstream import UpstreamTarget
 
     target = UpstreamTarget()
     try:
@@ -104,7 +104,7 @@ def test_upstream_agrees_with_every_case(corpus):
 def test_reference_of_a_release_follows_the_cases_on_changed_behaviour(corpus, release):
     """reference:1.MINOR answers the SSA-RELEASE cases as that release does: by the case, or by
     the divergence declared for the release's range."""
-    from harness.targets.reference import ReferenceTarget
+    from patchconf.harness.targets.reference import ReferenceTarget
 
     # cases for other targets only (validation refusals: live and upstream) are not the reference's
     cases = [c for c in corpus.cases if "SSA-RELEASE" in c.tags and (not c.targets or "reference" in c.targets)]

@@ -1,4 +1,4 @@
-"""Defaulting of built-in kinds (reference_impl.defaults) against what Kubernetes stores.
+"""Defaulting of built-in kinds (patchconf.reference_impl.defaults) against what Kubernetes stores.
 
 Expected values are Kubernetes' own, written by tests/fixtures/defaults/record.py for each object
 of inputs.yaml, with the release that answered in each file's header:
@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 import yaml
 
-from reference_impl.defaults import default_object, quantity, supported_releases
-from reference_impl.ssa import gotypes
+from patchconf.reference_impl.defaults import default_object, quantity, supported_releases
+from patchconf.reference_impl.ssa import gotypes
 from tests.fixtures.defaults.masks import masked
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "defaults"

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.cases import load_corpus
-from harness.runner import FAIL, PASS, SKIP, run_case
-from harness.targets import make_target
+from patchconf.harness.corpus.cases import load_corpus
+from patchconf.harness.running.runner import FAIL, PASS, SKIP, run_case
+from patchconf.harness.targets import make_target
 
 REPO = Path(__file__).resolve().parent.parent
 JAR = REPO / "adapters" / "java" / "target" / "patchconf-java-adapters.jar"

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.targets import upstream
-from harness.targets.base import TargetUnavailable
+from patchconf.harness.targets import upstream
+from patchconf.harness.targets.base import TargetUnavailable
 
 KUBERNETES_GO_MOD = """\
 module k8s.io/kubernetes

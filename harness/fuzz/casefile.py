@@ -1,7 +1,7 @@
 """Disagreements as case files: the smallest input, Kubernetes' answer as its expectation.
 
 One file per patch type, ``<out>/<type>/fuzz-seed<S>.yaml``, one case per distinct
-disagreement, in the corpus's own style (:mod:`harness.caseedit` renders it). The
+disagreement, in the corpus's own style (:mod:`patchconf.harness.corpus.caseedit` renders it). The
 expectation is what the truth answered, written as ``patchconf record`` writes it, and the
 provenance names the truth (``{implementation: upstream, version, via: patchconf fuzz}``).
 A file is checked before it is kept: it must load back to exactly what was meant and be a
@@ -16,12 +16,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.caseedit import Quoted, item_lines, member_lines
-from harness.cases import INPUT_KEYS, Purpose, load_file
-from harness.fuzz.engine import Finding, FuzzRun, describe
-from harness.runner import clip
-from harness.verify import KUBERNETES_IMPLEMENTATIONS
-from harness.yamlio import load_text
+from patchconf.harness.corpus.caseedit import Quoted, item_lines, member_lines
+from patchconf.harness.corpus.cases import INPUT_KEYS, Purpose, load_file
+from patchconf.harness.corpus.yamlio import load_text
+from patchconf.harness.fuzz.engine import Finding, FuzzRun, describe
+from patchconf.harness.provenance.verify import KUBERNETES_IMPLEMENTATIONS
+from patchconf.harness.running.runner import clip
 
 VIA = "patchconf fuzz"
 # Creating a JSON merge patch asks for the patch; the document it gives is optional (PROTOCOL.md),

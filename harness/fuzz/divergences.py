@@ -3,7 +3,7 @@
 ``harness/fuzz/divergences.yaml`` lists them, each with an ``id``, the ``targets`` (target
 families: ``reference``, ``upstream``) it is about, optionally the ``flows`` and ``kinds`` it is
 limited to, the judged differences it explains (``explains``: regular expressions, each matched
-against one difference as :func:`harness.fuzz.livetruth.problem_shape` writes it, in full), and
+against one difference as :func:`patchconf.harness.fuzz.livetruth.problem_shape` writes it, in full), and
 the ``reason``. A disagreement is a known divergence only when every one of its differences is
 explained by a divergence that applies; one difference left over makes it a disagreement.
 """
@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.fuzz.livetruth import problem_shape
-from harness.targets.base import Target
-from harness.yamlio import load_text
+from patchconf.harness.corpus.yamlio import load_text
+from patchconf.harness.fuzz.livetruth import problem_shape
+from patchconf.harness.targets.base import Target
 
 DIVERGENCES_FILE = Path(__file__).with_name("divergences.yaml")
 MEMBERS = frozenset({"id", "targets", "flows", "kinds", "explains", "reason"})

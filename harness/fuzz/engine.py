@@ -3,9 +3,9 @@
 Input *i* of a run with seed *S* is made by the generator of its patch type from the seed
 ``"S:TYPE:i"`` (the types taken in turn), so a seed names the same inputs on every machine.
 The truth (``upstream``) answers each input; its answer becomes the case's expectation
-exactly as ``patchconf record`` writes one (:func:`harness.record.expectation_members`), and
+exactly as ``patchconf record`` writes one (:func:`patchconf.harness.provenance.record.expectation_members`), and
 the target's answer is judged against it exactly as ``patchconf run`` judges a case
-(:func:`harness.runner.judge`). An input the truth cannot answer with a recordable outcome
+(:func:`patchconf.harness.running.runner.judge`). An input the truth cannot answer with a recordable outcome
 (a panic, an unclassified error) is not judged and is counted as such.
 
 A target that works as kubectl does (the reference, kubectl) is judged on kubectl's terms:
@@ -30,16 +30,16 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from harness.cases import ABSENT, INPUT_KEYS, Case, Outcome, SchemaRef
-from harness.compare import json_equal
-from harness.fuzz import choices, livetruth
-from harness.fuzz.behaviours import behaviour_ids
-from harness.fuzz.divergences import Divergence, covering
-from harness.fuzz.generators import GENERATORS
-from harness.record import Unrecordable, expectation_members
-from harness.runner import FAIL, PASS, Result, judge
-from harness.targets.base import Actual, ActualError, Target, TargetCrash, TargetDeclined
-from reference_impl.kubernetes_object import through_go_json
+from patchconf.harness.corpus.cases import ABSENT, INPUT_KEYS, Case, Outcome, SchemaRef
+from patchconf.harness.fuzz import choices, livetruth
+from patchconf.harness.fuzz.behaviours import behaviour_ids
+from patchconf.harness.fuzz.divergences import Divergence, covering
+from patchconf.harness.fuzz.generators import GENERATORS
+from patchconf.harness.provenance.record import Unrecordable, expectation_members
+from patchconf.harness.running.compare import json_equal
+from patchconf.harness.running.runner import FAIL, PASS, Result, judge
+from patchconf.harness.targets.base import Actual, ActualError, Target, TargetCrash, TargetDeclined
+from patchconf.reference_impl.kubernetes_object import through_go_json
 
 AGREE, DISAGREE, SKIP, UNJUDGED, NONDETERMINISTIC = "agree", "disagree", "skip", "unjudged", "nondeterministic"
 # a live truth's validation refused a step, and the steps before it agree (harness/fuzz/livetruth.py)
@@ -169,8 +169,8 @@ def plan_for(truth: Target) -> Plan:
     """The plan for ``truth``: a live server gets request sequences on valid built-in objects."""
     if truth.info.family != "live":
         return DEFAULT_PLAN
-    from harness.fuzz.divergences import load_divergences
-    from harness.fuzz.sequences import LIVE_GENERATORS
+    from patchconf.harness.fuzz.divergences import load_divergences
+    from patchconf.harness.fuzz.sequences import LIVE_GENERATORS
 
     return Plan(LIVE_GENERATORS, load_divergences(), "server-side-apply", LIVE_REASKS, LIVE_SHRINK_CALLS,
                 LIVE_SHRINK_CALLS)

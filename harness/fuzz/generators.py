@@ -1,4 +1,4 @@
-"""Random inputs for every flow, as functions of a :class:`~harness.fuzz.choices.Choices`.
+"""Random inputs for every flow, as functions of a :class:`~patchconf.harness.fuzz.choices.Choices`.
 
 Each generator returns the members of one case: its inputs (``original``, ``patch``,
 ``modified``, ``current``, ``steps``), and ``schema`` and ``options`` where the flow takes
@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from harness.cases import copy_json
-from harness.fuzz.choices import Choices, pick, shuffled, some
-from reference_impl import jsonpointer
+from patchconf.harness.corpus.cases import copy_json
+from patchconf.harness.fuzz.choices import Choices, pick, shuffled, some
+from patchconf.reference_impl import jsonpointer
 
 Json = Any
 Members = dict[str, Any]

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from harness.fuzz.choices import Choices, pick, some
+from patchconf.harness.fuzz.choices import Choices, pick, some
 
 Json = Any
 

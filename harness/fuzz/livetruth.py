@@ -1,6 +1,6 @@
 """A live kube-apiserver as the fuzz truth: what is compared, what is not, and why.
 
-Every input is a request sequence (:mod:`harness.fuzz.sequences`). Each step is judged on
+Every input is a request sequence (:mod:`patchconf.harness.fuzz.sequences`). Each step is judged on
 
 - its error class and, for a conflict, the conflicting fields and managers;
 - every managedFields entry — manager, operation, apiVersion, subresource, fieldsV1 — in the
@@ -27,11 +27,11 @@ import re
 import threading
 from typing import Any
 
-from harness.cases import Case
-from harness.stored_objects import about_status, drop_null_template_timestamps
-from harness.targets.base import Actual, Target
-from harness.targets.live.conventions import ALLOCATED, JSON_PATCH_APPLY_CLASSES, SERVER_ANNOTATIONS
-from harness.targets.live.placement import case_subject
+from patchconf.harness.corpus.cases import Case
+from patchconf.harness.running.stored_objects import about_status, drop_null_template_timestamps
+from patchconf.harness.targets.base import Actual, Target
+from patchconf.harness.targets.live.conventions import ALLOCATED, JSON_PATCH_APPLY_CLASSES, SERVER_ANNOTATIONS
+from patchconf.harness.targets.live.placement import case_subject
 
 # What the stored objects of both sides are compared without (managedFields keep whatever owns
 # them), each for a reason that is not the request pipeline the reference and upstream model
@@ -56,7 +56,7 @@ ADMITTED_TOLERATIONS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/unre
 MAINTAINED_ANNOTATIONS = SERVER_ANNOTATIONS
 # What the live target leaves out of every answer is left out of the target's too:
 # ``status`` unless a step is about status, and an embedded object's ``creationTimestamp: null``
-# (servers before 1.34 write Go's zero time so): harness/stored_objects.py.
+# (servers before 1.34 write Go's zero time so): harness/running/stored_objects.py.
 
 
 def subject_kind(case: Case) -> str:

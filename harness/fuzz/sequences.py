@@ -27,9 +27,9 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
-from harness.fuzz.choices import Choices, pick
-from harness.fuzz.kinds import KINDS, LABEL_VALUES, Kind, labels_of
-from reference_impl import jsonpointer
+from patchconf.harness.fuzz.choices import Choices, pick
+from patchconf.harness.fuzz.kinds import KINDS, LABEL_VALUES, Kind, labels_of
+from patchconf.reference_impl import jsonpointer
 
 Json = Any
 Members = dict[str, Any]

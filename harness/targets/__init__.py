@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from harness.targets.base import Actual, ActualError, Target, TargetCrash, TargetInfo, TargetUnavailable
+from patchconf.harness.targets.base import Actual, ActualError, Target, TargetCrash, TargetInfo, TargetUnavailable
 
 __all__ = [
     "TARGET_HELP",
@@ -34,49 +34,49 @@ TARGET_HELP = {
 
 
 def _reference(argument: str | None, **options) -> Target:
-    from harness.targets.reference import ReferenceTarget
+    from patchconf.harness.targets.reference import ReferenceTarget
 
     return ReferenceTarget(argument) if argument else ReferenceTarget()
 
 
 def _kubectl(argument: str | None, **options) -> Target:
-    from harness.targets.kubectl import KubectlTarget
+    from patchconf.harness.targets.kubectl import KubectlTarget
 
     return KubectlTarget(argument, **options)
 
 
 def _kubectl_apply(argument: str | None, **options) -> Target:
-    from harness.targets.kubectl_apply import KubectlApplyTarget
+    from patchconf.harness.targets.kubectl_apply import KubectlApplyTarget
 
     return KubectlApplyTarget(argument, **options)
 
 
 def _command(argument: str | None, **options) -> Target:
-    from harness.targets.command import CommandTarget
+    from patchconf.harness.targets.command import CommandTarget
 
     return CommandTarget(argument or "", **options)
 
 
 def _upstream(argument: str | None, **options) -> Target:
-    from harness.targets.upstream import UpstreamTarget
+    from patchconf.harness.targets.upstream import UpstreamTarget
 
     return UpstreamTarget(argument, **options)
 
 
 def _peer(argument: str | None, **options) -> Target:
-    from harness.targets.peer import PeerTarget
+    from patchconf.harness.targets.peer import PeerTarget
 
     return PeerTarget(argument or "", **options)
 
 
 def _live(argument: str | None, **options) -> Target:
-    from harness.targets.live import LiveTarget
+    from patchconf.harness.targets.live import LiveTarget
 
     return LiveTarget(argument, **options)
 
 
 def _live_local(argument: str | None, **options) -> Target:
-    from harness.targets.live_local import LocalLiveTarget, release_of
+    from patchconf.harness.targets.live_local import LocalLiveTarget, release_of
 
     return LocalLiveTarget(release_of(f"live@{argument or ''}"), **options)
 
@@ -101,7 +101,7 @@ def make_target(spec: str, timeout: float | None = None, kubeconfig: str | None 
     ``namespace``: a live target runs in this existing namespace instead of creating its own.
 
     ``max_answer_bytes`` bounds what a program target may print per answer (None: the
-    default, or $PATCHCONF_MAX_ANSWER_BYTES; see harness/bounded.py).
+    default, or $PATCHCONF_MAX_ANSWER_BYTES; see harness/running/bounded.py).
     """
     if spec.startswith("live@"):  # a release, not a context: live_local starts that server
         name, argument = "live@", spec.removeprefix("live@")

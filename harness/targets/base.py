@@ -6,7 +6,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.cases import ABSENT, Case, Outcome
+from patchconf.harness.corpus.cases import ABSENT, Case, Outcome
 
 KUBERNETES_PROFILE = "kubernetes"
 RFC_PROFILE = "rfc"

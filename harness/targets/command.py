@@ -5,7 +5,7 @@ hangs or answers garbage fails that one case with the reason (and its last stder
 is killed and restarted for the next case, and the run goes on.
 
 Answers are read strictly and bounded: a line is at most the answer size limit
-(:mod:`harness.bounded`), and must be UTF-8 JSON without NaN, Infinity or repeated keys,
+(:mod:`patchconf.harness.running.bounded`), and must be UTF-8 JSON without NaN, Infinity or repeated keys,
 of the shape the protocol gives; anything else is a protocol error of that case.
 """
 
@@ -21,9 +21,17 @@ import subprocess
 import threading
 from typing import Any
 
-from harness.bounded import AnswerTooLarge, Oversize, keep_tail, max_answer_bytes, read_lines, too_large
-from harness.cases import ABSENT, STEP_EXPECTATIONS, Case, named_schema_path
-from harness.targets.base import (
+from patchconf.harness.corpus.cases import ABSENT, STEP_EXPECTATIONS, Case, named_schema_path
+from patchconf.harness.corpus.yamlio import load_path
+from patchconf.harness.running.bounded import (
+    AnswerTooLarge,
+    Oversize,
+    keep_tail,
+    max_answer_bytes,
+    read_lines,
+    too_large,
+)
+from patchconf.harness.targets.base import (
     Actual,
     ActualError,
     ProtocolError,
@@ -33,7 +41,6 @@ from harness.targets.base import (
     TargetInfo,
     TargetUnavailable,
 )
-from harness.yamlio import load_path
 
 PROTOCOL_VERSION = 1
 DEFAULT_TIMEOUT = 10.0

@@ -19,9 +19,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from harness import bounded
-from harness.cases import Case
-from harness.targets.base import (
+from patchconf.harness.corpus.cases import Case
+from patchconf.harness.running import bounded
+from patchconf.harness.targets.base import (
     Actual,
     ActualError,
     Target,

@@ -47,12 +47,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from harness import bounded
-from harness.cases import ABSENT, Case
-from harness.targets.base import Actual, ActualError, Target, TargetCrash, TargetInfo, TargetUnavailable
-from harness.targets.kubectl import ERROR_PATTERNS, classify_error, find_kubectl, kubectl_version
-from reference_impl import go_json
-from reference_impl.kubernetes_object import is_custom_group
+from patchconf.harness.corpus.cases import ABSENT, Case
+from patchconf.harness.running import bounded
+from patchconf.harness.targets.base import Actual, ActualError, Target, TargetCrash, TargetInfo, TargetUnavailable
+from patchconf.harness.targets.kubectl import ERROR_PATTERNS, classify_error, find_kubectl, kubectl_version
+from patchconf.reference_impl import go_json
+from patchconf.reference_impl.kubernetes_object import is_custom_group
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 DEFAULT_NAMESPACE = "default"

@@ -1,6 +1,6 @@
 """``live@1.MINOR[.PATCH]``: the live target on a local control plane of that Kubernetes release.
 
-The target starts its own etcd + kube-apiserver (harness/apiserver.py: built from Kubernetes' Go
+The target starts its own etcd + kube-apiserver (harness/controlplane/apiserver.py: built from Kubernetes' Go
 modules if not cached, on free loopback ports, its kubeconfig in a temporary directory), runs
 the cases exactly as ``live`` does, and stops the control plane when it closes. So
 ``patchconf matrix --targets live@1.30,live@1.31`` compares server releases with one server up
@@ -20,10 +20,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from harness import apiserver
-from harness.targets.base import TargetUnavailable
-from harness.targets.live import LiveTarget
-from harness.targets.live.conventions import DEFAULT_WORKERS
+from patchconf.harness.controlplane import apiserver
+from patchconf.harness.targets.base import TargetUnavailable
+from patchconf.harness.targets.live import LiveTarget
+from patchconf.harness.targets.live.conventions import DEFAULT_WORKERS
 
 SPEC_PREFIX = "live@"
 RELEASE = re.compile(r"v?1\.[0-9]+(\.[0-9]+)?")

@@ -21,14 +21,14 @@ import shlex
 import shutil
 from pathlib import Path
 
-from harness import REPO_ROOT
-from harness.targets.base import TargetUnavailable
-from harness.targets.command import CommandTarget
-from harness.targets.upstream import _go, _run, _source_digest, cache_root
+from patchconf.harness import SOURCE_ROOT
+from patchconf.harness.targets.base import TargetUnavailable
+from patchconf.harness.targets.command import CommandTarget
+from patchconf.harness.targets.upstream import _go, _run, _source_digest, cache_root
 
-PEERS_DIR = REPO_ROOT / "targets" / "peers"
+PEERS_DIR = SOURCE_ROOT / "targets" / "peers"
 # The protocol kit every peer imports (its go.mod replaces it with ../../peerkit).
-KIT_DIR = REPO_ROOT / "targets" / "peerkit"
+KIT_DIR = SOURCE_ROOT / "targets" / "peerkit"
 
 # The server-side apply fakes run each step of a case in a wall-clock second of its own
 # (their field manager stamps time.Now() and orders entries by whole seconds), so a case

@@ -1,8 +1,8 @@
 """The bundled pure-Python reference implementation as a target.
 
-It runs the patch libraries' semantics (``reference_impl.json_patch``, ``merge_patch``,
+It runs the patch libraries' semantics (``patchconf.reference_impl.json_patch``, ``merge_patch``,
 ``strategic``) inside the pipeline Kubernetes puts around them
-(:mod:`reference_impl.kubernetes_object`): a Kubernetes object is read into Go's JSON
+(:mod:`patchconf.reference_impl.kubernetes_object`): a Kubernetes object is read into Go's JSON
 model before patching and read back as an object afterwards. Bare JSON documents are
 patched as they are, except that numbers come out as Go writes them.
 """
@@ -13,10 +13,10 @@ import os
 import re
 from importlib import metadata
 
-from harness.cases import Case, Outcome, named_schema_path
-from harness.targets.base import Actual, ActualError, Target, TargetInfo, TargetUnavailable
-from reference_impl import json_patch, kubernetes_object, merge_patch
-from reference_impl.errors import NoStrategicSchema, PatchError
+from patchconf.harness.corpus.cases import Case, Outcome, named_schema_path
+from patchconf.harness.targets.base import Actual, ActualError, Target, TargetInfo, TargetUnavailable
+from patchconf.reference_impl import json_patch, kubernetes_object, merge_patch
+from patchconf.reference_impl.errors import NoStrategicSchema, PatchError
 
 DEFAULT_KUBERNETES_VERSION = "1.32"
 # Patch types a case written for a server (its targets name live) is run as the server runs them.
@@ -61,7 +61,7 @@ class ReferenceTarget(Target):
             "merge-patch-3way": self._merge_patch_3way,
         }
         try:
-            from reference_impl import strategic  # noqa: F401
+            from patchconf.reference_impl import strategic  # noqa: F401
         except ImportError:
             return runners
         runners["strategic"] = self._strategic
@@ -90,7 +90,7 @@ class ReferenceTarget(Target):
     def _as_a_server_stores_it(self, case: Case) -> Actual:
         """The patch as an apiserver runs it: ``original`` stored (decoded into its Go type and
         defaulted), the patch applied to it, the result decoded and defaulted again and stored."""
-        from reference_impl.ssa import apiserver
+        from patchconf.reference_impl.ssa import apiserver
 
         original = case.input("original")
         api_version, kind = str(original.get("apiVersion", "")), str(original.get("kind", ""))
@@ -112,7 +112,7 @@ class ReferenceTarget(Target):
         target judges it rendered by a dry-run create."""
         if not _written_for_a_server(case) or not isinstance(outcome.document, dict):
             return outcome
-        from reference_impl.ssa import apiserver, codec, request
+        from patchconf.reference_impl.ssa import apiserver, codec, request
 
         document = outcome.document
         api_version, kind = str(document.get("apiVersion", "")), str(document.get("kind", ""))
@@ -127,7 +127,7 @@ class ReferenceTarget(Target):
         return merge_patch.apply(self._original(case), case.input("patch"))
 
     def _strategic(self, case: Case):
-        from reference_impl import strategic
+        from patchconf.reference_impl import strategic
 
         original = case.inputs["original"]
         # kubectl writes an object out again before patching it (30.0 becomes 30); a bare
@@ -146,7 +146,7 @@ class ReferenceTarget(Target):
         return Actual(patch=kubernetes_object.through_float64(patch))
 
     def _strategic_2way(self, case: Case) -> Actual:
-        from reference_impl.strategic import create
+        from patchconf.reference_impl.strategic import create
 
         meta = self._meta(case)
         original = case.input("original")
@@ -155,7 +155,7 @@ class ReferenceTarget(Target):
 
     def _strategic_3way(self, case: Case) -> Actual:
         # CreateThreeWayMergePatch as kubectl apply calls it: no preconditions.
-        from reference_impl.strategic import create
+        from patchconf.reference_impl.strategic import create
 
         meta = self._meta(case)
         current = case.input("current")
@@ -168,7 +168,7 @@ class ReferenceTarget(Target):
     @staticmethod
     def _created(patch, document, meta) -> Actual:
         """A created patch as sent (JSON written by Go), and ``document`` with it applied if that works."""
-        from reference_impl import strategic
+        from patchconf.reference_impl import strategic
 
         patch = kubernetes_object.through_go_json(patch)
         try:
@@ -178,7 +178,7 @@ class ReferenceTarget(Target):
         return Actual(patch=patch, document=patched)
 
     def _apply(self, case: Case) -> Actual:
-        from reference_impl import kubectl_apply
+        from patchconf.reference_impl import kubectl_apply
 
         live = case.input("current") if case.has_input("current") else None
         if live is not None and case.has_input("original"):
@@ -197,7 +197,7 @@ class ReferenceTarget(Target):
         return Actual(patch=outcome.patch, document=outcome.live)
 
     def _server_side_apply(self, case: Case) -> Actual:
-        from reference_impl.ssa import apiserver
+        from patchconf.reference_impl.ssa import apiserver
 
         current = case.input("current") if case.has_input("current") else None
         steps = case.input("steps")
@@ -216,7 +216,7 @@ class ReferenceTarget(Target):
     def _ssa_schema(self, case: Case, api_version: str, kind: str, custom: bool):
         """The field manager's types: a custom kind's CRD schema (the named schema, or none) with
         the real ObjectMeta, or the built-in kind's; and strategic patch metadata where there is some."""
-        from reference_impl.ssa import schema as ssa_schema
+        from patchconf.reference_impl.ssa import schema as ssa_schema
 
         version = case.schema.version if case.schema is not None and case.schema.version else None
         version = version or ssa_schema.DEFAULT_VERSION
@@ -239,7 +239,7 @@ class ReferenceTarget(Target):
         return kubernetes_object.through_go_json(case.inputs["original"])
 
     def _meta(self, case: Case):
-        from reference_impl import strategic
+        from patchconf.reference_impl import strategic
 
         schema = case.effective_schema()
         if schema is None:

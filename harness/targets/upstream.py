@@ -18,13 +18,13 @@ import shlex
 import shutil
 from pathlib import Path
 
-from harness import REPO_ROOT
-from harness.apiserver import KUBERNETES_MODULE, render_go_mod
-from harness.gobuild import cache_root, run_go
-from harness.targets.base import TargetUnavailable
-from harness.targets.command import CommandTarget
+from patchconf.harness import SOURCE_ROOT
+from patchconf.harness.controlplane.apiserver import KUBERNETES_MODULE, render_go_mod
+from patchconf.harness.controlplane.gobuild import cache_root, run_go
+from patchconf.harness.targets.base import TargetUnavailable
+from patchconf.harness.targets.command import CommandTarget
 
-SOURCE_DIR = REPO_ROOT / "targets" / "upstream"
+SOURCE_DIR = SOURCE_ROOT / "targets" / "upstream"
 K8S_MODULES = ("k8s.io/apimachinery", "k8s.io/api", "k8s.io/client-go", "k8s.io/kubectl")
 # The JSON Patch line Kubernetes uses; minimal version selection raises it where a release needs more.
 JSON_PATCH_MODULE = "gopkg.in/evanphx/json-patch.v4@v4.12.0"
@@ -99,7 +99,7 @@ def build(release: str | None = None) -> Path:
 def require_kubernetes(go: str, kubernetes_version: str, work: Path) -> None:
     """Add ``k8s.io/kubernetes`` at ``kubernetes_version`` to work/go.mod with the replace
     directives of that release (its staging modules -> their published v0.MINOR.PATCH), as
-    harness.apiserver.render_go_mod writes them for the control plane's recipe."""
+    patchconf.harness.controlplane.apiserver.render_go_mod writes them for the control plane's recipe."""
     download = json.loads(_run([go, "mod", "download", "-json", f"{KUBERNETES_MODULE}@{kubernetes_version}"], work))
     if "Error" in download:
         raise TargetUnavailable(f"{KUBERNETES_MODULE}@{kubernetes_version}: {download['Error']}")

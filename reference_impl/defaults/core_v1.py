@@ -15,9 +15,9 @@ import contextlib
 import re
 from collections.abc import Callable
 
-from reference_impl.defaults import quantity
-from reference_impl.defaults.features import Release, enabled
-from reference_impl.defaults.govalue import GoStruct, int_or_string_is_zero, is_empty, zero_struct
+from patchconf.reference_impl.defaults import quantity
+from patchconf.reference_impl.defaults.features import Release, enabled
+from patchconf.reference_impl.defaults.govalue import GoStruct, int_or_string_is_zero, is_empty, zero_struct
 
 CORE = "io.k8s.api.core.v1."
 

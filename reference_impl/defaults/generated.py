@@ -29,7 +29,7 @@ import importlib.resources
 import json
 from typing import Any
 
-from reference_impl.defaults import (
+from patchconf.reference_impl.defaults import (
     apps_v1,
     autoscaling_v2,
     batch_v1,
@@ -40,9 +40,9 @@ from reference_impl.defaults import (
     rbac_v1,
     storage_v1,
 )
-from reference_impl.defaults.core_v1 import Defaulter
-from reference_impl.defaults.features import Release
-from reference_impl.defaults.govalue import GoStruct, fields, is_zero
+from patchconf.reference_impl.defaults.core_v1 import Defaulter
+from patchconf.reference_impl.defaults.features import Release
+from patchconf.reference_impl.defaults.govalue import GoStruct, fields, is_zero
 
 # The group versions whose defaulting is modelled; any other apiVersion is left as it is.
 GROUP_VERSIONS = {
@@ -66,7 +66,7 @@ DEFAULTERS: dict[str, Defaulter] = {
 
 @functools.cache
 def _literal_defaults_by_release() -> dict[str, Any]:
-    source = importlib.resources.files("reference_impl.defaults") / "literal-defaults.json"
+    source = importlib.resources.files("patchconf.reference_impl.defaults") / "literal-defaults.json"
     return json.loads(source.read_text(encoding="utf-8"))["releases"]
 
 

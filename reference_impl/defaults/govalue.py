@@ -1,4 +1,4 @@
-"""The Go value a defaulter works on, as reference_impl.ssa.gotypes models it.
+"""The Go value a defaulter works on, as patchconf.reference_impl.ssa.gotypes models it.
 
 A defaulting function in Go mutates the decoded struct: every field is there, a nil pointer,
 slice or map is nil, an absent string is "". The defaulters here work on the same model:
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference_impl.ssa import gotypes
+from patchconf.reference_impl.ssa import gotypes
 
 GoStruct = dict[str, Any]
 

@@ -5,9 +5,9 @@ Go twin: k8s.io/kubernetes/pkg/apis/rbac/v1/defaults.go. Role and ClusterRole ha
 
 from __future__ import annotations
 
-from reference_impl.defaults.core_v1 import Defaulter
-from reference_impl.defaults.features import Release
-from reference_impl.defaults.govalue import GoStruct
+from patchconf.reference_impl.defaults.core_v1 import Defaulter
+from patchconf.reference_impl.defaults.features import Release
+from patchconf.reference_impl.defaults.govalue import GoStruct
 
 RBAC = "io.k8s.api.rbac.v1."
 GROUP_NAME = "rbac.authorization.k8s.io"

@@ -1,6 +1,6 @@
 """Write ``literal-defaults.json``: the ``+default=`` marker values of each release, as data.
 
-    python -m reference_impl.defaults.regenerate 1.32.4 1.33.13 1.34.4 1.35.4 1.36.3 1.37.2
+    python -m patchconf.reference_impl.defaults.regenerate 1.32.4 1.33.13 1.34.4 1.35.4 1.36.3 1.37.2
 
 Each release named is (re)written from its module; the releases already in the file and not
 named keep their entries (1.27.16 to 1.31.14 were written the same way).
@@ -22,8 +22,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from reference_impl.ssa import gotypes
-from reference_impl.ssa.models.regenerate import SPEC_DIR, module_dir
+from patchconf.reference_impl.ssa import gotypes
+from patchconf.reference_impl.ssa.models.regenerate import SPEC_DIR, module_dir
 
 OUTPUT = Path(__file__).resolve().parent / "literal-defaults.json"
 ZEROS = {"string": "", "int": 0, "float": 0, "bool": False}

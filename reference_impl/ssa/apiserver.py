@@ -14,14 +14,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from reference_impl import json_patch, merge_patch
-from reference_impl.errors import PatchError
-from reference_impl.ssa import codec, migration, strategies
-from reference_impl.ssa.fieldpath import FieldSet, make_path
-from reference_impl.ssa.managedfields import DEFAULT_RELEASE, FieldManager, RequestError
-from reference_impl.ssa.request import Step, StepResult, with_fields_type
-from reference_impl.ssa.schema import ABSENT_DEFAULT, Schema
-from reference_impl.ssa.typed import PARTIAL_KEYS_SINCE, json_copy, resolve_or_none, values_equal
+from patchconf.reference_impl import json_patch, merge_patch
+from patchconf.reference_impl.errors import PatchError
+from patchconf.reference_impl.ssa import codec, migration, strategies
+from patchconf.reference_impl.ssa.fieldpath import FieldSet, make_path
+from patchconf.reference_impl.ssa.managedfields import DEFAULT_RELEASE, FieldManager, RequestError
+from patchconf.reference_impl.ssa.request import Step, StepResult, with_fields_type
+from patchconf.reference_impl.ssa.schema import ABSENT_DEFAULT, Schema
+from patchconf.reference_impl.ssa.typed import PARTIAL_KEYS_SINCE, json_copy, resolve_or_none, values_equal
 
 # handlers/create.go: a request naming no fieldManager is recorded under its User-Agent's
 # first word, which for patchconf's own requests is this.
@@ -179,7 +179,7 @@ class Store:
             return json_patch.apply(live, step.patch)
         if step.patch_type == "merge-patch":
             return merge_patch.apply(live, step.patch)
-        from reference_impl import strategic
+        from patchconf.reference_impl import strategic
 
         if self.patch_meta is None:
             raise RequestError("no-strategic-schema", "strategic merge patch is not supported for this kind",

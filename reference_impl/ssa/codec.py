@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference_impl.defaults import default_go_value, default_object, defaults_known
-from reference_impl.ssa import conversion, gotypes
+from patchconf.reference_impl.defaults import default_go_value, default_object, defaults_known
+from patchconf.reference_impl.ssa import conversion, gotypes
 
 
 def has_go_type(api_version: str, kind: str) -> bool:

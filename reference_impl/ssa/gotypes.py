@@ -14,7 +14,7 @@ FromUnstructured then ToUnstructured), which follows encoding/json's rules:
 
 Values of the types with their own encoding pass through as given: their canonical forms
 (a Quantity's "1000m" -> "1") are not modelled. The Go shapes are data, ``models/go-types.json``,
-written from the Go types by ``python -m reference_impl.ssa.models.regenerate --go-types``.
+written from the Go types by ``python -m patchconf.reference_impl.ssa.models.regenerate --go-types``.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import importlib.resources
 import json
 from typing import Any
 
-from reference_impl.ssa.typed import json_copy
+from patchconf.reference_impl.ssa.typed import json_copy
 
 Shape = dict[str, Any]  # {"shape": string|int|float|bool|bytes|struct|pointer|slice|map|opaque, ...}
 NIL = None  # a nil pointer, slice or map, as the Go value is modelled here
@@ -36,7 +36,7 @@ FIELDS_V1 = "io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1"
 
 @functools.cache
 def _go_types() -> dict[str, Any]:
-    source = importlib.resources.files("reference_impl.ssa.models") / "go-types.json"
+    source = importlib.resources.files("patchconf.reference_impl.ssa.models") / "go-types.json"
     return json.loads(source.read_text(encoding="utf-8"))
 
 

@@ -15,12 +15,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from reference_impl import go_json
-from reference_impl.errors import PatchError
-from reference_impl.ssa.fieldpath import FieldSet, PathElement, VersionedSet, make_path, path_string
-from reference_impl.ssa.merge import ORDER_SENSITIVE_NOOP_SINCE, Conflict, Conflicts, ManagedFields, Updater
-from reference_impl.ssa.schema import Schema
-from reference_impl.ssa.typed import TypedValue, ValidationError, json_copy
+from patchconf.reference_impl import go_json
+from patchconf.reference_impl.errors import PatchError
+from patchconf.reference_impl.ssa.fieldpath import FieldSet, PathElement, VersionedSet, make_path, path_string
+from patchconf.reference_impl.ssa.merge import ORDER_SENSITIVE_NOOP_SINCE, Conflict, Conflicts, ManagedFields, Updater
+from patchconf.reference_impl.ssa.schema import Schema
+from patchconf.reference_impl.ssa.typed import TypedValue, ValidationError, json_copy
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 MAX_UPDATE_MANAGERS = 10

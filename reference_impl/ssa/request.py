@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from reference_impl.ssa.managedfields import RequestError
-from reference_impl.ssa.typed import json_copy
+from patchconf.reference_impl.ssa.managedfields import RequestError
+from patchconf.reference_impl.ssa.typed import json_copy
 
 # What the server sets on every object and a case's document leaves out.
 SERVER_OWNED = ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields")
@@ -29,7 +29,7 @@ class Step:
     object: Any = None
     patch_type: str | None = None
     patch: Any = None
-    csa_managers: tuple[str, ...] = ()  # op csa-upgrade (reference_impl.ssa.migration)
+    csa_managers: tuple[str, ...] = ()  # op csa-upgrade (patchconf.reference_impl.ssa.migration)
 
     @staticmethod
     def from_json(data: dict[str, Any]) -> Step:

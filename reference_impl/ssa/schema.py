@@ -26,7 +26,7 @@ from typing import Any
 
 import yaml
 
-from reference_impl.errors import NoStrategicSchema
+from patchconf.reference_impl.errors import NoStrategicSchema
 
 # libyaml when PyYAML has it: the same documents as its pure-Python SafeLoader, ten times sooner.
 _SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -699,12 +699,12 @@ class _Models:
 
 
 def _models_file(minor: str) -> Traversable:
-    return importlib.resources.files("reference_impl.ssa.models") / f"kubernetes-{minor}.json"
+    return importlib.resources.files("patchconf.reference_impl.ssa.models") / f"kubernetes-{minor}.json"
 
 
 def available_versions() -> list[str]:
     """The Kubernetes minor versions (``"1.33"``) whose models are bundled."""
-    names = (entry.name for entry in importlib.resources.files("reference_impl.ssa.models").iterdir())
+    names = (entry.name for entry in importlib.resources.files("patchconf.reference_impl.ssa.models").iterdir())
     found = [name[len("kubernetes-"):-len(".json")] for name in names
              if name.startswith("kubernetes-") and name.endswith(".json")]
     return sorted(found, key=lambda version: tuple(int(part) for part in version.split(".")))

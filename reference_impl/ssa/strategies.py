@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from reference_impl.ssa import conversion, qos
+from patchconf.reference_impl.ssa import conversion, qos
 
 Path = tuple[str, ...]
 SPEC: tuple[Path, ...] = (("spec",),)

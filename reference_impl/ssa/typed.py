@@ -11,8 +11,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from reference_impl.ssa.fieldpath import FieldSet, Path, PathElement
-from reference_impl.ssa.schema import ABSENT_DEFAULT, Atom, ResolvedType, Schema, TypeRef
+from patchconf.reference_impl.ssa.fieldpath import FieldSet, Path, PathElement
+from patchconf.reference_impl.ssa.schema import ABSENT_DEFAULT, Atom, ResolvedType, Schema, TypeRef
 
 
 class _Missing:

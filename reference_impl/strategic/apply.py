@@ -51,7 +51,7 @@ import functools
 import heapq
 from typing import Any
 
-from reference_impl.errors import (
+from patchconf.reference_impl.errors import (
     InvalidDirective,
     InvalidDocument,
     InvalidPatch,
@@ -61,9 +61,9 @@ from reference_impl.errors import (
     RetainKeysViolation,
     TypeMismatch,
 )
-from reference_impl.errors import NoStrategicSchema as NoStrategicSchema  # re-raised from lookups
-from reference_impl.jsonpointer import escape
-from reference_impl.strategic.patchmeta import FieldMeta, PatchMeta
+from patchconf.reference_impl.errors import NoStrategicSchema as NoStrategicSchema  # re-raised from lookups
+from patchconf.reference_impl.jsonpointer import escape
+from patchconf.reference_impl.strategic.patchmeta import FieldMeta, PatchMeta
 
 Json = Any
 
@@ -85,7 +85,7 @@ def apply(document: Json, patch: Json, meta: PatchMeta) -> Json:
     """The result of applying strategic merge ``patch`` to ``document``.
 
     ``meta`` answers which fields merge and by which key (see
-    :mod:`reference_impl.strategic.patchmeta`). A ``null`` patch changes nothing and a
+    :mod:`patchconf.reference_impl.strategic.patchmeta`). A ``null`` patch changes nothing and a
     ``null`` document is read as ``{}``, as upstream's decoding does; any other
     non-object is an error.
     """

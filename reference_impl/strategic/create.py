@@ -56,7 +56,7 @@ from typing import Any
 
 import yaml
 
-from reference_impl.errors import (
+from patchconf.reference_impl.errors import (
     Conflict,
     InvalidDirective,
     InvalidDocument,
@@ -66,7 +66,7 @@ from reference_impl.errors import (
     RetainKeysViolation,
     TypeMismatch,
 )
-from reference_impl.strategic.apply import (
+from patchconf.reference_impl.strategic.apply import (
     DELETE,
     DELETE_FROM_PRIMITIVE_LIST,
     DIRECTIVE,
@@ -93,8 +93,8 @@ from reference_impl.strategic.apply import (
     _strategy,
     _without_directives,
 )
-from reference_impl.strategic.gosort import go_sort
-from reference_impl.strategic.patchmeta import FieldMeta, PatchMeta
+from patchconf.reference_impl.strategic.gosort import go_sort
+from patchconf.reference_impl.strategic.patchmeta import FieldMeta, PatchMeta
 
 Json = Any
 Precondition = Callable[[dict], bool]

@@ -13,10 +13,10 @@ items of its list)?". :class:`PatchMeta` asks the same two questions; the merge 
   definitions), answering the way ``PatchMetaFromOpenAPI`` answers for the same file,
   limitations included (it cannot descend into the values of a map of objects).
 
-Lookups that fail raise :class:`~reference_impl.errors.NoStrategicSchema` where the
-schema has no such field, :class:`~reference_impl.errors.TypeMismatch` where the field's
+Lookups that fail raise :class:`~patchconf.reference_impl.errors.NoStrategicSchema` where the
+schema has no such field, :class:`~patchconf.reference_impl.errors.TypeMismatch` where the field's
 type cannot hold what is merged into it ("expected slice…", "not struct…") and
-:class:`~reference_impl.errors.ListOfLists`, with apimachinery's wording; the merge code
+:class:`~patchconf.reference_impl.errors.ListOfLists`, with apimachinery's wording; the merge code
 fills in the pointer of the field.
 """
 
@@ -34,7 +34,7 @@ from typing import Any
 
 import yaml
 
-from reference_impl.errors import ListOfLists, NoStrategicSchema, TypeMismatch
+from patchconf.reference_impl.errors import ListOfLists, NoStrategicSchema, TypeMismatch
 
 # libyaml when PyYAML has it: the same documents as its pure-Python SafeLoader, ten times sooner.
 _SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

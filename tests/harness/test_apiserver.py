@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from harness import REPO_ROOT, apiserver
-from harness.pytest_apiserver import live_required
+from patchconf.harness import SOURCE_ROOT
+from patchconf.harness.controlplane import apiserver
+from patchconf.harness.controlplane.pytest_apiserver import live_required
 
 KUBERNETES_GO_MOD = """\
 module k8s.io/kubernetes
@@ -69,7 +70,7 @@ def test_committed_recipe_is_what_the_generator_writes_for_the_pinned_release() 
         "download" / "k8s.io" / "kubernetes" / "@v" / f"{version}.mod"
     if not kubernetes_go_mod.is_file():
         pytest.skip(f"k8s.io/kubernetes {version}'s go.mod is not in the Go module cache")
-    committed = (REPO_ROOT / "targets" / "apiserver" / "go.mod").read_text()
+    committed = (SOURCE_ROOT / "targets" / "apiserver" / "go.mod").read_text()
     rendered = apiserver.render_go_mod(version, kubernetes_go_mod.read_text())
     # `go mod tidy` added the require block; the header, tools and replacements are the generator's.
     assert committed.startswith(rendered.split("require ")[0])
@@ -212,8 +213,8 @@ def test_server_certificate_is_checked_against_the_runs_own_ca(live_apiserver) -
 
 
 def _cli(*arguments: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "harness.cli", "apiserver", *arguments], cwd=REPO_ROOT,
-                          env={**os.environ, "PYTHONPATH": str(REPO_ROOT), **(env or {})},
+    return subprocess.run([sys.executable, "-m", "patchconf.harness.cli", "apiserver", *arguments], cwd=SOURCE_ROOT,
+                          env={**os.environ, "PYTHONPATH": str(SOURCE_ROOT), **(env or {})},
                           capture_output=True, text=True, timeout=600, check=False)
 
 
@@ -321,9 +322,9 @@ LIVE_PROBE = """
 
 
 def test_live_at_a_release_starts_its_own_server_runs_cases_on_it_and_stops_it(binaries, write_case_file) -> None:
-    from harness.cases import load_file
-    from harness.runner import PASS, run_cases
-    from harness.targets import make_target
+    from patchconf.harness.corpus.cases import load_file
+    from patchconf.harness.running.runner import PASS, run_cases
+    from patchconf.harness.targets import make_target
 
     cases, _ = load_file(write_case_file("json-patch/probe.yaml", LIVE_PROBE))
     minor = ".".join(apiserver.pinned_version().removeprefix("v").split(".")[:2])
@@ -345,8 +346,8 @@ def test_live_at_a_release_starts_its_own_server_runs_cases_on_it_and_stops_it(b
 TERMINATED_WHILE_STARTING = """
 import json, os, sys, time
 from pathlib import Path
-from harness import apiserver
-from harness.targets import make_target
+from patchconf.harness.controlplane import apiserver
+from patchconf.harness.targets import make_target
 
 def hold(check, processes, deadline, what):  # etcd is up: say so, then wait to be terminated
     out = Path(os.environ["STARTED_OUT"])  # renamed into place: the test never reads it half written
@@ -366,8 +367,8 @@ def test_live_at_a_release_terminated_while_its_server_starts_leaves_nothing_run
                                                                                      tmp_path: Path) -> None:
     out = tmp_path / "started.json"
     minor = ".".join(apiserver.pinned_version().removeprefix("v").split(".")[:2])
-    child = subprocess.Popen([sys.executable, "-c", TERMINATED_WHILE_STARTING, f"live@{minor}"], cwd=REPO_ROOT,
-                             env={**os.environ, "PYTHONPATH": str(REPO_ROOT), "STARTED_OUT": str(out)},
+    child = subprocess.Popen([sys.executable, "-c", TERMINATED_WHILE_STARTING, f"live@{minor}"], cwd=SOURCE_ROOT,
+                             env={**os.environ, "PYTHONPATH": str(SOURCE_ROOT), "STARTED_OUT": str(out)},
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         deadline = time.monotonic() + 120
@@ -404,9 +405,9 @@ def test_an_interrupted_session_still_stops_its_control_plane(binaries, tmp_path
     (tmp_path / "test_hold.py").write_text(HOLDING_TEST)
     out = tmp_path / "plane.json"
     session = subprocess.Popen(
-        [sys.executable, "-m", "pytest", "-q", "-p", "harness.pytest_apiserver", "-p", "no:cacheprovider",
+        [sys.executable, "-m", "pytest", "-q", "-p", "patchconf.harness.controlplane.pytest_apiserver", "-p", "no:cacheprovider",
          "--rootdir", str(tmp_path), str(tmp_path / "test_hold.py")],
-        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(REPO_ROOT), "PLANE_OUT": str(out)},
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(SOURCE_ROOT), "PLANE_OUT": str(out)},
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         preexec_fn=_restore_ctrl_c)
     try:
@@ -438,9 +439,9 @@ def test_a_server_killed_mid_run_leaves_results_and_cleanup_removes_the_rest_onc
     kubeconfig, report = tmp_path / "kubeconfig", tmp_path / "report"
     plane = apiserver.start(kubeconfig)
     try:
-        run = subprocess.Popen([sys.executable, "-m", "harness.cli", "run", "--target", "live", "--kubeconfig",
+        run = subprocess.Popen([sys.executable, "-m", "patchconf.harness.cli", "run", "--target", "live", "--kubeconfig",
                                 str(kubeconfig), "--type", "strategic", "--report", str(report)],
-                               cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               cwd=SOURCE_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         results = report / "results.jsonl"
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and run.poll() is None and (
@@ -465,12 +466,12 @@ def test_a_server_killed_mid_run_leaves_results_and_cleanup_removes_the_rest_onc
         back = apiserver.start(kubeconfig)  # the same etcd: what the run created is still stored
         assert back.server == plane.server and back.data_dir == plane.data_dir
         plane = back
-        cleanup = subprocess.run([sys.executable, "-m", "harness.cli", "live", "cleanup", "--kubeconfig",
-                                  str(kubeconfig)], cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
+        cleanup = subprocess.run([sys.executable, "-m", "patchconf.harness.cli", "live", "cleanup", "--kubeconfig",
+                                  str(kubeconfig)], cwd=SOURCE_ROOT, capture_output=True, text=True, timeout=120)
         assert cleanup.returncode == 0, cleanup.stderr
         assert f"patchconf-{run_id}" in cleanup.stdout + cleanup.stderr
-        again = subprocess.run([sys.executable, "-m", "harness.cli", "live", "cleanup", "--kubeconfig",
-                                str(kubeconfig)], cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
+        again = subprocess.run([sys.executable, "-m", "patchconf.harness.cli", "live", "cleanup", "--kubeconfig",
+                                str(kubeconfig)], cwd=SOURCE_ROOT, capture_output=True, text=True, timeout=120)
         assert run_id not in again.stdout + again.stderr  # nothing of the run is left
     finally:
         apiserver.stop(plane)

@@ -1,4 +1,4 @@
-"""harness/casecache.py: loaded case files reused only while nothing they depend on changed."""
+"""harness/corpus/casecache.py: loaded case files reused only while nothing they depend on changed."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from harness import casecache
-from harness.casecache import FORMAT, SUFFIX, CaseCache
-from harness.cases import Purpose, behaviour_ids, case_schema, display_path, load_corpus, load_file
+from patchconf.harness.corpus import casecache
+from patchconf.harness.corpus.casecache import FORMAT, SUFFIX, CaseCache
+from patchconf.harness.corpus.cases import Purpose, behaviour_ids, case_schema, display_path, load_corpus, load_file
 
 CASE = """\
 cases:

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from harness.caseedit import CaseAddition, EditError, add_to_cases, flow
-from harness.yamlio import load_text, yaml11_differences
+from patchconf.harness.corpus.caseedit import CaseAddition, EditError, add_to_cases, flow
+from patchconf.harness.corpus.yamlio import load_text, yaml11_differences
 
 FILE = """\
 description: demo   # a comment on the first line
@@ -114,7 +114,7 @@ def test_a_value_given_by_an_alias_ends_on_its_own_line():
 def test_every_case_of_the_corpus_takes_new_members_without_a_changed_line():
     from pathlib import Path
 
-    from harness.cases import iter_case_files
+    from patchconf.harness.corpus.cases import iter_case_files
 
     cases = Path(__file__).resolve().parents[2] / "cases"
     for path in iter_case_files([cases]):

@@ -1,7 +1,7 @@
 import textwrap
 from pathlib import Path
 
-from harness.cases import ABSENT, Purpose, load_corpus, load_file, version_matches
+from patchconf.harness.corpus.cases import ABSENT, Purpose, load_corpus, load_file, version_matches
 
 GOOD = """
     defaults:

@@ -2,7 +2,7 @@
 
 import json
 
-from harness.cli import main
+from patchconf.harness.cli import main
 
 HEAD = """
 defaults:

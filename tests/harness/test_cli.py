@@ -1,7 +1,7 @@
 import gc
 import json
 
-from harness.cli import main
+from patchconf.harness.cli import main
 
 GOOD = """
 defaults:
@@ -58,27 +58,27 @@ def test_coverage_marks_ids_below_three(write_case_file, capsys):
 
 
 def test_the_patchconf_command_returns_mains_code_and_freezes_what_is_left_for_the_exit(monkeypatch):
-    import harness.cli
+    import patchconf.harness.cli
 
     frozen = []
-    monkeypatch.setattr(harness.cli, "main", lambda: 3)
-    monkeypatch.setattr(harness.cli.gc, "freeze", lambda: frozen.append(True))
-    assert harness.cli.console_main() == 3
+    monkeypatch.setattr(patchconf.harness.cli, "main", lambda: 3)
+    monkeypatch.setattr(patchconf.harness.cli.gc, "freeze", lambda: frozen.append(True))
+    assert patchconf.harness.cli.console_main() == 3
     assert frozen == [True]
 
 
 def test_run_freezes_the_loaded_corpus_while_it_runs_and_leaves_nothing_frozen(write_case_file, tmp_path,
                                                                              monkeypatch):
-    import harness.cli
+    import patchconf.harness.cli
 
     seen_while_running = []
-    run_cases = harness.cli.run_cases
+    run_cases = patchconf.harness.cli.run_cases
 
     def recording_run_cases(selected, *args, **kwargs):
         seen_while_running.append((len(selected), gc.get_freeze_count() > 0, gc.isenabled()))
         return run_cases(selected, *args, **kwargs)
 
-    monkeypatch.setattr(harness.cli, "run_cases", recording_run_cases)
+    monkeypatch.setattr(patchconf.harness.cli, "run_cases", recording_run_cases)
     good = write_case_file("json-patch/good.yaml", GOOD)
     assert main(["run", "--cases", str(good), "--report", str(tmp_path / "out")]) == 0
     assert seen_while_running == [(1, True, True)]  # frozen, and collecting what the run makes
@@ -91,7 +91,7 @@ def _patchconf_in(directory, *arguments):
     import subprocess
     import sys
 
-    return subprocess.run([sys.executable, "-m", "harness.cli", *arguments], cwd=directory,
+    return subprocess.run([sys.executable, "-m", "patchconf.harness.cli", *arguments], cwd=directory,
                           capture_output=True, text=True, timeout=300)
 
 

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.cases import load_file
-from harness.runner import ERROR, PASS, SKIP, run_cases
-from harness.targets import make_target
-from harness.targets.base import TargetUnavailable
+from patchconf.harness.corpus.cases import load_file
+from patchconf.harness.running.runner import ERROR, PASS, SKIP, run_cases
+from patchconf.harness.targets import make_target
+from patchconf.harness.targets.base import TargetUnavailable
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -129,8 +129,8 @@ def test_program_that_fails_the_handshake_is_unavailable(tmp_path):
 
 
 def test_server_side_apply_steps_travel_without_their_expectations():
-    from harness.cases import Case, Outcome
-    from harness.targets.command import _actual_from_answer, request_case
+    from patchconf.harness.corpus.cases import Case, Outcome
+    from patchconf.harness.targets.command import _actual_from_answer, request_case
 
     step = {"op": "apply", "manager": "a", "object": {"apiVersion": "v1", "kind": "ConfigMap"},
             "expected": {"x": 1}, "expected_managed_fields": [], "expected_changed": True}

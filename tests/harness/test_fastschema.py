@@ -8,9 +8,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from harness.cases import case_schema, iter_case_files
-from harness.fastschema import compile_schema, equal
-from harness.yamlio import load_path
+from patchconf.harness.corpus.cases import case_schema, iter_case_files
+from patchconf.harness.corpus.fastschema import compile_schema, equal
+from patchconf.harness.corpus.yamlio import load_path
 
 REPO = Path(__file__).resolve().parents[2]
 VALUES = [1, 1.5, 2.0, True, False, None, "x", "", "JP-ADD", [], {}, ["x"], ["JP-ADD", "JP-ADD"], {"a": 1}, -1,

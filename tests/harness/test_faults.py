@@ -15,12 +15,19 @@ from pathlib import Path
 
 import pytest
 
-from harness.bounded import AnswerTooLarge, Oversize, parse_size, read_lines, run_bounded, wait_for_exit
-from harness.cases import load_file
-from harness.runner import ERROR, FAIL, PASS, STORED_CHARS, run_case, stored, stored_lines
-from harness.targets.base import ProtocolError
-from harness.targets.command import decode_answer
-from harness.targets.kubectl import KubectlTarget
+from patchconf.harness.corpus.cases import load_file
+from patchconf.harness.running.bounded import (
+    AnswerTooLarge,
+    Oversize,
+    parse_size,
+    read_lines,
+    run_bounded,
+    wait_for_exit,
+)
+from patchconf.harness.running.runner import ERROR, FAIL, PASS, STORED_CHARS, run_case, stored, stored_lines
+from patchconf.harness.targets.base import ProtocolError
+from patchconf.harness.targets.command import decode_answer
+from patchconf.harness.targets.kubectl import KubectlTarget
 
 REPO = Path(__file__).resolve().parents[2]
 FAULT_TARGET = Path(__file__).resolve().parent / "fault_target.py"
@@ -29,7 +36,7 @@ LIMIT_REASON = "an answer larger than 64 MiB (the answer size limit, --max-answe
 # Run the harness as a user does, in its own process, reporting its own peak memory when it ends.
 HARNESS = textwrap.dedent("""
     import json, resource, sys
-    from harness.cli import main
+    from patchconf.harness.cli import main
     code = main(sys.argv[1:])
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
     print(json.dumps({"peak_rss_mb": peak // 1024}), file=sys.stderr)
@@ -233,7 +240,7 @@ def test_a_killed_run_keeps_its_results_and_report_renders_them(tmp_path):
 
 
 def test_a_harness_error_mid_run_keeps_what_was_done(tmp_path, monkeypatch, capsys):
-    from harness import cli
+    from patchconf.harness import cli
 
     def failing_progress():
         def progress(done, total, result):

@@ -6,11 +6,11 @@ import dataclasses
 
 import pytest
 
-from harness.cases import Purpose, load_file
-from harness.cli import main
-from harness.fuzz import choices
-from harness.fuzz.casefile import NotWritable, write_findings
-from harness.fuzz.engine import (
+from patchconf.harness.cli import main
+from patchconf.harness.corpus.cases import Purpose, load_file
+from patchconf.harness.fuzz import choices
+from patchconf.harness.fuzz.casefile import NotWritable, write_findings
+from patchconf.harness.fuzz.engine import (
     AGREE,
     DISAGREE,
     as_kubectl_passes_it,
@@ -19,10 +19,10 @@ from harness.fuzz.engine import (
     judge_case,
     make_case,
 )
-from harness.fuzz.generators import GENERATORS
-from harness.runner import PASS, run_case
-from harness.targets.base import Actual
-from harness.targets.reference import ReferenceTarget
+from patchconf.harness.fuzz.generators import GENERATORS
+from patchconf.harness.running.runner import PASS, run_case
+from patchconf.harness.targets.base import Actual
+from patchconf.harness.targets.reference import ReferenceTarget
 
 TYPES = tuple(GENERATORS)
 
@@ -142,7 +142,7 @@ def test_a_crashing_target_disagrees_and_the_run_goes_on() -> None:
 
 
 def test_a_declined_input_is_a_skip() -> None:
-    from harness.targets.base import TargetDeclined
+    from patchconf.harness.targets.base import TargetDeclined
 
     class Declining(ReferenceTarget):
         def run(self, case) -> Actual:

@@ -10,17 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from harness.cases import Case
-from harness.fuzz import choices
-from harness.fuzz.divergences import BadDivergences, load_divergences
-from harness.fuzz.engine import AGREE, DISAGREE, DIVERGES, REFUSED, Plan, fuzz, generated_input, verdict
-from harness.fuzz.generators import GENERATORS
-from harness.fuzz.kinds import KINDS
-from harness.fuzz.livetruth import NOT_COMPARED, comparable, problem_shape
-from harness.fuzz.sequences import KIND_ORDER, LIVE_GENERATORS, MANAGERS
-from harness.fuzz.summary import summary_text
-from harness.targets.base import Actual, Target
-from harness.targets.reference import ReferenceTarget
+from patchconf.harness.corpus.cases import Case
+from patchconf.harness.fuzz import choices
+from patchconf.harness.fuzz.divergences import BadDivergences, load_divergences
+from patchconf.harness.fuzz.engine import AGREE, DISAGREE, DIVERGES, REFUSED, Plan, fuzz, generated_input, verdict
+from patchconf.harness.fuzz.generators import GENERATORS
+from patchconf.harness.fuzz.kinds import KINDS
+from patchconf.harness.fuzz.livetruth import NOT_COMPARED, comparable, problem_shape
+from patchconf.harness.fuzz.sequences import KIND_ORDER, LIVE_GENERATORS, MANAGERS
+from patchconf.harness.fuzz.summary import summary_text
+from patchconf.harness.targets.base import Actual, Target
+from patchconf.harness.targets.reference import ReferenceTarget
 
 LIVE_FLOWS = tuple(LIVE_GENERATORS)
 
@@ -106,7 +106,7 @@ DEPLOYMENT = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name"
 
 
 def _case(steps: int) -> Case:
-    from harness.fuzz.engine import make_case
+    from patchconf.harness.fuzz.engine import make_case
 
     return make_case("server-side-apply", {"steps": [{"op": "apply", "manager": "alice", "object": DEPLOYMENT}
                                                      for _ in range(steps)]}, "input-0")
@@ -240,8 +240,8 @@ def test_a_run_against_a_live_truth_counts_per_kind_and_says_how_refusals_count(
 
 
 def test_the_command_judges_several_targets_against_one_answer_of_the_truth(capsys, monkeypatch) -> None:
-    from harness.cli import main
-    from harness.fuzz import livetruth
+    from patchconf.harness.cli import main
+    from patchconf.harness.fuzz import livetruth
 
     asked = []
     remember = livetruth.RememberingTruth.__init__

@@ -3,7 +3,7 @@ upstream judged against the server on request sequences of a fixed seed — 300 
 sequences over eight built-in kinds and 300 JSON, merge and strategic patch inputs. Any
 disagreement that no named divergence (harness/fuzz/divergences.yaml) explains fails the test.
 
-The server is the session's local control plane (harness/pytest_apiserver.py), or the one
+The server is the session's local control plane (harness/controlplane/pytest_apiserver.py), or the one
 $PATCHCONF_LIVE_KUBECONFIG names. Every input is a function of the seed; the live target starts
 each step in a later second of the server's clock, so the order of managedFields entries does
 not depend on timing. Refusals by the server's validation are counted apart, never judged.
@@ -16,10 +16,10 @@ import os
 
 import pytest
 
-from harness.fuzz.engine import DISAGREE, FuzzRun, fuzz, plan_for
-from harness.fuzz.livetruth import RememberingTruth
-from harness.targets import TargetUnavailable, make_target
-from harness.targets.reference import ReferenceTarget
+from patchconf.harness.fuzz.engine import DISAGREE, FuzzRun, fuzz, plan_for
+from patchconf.harness.fuzz.livetruth import RememberingTruth
+from patchconf.harness.targets import TargetUnavailable, make_target
+from patchconf.harness.targets.reference import ReferenceTarget
 
 SEED = 2411
 SEQUENCES = 300

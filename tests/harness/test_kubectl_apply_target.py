@@ -18,10 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from harness.cases import load_file
-from harness.runner import PASS, SKIP, run_case, run_cases
-from harness.targets import TargetUnavailable, make_target
-from harness.targets.kubectl_apply import (
+from patchconf.harness.corpus.cases import load_file
+from patchconf.harness.provenance.verify import missing_provenance, verify
+from patchconf.harness.running.runner import PASS, SKIP, run_case, run_cases
+from patchconf.harness.targets import TargetUnavailable, make_target
+from patchconf.harness.targets.kubectl_apply import (
     KUBECTL_GO_MEMORY,
     EndpointPool,
     EndpointState,
@@ -31,7 +32,6 @@ from harness.targets.kubectl_apply import (
     classify_apply_error,
     resource_of,
 )
-from harness.verify import missing_provenance, verify
 
 FIXTURE = Path(__file__).parent / "data" / "kubectl_apply_cases.yaml"
 needs_kubectl = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not on PATH")
@@ -185,7 +185,7 @@ def test_kubectl_runs_without_go_collections_unless_the_environment_says_otherwi
 
 
 def test_verify_names_each_route_to_kubectl(scripted):
-    from harness.verify import via_of
+    from patchconf.harness.provenance.verify import via_of
 
     judge = scripted({}, family="kubectl")
     judge.name = "kubectl-apply:/opt/kubectl.1.27"
@@ -226,7 +226,7 @@ def _gone_within(pid: int, seconds: float) -> bool:
 
 
 def test_a_hanging_kubectl_fails_its_case_and_is_killed(tmp_path, monkeypatch, write_case_file):
-    import harness.targets.kubectl_apply as kubectl_apply
+    import patchconf.harness.targets.kubectl_apply as kubectl_apply
 
     fake = tmp_path / "kubectl"
     version = '{"clientVersion":{"gitVersion":"v1.32.4"}}'
@@ -289,7 +289,7 @@ def test_oldest_and_newest_kubectl_releases_agree_with_the_fixture(binary, fixtu
 
 @needs_kubectl
 def test_a_run_asks_kubectl_once_for_the_annotation_of_each_distinct_original(fixture_cases, monkeypatch):
-    import harness.targets.kubectl_apply as kubectl_apply
+    import patchconf.harness.targets.kubectl_apply as kubectl_apply
 
     commands: list[list[str]] = []
     real_run_process = kubectl_apply.run_process

@@ -4,9 +4,9 @@ import shutil
 
 import pytest
 
-from harness.cases import load_file
-from harness.runner import PASS, SKIP, run_cases
-from harness.targets.kubectl import KubectlTarget, classify_error
+from patchconf.harness.corpus.cases import load_file
+from patchconf.harness.running.runner import PASS, SKIP, run_cases
+from patchconf.harness.targets.kubectl import KubectlTarget, classify_error
 
 pytestmark = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not on PATH")
 
@@ -65,7 +65,7 @@ def test_kubectl_runs_objects_and_enveloped_documents(write_case_file):
 
 
 def test_explicit_binary_path_and_missing_binary():
-    from harness.targets.base import TargetUnavailable
+    from patchconf.harness.targets.base import TargetUnavailable
 
     binary = shutil.which("kubectl")
     assert KubectlTarget(binary).name == f"kubectl:{binary}"

@@ -27,15 +27,15 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from harness.cases import load_file
-from harness.live_cluster import RUN_LABEL, Cluster
-from harness.report import Run, junit_xml, markdown, summary_text
-from harness.resultlog import ResultsLog, read_log
-from harness.runner import FAIL, PASS, run_case, run_cases
-from harness.summary import summary_json, summary_markdown
-from harness.targets import make_target
-from harness.targets.base import Actual
-from harness.targets.live.mutations import AFTER, CREATED, RENDERED, REQUEST, object_changes, refusal
+from patchconf.harness.controlplane.live_cluster import RUN_LABEL, Cluster
+from patchconf.harness.corpus.cases import load_file
+from patchconf.harness.reporting.report import Run, junit_xml, markdown, summary_text
+from patchconf.harness.reporting.resultlog import ResultsLog, read_log
+from patchconf.harness.reporting.summary import summary_json, summary_markdown
+from patchconf.harness.running.runner import FAIL, PASS, run_case, run_cases
+from patchconf.harness.targets import make_target
+from patchconf.harness.targets.base import Actual
+from patchconf.harness.targets.live.mutations import AFTER, CREATED, RENDERED, REQUEST, object_changes, refusal
 from tests.conftest import ScriptedTarget
 
 REPO = Path(__file__).resolve().parents[2]

@@ -8,8 +8,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from harness import live_cluster
-from harness.live_cluster import Cluster, ClusterUnreachable
+from patchconf.harness.controlplane import live_cluster
+from patchconf.harness.controlplane.live_cluster import Cluster, ClusterUnreachable
 
 DROP = "drop"  # close the connection without an answer
 

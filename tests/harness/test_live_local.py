@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from harness import apiserver
-from harness.targets import TargetUnavailable, make_target
-from harness.targets.live_local import release_of
+from patchconf.harness.controlplane import apiserver
+from patchconf.harness.targets import TargetUnavailable, make_target
+from patchconf.harness.targets.live_local import release_of
 
 LISTING = ("k8s.io/kubernetes v1.29.6 v1.30.4 v1.30.14 v1.31.0 v1.31.14 v1.32.2 v1.32.13 v1.33.6 v1.33.13 "
            "v1.34.0 v1.34.2 v1.34.3 v1.34.4 v1.35.4 v1.36.1 v1.36.3 v1.37.2\n")
@@ -28,7 +28,7 @@ def test_a_live_spec_without_a_release_is_refused_before_anything_is_built(spec:
 
 
 def test_a_context_spec_is_still_the_plain_live_target(monkeypatch: pytest.MonkeyPatch) -> None:
-    import harness.targets.live as live
+    import patchconf.harness.targets.live as live
 
     made = []
     monkeypatch.setattr(live, "LiveTarget", lambda *args, **kwargs: made.append((args, kwargs)) or "plain live")

@@ -3,7 +3,7 @@
 As admin, each test makes a namespace, a ServiceAccount in it and the README's Role and
 RoleBinding (and, for custom kinds, its ClusterRole and bindings); a token of the account
 (TokenRequest) goes into a kubeconfig of its own. The local control plane authorizes by RBAC
-(harness/apiserver.py: ``--authorization-mode RBAC``; the admin token is in system:masters),
+(harness/controlplane/apiserver.py: ``--authorization-mode RBAC``; the admin token is in system:masters),
 so the account holds exactly what the YAML grants.
 """
 
@@ -24,13 +24,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from harness.cases import load_corpus
-from harness.live_cluster import RUN_LABEL, Cluster, delete_namespace
-from harness.runner import PASS, SKIP, run_cases
-from harness.targets import TargetUnavailable, make_target
-from harness.targets.live.corpus_fit import label_problem
-from harness.targets.live.placement import case_subject, is_object
-from reference_impl.kubernetes_object import is_custom_group
+from patchconf.harness.controlplane.live_cluster import RUN_LABEL, Cluster, delete_namespace
+from patchconf.harness.corpus.cases import load_corpus
+from patchconf.harness.running.runner import PASS, SKIP, run_cases
+from patchconf.harness.targets import TargetUnavailable, make_target
+from patchconf.harness.targets.live.corpus_fit import label_problem
+from patchconf.harness.targets.live.placement import case_subject, is_object
+from patchconf.reference_impl.kubernetes_object import is_custom_group
 
 REPO = Path(__file__).resolve().parents[2]
 RBAC = "/apis/rbac.authorization.k8s.io/v1"
@@ -187,7 +187,7 @@ def snapshot(cluster: Cluster, namespace: str) -> dict[str, tuple[str, str]]:
 
 
 def _cli(*args: str) -> list[str]:
-    return [sys.executable, "-m", "harness.cli", *args]
+    return [sys.executable, "-m", "patchconf.harness.cli", *args]
 
 
 def _env() -> dict[str, str]:
@@ -370,7 +370,7 @@ def test_verify_with_the_live_judge_in_a_namespace(admin, account):
 def test_readmes_rbac_covers_every_kind_the_corpus_runs(admin):
     """Every namespaced built-in kind the corpus uses is in the README's Role, every custom kind
     (and the kind holding plain documents) in its Role for custom kinds."""
-    from harness.targets.live.placement import HOST_KIND
+    from patchconf.harness.targets.live.placement import HOST_KIND
 
     cluster = admin[1]
     role, custom_role = (next(d for d in block if d["kind"] == "Role") for block in readme_rbac())
@@ -411,7 +411,7 @@ def test_namespace_is_refused_for_other_targets():
 
 
 def test_label_problem_names_cases_on_metadata_labels(write_case_file):
-    from harness.cases import Purpose, load_file
+    from patchconf.harness.corpus.cases import Purpose, load_file
 
     path = write_case_file("live/labels.yaml", """
         defaults: {targets: [live]}
@@ -467,7 +467,7 @@ def test_label_problem_names_cases_on_metadata_labels(write_case_file):
 
 
 def test_run_label_ownership_is_not_shown():
-    from harness.targets.live.placement import owns_run_label, without_run_label
+    from patchconf.harness.targets.live.placement import owns_run_label, without_run_label
 
     run = f"f:{RUN_LABEL}"
     assert without_run_label({"f:metadata": {"f:labels": {".": {}, run: {}}}}) == {}

@@ -1,6 +1,6 @@
 """The live target against a real kube-apiserver (the local control plane), plus its offline pieces.
 
-Live tests use the session control plane of ``harness.pytest_apiserver`` (tests/conftest.py),
+Live tests use the session control plane of ``patchconf.harness.controlplane.pytest_apiserver`` (tests/conftest.py),
 or the server of ``$PATCHCONF_LIVE_KUBECONFIG``; without one they skip, unless
 ``PATCHCONF_REQUIRE_LIVE=1``.
 """
@@ -20,17 +20,17 @@ from pathlib import Path
 
 import pytest
 
-from harness.cases import Purpose, load_file
-from harness.live_cluster import RUN_LABEL, Cluster, Response, cleanup
-from harness.runner import PASS, SKIP, run_case
-from harness.targets import TargetUnavailable, make_target
-from harness.targets.base import Actual, ActualError
-from harness.targets.live.apply_flow import sent_patch
-from harness.targets.live.conventions import LIVE_TYPES
-from harness.targets.live.corpus_fit import corpus_problem, hosting_problem, nesting_problem
-from harness.targets.live.crds import crd_schema
-from harness.targets.live.responses import classify_response, field_conflicts, ssa_error_class, update_rule
-from reference_impl import go_json
+from patchconf.harness.controlplane.live_cluster import RUN_LABEL, Cluster, Response, cleanup
+from patchconf.harness.corpus.cases import Purpose, load_file
+from patchconf.harness.running.runner import PASS, SKIP, run_case
+from patchconf.harness.targets import TargetUnavailable, make_target
+from patchconf.harness.targets.base import Actual, ActualError
+from patchconf.harness.targets.live.apply_flow import sent_patch
+from patchconf.harness.targets.live.conventions import LIVE_TYPES
+from patchconf.harness.targets.live.corpus_fit import corpus_problem, hosting_problem, nesting_problem
+from patchconf.harness.targets.live.crds import crd_schema
+from patchconf.harness.targets.live.responses import classify_response, field_conflicts, ssa_error_class, update_rule
+from patchconf.reference_impl import go_json
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -78,7 +78,7 @@ def _labelled_crds(cluster: Cluster) -> list[str]:
 
 
 def _cli(*args: str) -> list[str]:
-    return [sys.executable, "-m", "harness.cli", *args]
+    return [sys.executable, "-m", "patchconf.harness.cli", *args]
 
 
 def _env() -> dict[str, str]:
@@ -275,7 +275,7 @@ def test_a_wrong_expectation_fails(live, write_case_file):
 def test_record_asks_the_server_about_a_case_written_for_it(live, write_case_file):
     """patchconf record on live-only cases: the object in the case's terms (nothing the server owns),
     an error with the server's status and reason; and the server confirms both again."""
-    from harness.record import RECORDED, record_cases
+    from patchconf.harness.provenance.record import RECORDED, record_cases
 
     path = write_case_file("live/question.yaml", """
         defaults: {targets: [live], type: merge-patch}
@@ -429,7 +429,7 @@ APPLY_ON_CUSTOM_KIND = {"cases": [{
 
 @pytest.mark.parametrize("kubectl", [None, ""], ids=["real-kubectl", "reference-patch"])
 def test_apply_on_custom_kind(kubeconfig, write_case_file, kubectl):
-    from harness.targets.live import LiveTarget
+    from patchconf.harness.targets.live import LiveTarget
 
     if kubectl is None and not shutil.which("kubectl"):
         pytest.skip("kubectl is not on PATH")
@@ -447,8 +447,8 @@ def test_apply_on_custom_kind(kubeconfig, write_case_file, kubectl):
 
 def test_live_runnable_corpus_passes(kubeconfig):
     """The whole corpus on the live target: every live-runnable case passes, the rest skip with a reason."""
-    from harness.cases import load_corpus
-    from harness.runner import run_cases
+    from patchconf.harness.corpus.cases import load_corpus
+    from patchconf.harness.running.runner import run_cases
 
     corpus = load_corpus([REPO / "cases"])
     target = make_target("live", kubeconfig=kubeconfig)
@@ -701,8 +701,8 @@ class Clock:
 
 
 def test_unreachable_server_fails_fast_with_message(tmp_path, monkeypatch, capsys):
-    from harness import live_cluster
-    from harness.cli import main
+    from patchconf.harness.cli import main
+    from patchconf.harness.controlplane import live_cluster
 
     clock = Clock()
     monkeypatch.setattr(live_cluster, "time", clock)
@@ -1000,7 +1000,7 @@ def test_crd_schema_refuses_recursion():
 
 
 def test_bundled_named_schemas_have_a_crd_form():
-    from harness.yamlio import load_path
+    from patchconf.harness.corpus.yamlio import load_path
 
     for path in sorted((REPO / "cases" / "schemas").glob("*.yaml")):
         schema = crd_schema(load_path(path))
@@ -1032,7 +1032,7 @@ def test_apply_errors_are_classed_by_status(answer, error_class):
 def test_null_creation_timestamps_of_embedded_objects_are_left_out_unless_stated():
     """Servers before 1.34 write an embedded ObjectMeta's zero creationTimestamp as null, later ones
     leave it out; the top-level one and a stated one stay."""
-    from harness.targets.live.rendering import drop_null_template_timestamps
+    from patchconf.harness.targets.live.rendering import drop_null_template_timestamps
 
     document = {"metadata": {"name": "d", "creationTimestamp": None},
                 "spec": {"template": {"metadata": {"creationTimestamp": None, "labels": {"a": "b"}}},

@@ -1,8 +1,8 @@
-from harness.cases import load_file
-from harness.matrix import column_labels, matrix_html, matrix_markdown
-from harness.report import Run
-from harness.runner import run_cases
-from harness.targets.base import Actual
+from patchconf.harness.corpus.cases import load_file
+from patchconf.harness.reporting.matrix import column_labels, matrix_html, matrix_markdown
+from patchconf.harness.reporting.report import Run
+from patchconf.harness.running.runner import run_cases
+from patchconf.harness.targets.base import Actual
 
 CASES = """
     defaults:
@@ -107,7 +107,7 @@ def _steps(namespace: str, conflicts: list, entries: list, error_class: str = "c
 
 
 def test_server_side_apply_steps_compare_as_the_runner_judges_them(write_case_file, scripted):
-    from harness.matrix import changes
+    from patchconf.harness.reporting.matrix import changes
 
     cases, _ = load_file(write_case_file("json-patch/m.yaml", CASES))
     alice = {"field": ".spec.mode", "manager": "alice"}
@@ -130,8 +130,8 @@ def test_server_side_apply_steps_compare_as_the_runner_judges_them(write_case_fi
 
 
 def test_two_answers_that_read_alike_say_where_they_differ(write_case_file):
-    from harness.matrix import change_texts
-    from harness.runner import PASS, Result
+    from patchconf.harness.reporting.matrix import change_texts
+    from patchconf.harness.running.runner import PASS, Result
 
     cases, _ = load_file(write_case_file("json-patch/m.yaml", CASES))
     case = cases[0]
@@ -193,8 +193,8 @@ def test_one_library_at_two_releases_is_labelled_by_its_version(scripted):
 def test_a_peer_release_must_be_a_module_version():
     import pytest
 
-    from harness.targets import TargetUnavailable
-    from harness.targets.peer import build
+    from patchconf.harness.targets import TargetUnavailable
+    from patchconf.harness.targets.peer import build
 
     with pytest.raises(TargetUnavailable, match=r"give a module version such as v1\.2\.3"):
         build("kustomize-kyaml", "latest; rm -rf /")
@@ -260,7 +260,7 @@ WRONG = {"plain": Actual(document={"a": 1, "b": 2}), "negative": Actual(document
 
 
 def test_the_summary_keeps_the_tables_and_says_where_the_per_case_detail_is(write_case_file, scripted):
-    from harness.matrix import matrix_summary_markdown
+    from patchconf.harness.reporting.matrix import matrix_summary_markdown
 
     cases, _ = load_file(write_case_file("json-patch/m.yaml", CASES))
     runs = _runs(cases, scripted, ("good", "good", "1.0", RIGHT), ("poor", "poor", "2.0", WRONG))
@@ -301,7 +301,7 @@ the command above writes it to `d/m.md` and `d/`, published on the pages.
 
 
 def test_a_summary_of_one_implementations_releases_lists_what_changed(write_case_file, scripted):
-    from harness.matrix import matrix_summary_markdown
+    from patchconf.harness.reporting.matrix import matrix_summary_markdown
 
     cases, _ = load_file(write_case_file("json-patch/m.yaml", CASES))
     runs = _runs(cases, scripted, ("upstream@1.27", "upstream", "1.27.4", WRONG),
@@ -321,7 +321,7 @@ def test_a_summary_of_one_implementations_releases_lists_what_changed(write_case
 
 def test_matrix_summary_option_writes_the_summary_beside_the_detail_and_the_site(write_case_file, tmp_path, capsys,
                                                                                   monkeypatch):
-    from harness.cli import main
+    from patchconf.harness.cli import main
 
     monkeypatch.chdir(tmp_path)
 

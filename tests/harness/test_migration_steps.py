@@ -8,11 +8,11 @@ import json
 
 import pytest
 
-from harness.cases import Purpose, load_file
-from harness.record import RECORDED, record_cases
-from harness.targets.base import Actual
-from harness.targets.live import kubectl_ssa
-from harness.verify import via_of
+from patchconf.harness.corpus.cases import Purpose, load_file
+from patchconf.harness.provenance.record import RECORDED, record_cases
+from patchconf.harness.provenance.verify import via_of
+from patchconf.harness.targets.base import Actual
+from patchconf.harness.targets.live import kubectl_ssa
 
 CM = "{apiVersion: v1, kind: ConfigMap, metadata: {name: cm}, data: {a: '1'}}"
 CASE = """\

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.cases import load_corpus
-from harness.runner import FAIL, PASS, SKIP, run_case
-from harness.targets import TargetUnavailable, make_target
+from patchconf.harness.corpus.cases import load_corpus
+from patchconf.harness.running.runner import FAIL, PASS, SKIP, run_case
+from patchconf.harness.targets import TargetUnavailable, make_target
 
 needs_go = pytest.mark.skipif(shutil.which("go") is None, reason="Go is not installed: peers are Go programs")
 
@@ -184,7 +184,7 @@ def test_client_go_fake_reports_steps_times_and_conflicts(client_go_fake, ssa_ca
 
 @needs_go
 def test_client_go_fake_skips_kinds_outside_its_scheme(client_go_fake):
-    from harness.cases import Case, Outcome
+    from patchconf.harness.corpus.cases import Case, Outcome
 
     widget = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}}
     case = Case(file="t.yaml", name="widget", description="", type="server-side-apply", tags=(),
@@ -235,7 +235,7 @@ def test_a_peer_without_a_name_is_refused():
 
 
 def test_without_go_a_peer_is_unavailable_with_the_reason(monkeypatch, tmp_path):
-    import harness.targets.upstream as upstream
+    import patchconf.harness.targets.upstream as upstream
 
     monkeypatch.setenv("PATCHCONF_CACHE", str(tmp_path))
     monkeypatch.setattr(upstream.shutil, "which", lambda name: None)

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from harness import prcheck
-from harness.targets.base import Actual, TargetUnavailable
+from patchconf.harness.provenance import prcheck
+from patchconf.harness.targets.base import Actual, TargetUnavailable
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -58,7 +58,7 @@ def repo(tmp_path, monkeypatch, scripted):
             raise TargetUnavailable(f"{spec} is not in this test")
         return judge
 
-    monkeypatch.setattr("harness.cli.make_target", make_target)
+    monkeypatch.setattr("patchconf.harness.cli.make_target", make_target)
     return root
 
 

@@ -2,10 +2,17 @@
 
 import pytest
 
-from harness.cases import Purpose, load_file
-from harness.cli import main
-from harness.record import DISAGREED, RECORDED, UNANSWERED, message_fragment, record_cases, write_recordings
-from harness.targets.base import Actual, ActualError
+from patchconf.harness.cli import main
+from patchconf.harness.corpus.cases import Purpose, load_file
+from patchconf.harness.provenance.record import (
+    DISAGREED,
+    RECORDED,
+    UNANSWERED,
+    message_fragment,
+    record_cases,
+    write_recordings,
+)
+from patchconf.harness.targets.base import Actual, ActualError
 
 INPUTS_ONLY = """\
 description: A contributor's question, inputs only.
@@ -77,7 +84,7 @@ def test_where_the_judges_disagree_nothing_is_written_and_both_answers_show(writ
                        family="kubectl", version="1.31.2")
     path = write_case_file("strategic/question.yaml", INPUTS_ONLY)
     targets = {"upstream": upstream, "kubectl": kubectl}
-    monkeypatch.setattr("harness.cli.make_target", lambda spec, **options: targets[spec])
+    monkeypatch.setattr("patchconf.harness.cli.make_target", lambda spec, **options: targets[spec])
     assert main(["record", "--cases", str(path), "--judges", "upstream,kubectl"]) == 1
     out = capsys.readouterr().out
     assert "DISAGREED cases/strategic/question.yaml::new-env-var: the judges disagree; nothing written for it" in out
@@ -254,7 +261,7 @@ def test_record_needs_the_file_and_leaves_stated_expectations_alone(write_case_f
     assert main(["record"]) == 2
     path = write_case_file("strategic/question.yaml", INPUTS_ONLY)
     upstream = judges[0]
-    monkeypatch.setattr("harness.cli.make_target", lambda spec, **options: upstream)
+    monkeypatch.setattr("patchconf.harness.cli.make_target", lambda spec, **options: upstream)
     assert main(["record", "--cases", str(path), "--judges", "upstream", "-k", "new-env"]) == 0
     before = path.read_text()
     assert main(["record", "--cases", str(path), "--judges", "upstream", "-k", "new-env"]) == 0

@@ -13,14 +13,14 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from harness.cases import Purpose, load_file
-from harness.record import RECORDED, record_cases, write_recordings
-from harness.runner import PASS, run_case
-from harness.targets import make_target
-from harness.targets.live import ssa_flow
-from harness.targets.live.placement import LogicalClock
-from harness.targets.live.ssa_flow import ServerLead, StepTimes
-from harness.verify import verify
+from patchconf.harness.corpus.cases import Purpose, load_file
+from patchconf.harness.provenance.record import RECORDED, record_cases, write_recordings
+from patchconf.harness.provenance.verify import verify
+from patchconf.harness.running.runner import PASS, run_case
+from patchconf.harness.targets import make_target
+from patchconf.harness.targets.live import ssa_flow
+from patchconf.harness.targets.live.placement import LogicalClock
+from patchconf.harness.targets.live.ssa_flow import ServerLead, StepTimes
 
 # --- offline: the server's seconds as step numbers ------------------------------------------------
 

@@ -1,11 +1,11 @@
 import json
 from xml.etree import ElementTree as ET
 
-from harness.cases import LoadError, load_file
-from harness.report import Run, summary_text
-from harness.run_reports import write_reports
-from harness.runner import run_cases
-from harness.targets.base import Actual, ActualError
+from patchconf.harness.corpus.cases import LoadError, load_file
+from patchconf.harness.reporting.report import Run, summary_text
+from patchconf.harness.reporting.run_reports import write_reports
+from patchconf.harness.running.runner import run_cases
+from patchconf.harness.targets.base import Actual, ActualError
 
 CASES = """
     defaults:

@@ -4,9 +4,9 @@ import os
 
 import pytest
 
-from harness.cases import load_file
-from harness.runner import ERROR, FAIL, PASS, SKIP, Filters, run_case, run_cases
-from harness.targets.base import Actual, ActualError, TargetCrash, TargetDeclined
+from patchconf.harness.corpus.cases import load_file
+from patchconf.harness.running.runner import ERROR, FAIL, PASS, SKIP, Filters, run_case, run_cases
+from patchconf.harness.targets.base import Actual, ActualError, TargetCrash, TargetDeclined
 
 CASES = """
     defaults:
@@ -195,9 +195,9 @@ def _many_cases(write_case_file, count: int) -> list:
 @pytest.fixture
 def forking(scripted, monkeypatch):
     """A scripted target run in forked copies, with a copy from as few as two cases."""
-    import harness.runner
+    import patchconf.harness.running.runner
 
-    monkeypatch.setattr(harness.runner, "CASES_PER_PROCESS", 2)
+    monkeypatch.setattr(patchconf.harness.running.runner, "CASES_PER_PROCESS", 2)
 
     class ForkingTarget(scripted):
         forks = True

@@ -5,14 +5,14 @@ from xml.etree import ElementTree as ET
 
 import pytest
 
-from harness import cli
-from harness.cases import load_file
-from harness.report import Run
-from harness.resultlog import result_from_json
-from harness.run_reports import html_report
-from harness.runner import run_cases
-from harness.site import badge, badge_svg, pass_percent, run_page, slug, write_site
-from harness.targets.base import Actual, ActualError
+from patchconf.harness import cli
+from patchconf.harness.corpus.cases import load_file
+from patchconf.harness.reporting.report import Run
+from patchconf.harness.reporting.resultlog import result_from_json
+from patchconf.harness.reporting.run_reports import html_report
+from patchconf.harness.reporting.site import badge, badge_svg, pass_percent, run_page, slug, write_site
+from patchconf.harness.running.runner import run_cases
+from patchconf.harness.targets.base import Actual, ActualError
 
 CASES = """
     defaults:

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from harness.cases import load_file
-from harness.report import Run
-from harness.run_reports import write_reports
-from harness.runner import run_cases
-from harness.site import write_site
-from harness.targets.base import Actual, ActualError
+from patchconf.harness.corpus.cases import load_file
+from patchconf.harness.reporting.report import Run
+from patchconf.harness.reporting.run_reports import write_reports
+from patchconf.harness.reporting.site import write_site
+from patchconf.harness.running.runner import run_cases
+from patchconf.harness.targets.base import Actual, ActualError
 from tests.harness.chromium import Chromium, find_chromium
 
 CASES = """

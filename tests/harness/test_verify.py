@@ -1,7 +1,7 @@
-from harness.cases import load_file
-from harness.cli import main
-from harness.targets.base import Actual, ActualError
-from harness.verify import Confirmation, missing_provenance, record, verify
+from patchconf.harness.cli import main
+from patchconf.harness.corpus.cases import load_file
+from patchconf.harness.provenance.verify import Confirmation, missing_provenance, record, verify
+from patchconf.harness.targets.base import Actual, ActualError
 
 CASES = """\
 description: verify demo
@@ -90,7 +90,7 @@ cases:
 def _judges(monkeypatch, scripted, answers):
     targets = {"upstream": scripted(answers, family="upstream", version="1.32.4"),
                "kubectl": scripted(answers, family="kubectl", version="1.31.2")}
-    monkeypatch.setattr("harness.cli.make_target", lambda spec, **options: targets[spec])
+    monkeypatch.setattr("patchconf.harness.cli.make_target", lambda spec, **options: targets[spec])
 
 
 def test_verify_names_the_judge_of_every_verdict_and_fails_on_a_contradiction(write_case_file, scripted, capsys,
@@ -143,7 +143,7 @@ def test_verify_names_file_case_and_pointer_of_every_problem_and_fails(write_cas
 def test_require_confirmation_fails_a_case_no_judge_could_run(write_case_file, scripted, capsys, monkeypatch):
     path = write_case_file("json-patch/new.yaml", NEW_FILE.replace("b: 3}", "b: 2}"))
     judge = scripted({}, family="upstream", version="1.32.4", patch_types=frozenset({"strategic"}))
-    monkeypatch.setattr("harness.cli.make_target", lambda spec, **options: judge)
+    monkeypatch.setattr("patchconf.harness.cli.make_target", lambda spec, **options: judge)
     assert main(["verify", "--cases", str(path), "--judges", "upstream"]) == 0
     assert main(["verify", "--cases", str(path), "--judges", "upstream", "--require-confirmation"]) == 1
     assert ("UNCONFIRMED cases/json-patch/new.yaml::right: no judge reproduced its expectation "
@@ -153,7 +153,7 @@ def test_require_confirmation_fails_a_case_no_judge_could_run(write_case_file, s
 def test_only_kubernetes_own_code_judges(write_case_file, scripted, capsys, monkeypatch):
     path = write_case_file("json-patch/new.yaml", NEW_FILE)
     judge = scripted({}, family="reference", version="0.1.0")
-    monkeypatch.setattr("harness.cli.make_target", lambda spec, **options: judge)
+    monkeypatch.setattr("patchconf.harness.cli.make_target", lambda spec, **options: judge)
     assert main(["verify", "--cases", str(path), "--judges", "reference"]) == 2
     assert "'reference' is not Kubernetes' own code; not a judge" in capsys.readouterr().err
     path.write_text(NEW_FILE.replace("    expected: {a: 1, b: 3}\n", ""))

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from harness import yamlio
-from harness.cases import iter_case_files, load_file
+from patchconf.harness.corpus import yamlio
+from patchconf.harness.corpus.cases import iter_case_files, load_file
 
 REPO = Path(__file__).resolve().parents[2]
 

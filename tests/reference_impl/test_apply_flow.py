@@ -1,4 +1,4 @@
-"""kubectl's client-side apply flow (reference_impl.kubectl_apply) and Go's JSON text.
+"""kubectl's client-side apply flow (patchconf.reference_impl.kubectl_apply) and Go's JSON text.
 
 Every expected patch, live object and annotation text below is what the upstream program
 (targets/upstream, ``apply`` cases: kubectl v0.32.4's ``util.GetModifiedConfiguration`` /
@@ -13,9 +13,9 @@ import copy
 
 import pytest
 
-from reference_impl import go_json
-from reference_impl.errors import PatchError
-from reference_impl.kubectl_apply import (
+from patchconf.reference_impl import go_json
+from patchconf.reference_impl.errors import PatchError
+from patchconf.reference_impl.kubectl_apply import (
     CREATE,
     LAST_APPLIED,
     MERGE,
@@ -24,7 +24,7 @@ from reference_impl.kubectl_apply import (
     last_applied_configuration,
     set_last_applied,
 )
-from reference_impl.strategic import builtin_patch_meta
+from patchconf.reference_impl.strategic import builtin_patch_meta
 
 
 def cm(data: dict | None = None, md: dict | None = None, **top) -> dict:

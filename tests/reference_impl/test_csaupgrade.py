@@ -1,5 +1,5 @@
-"""client-go's managedFields upgrade (reference_impl.ssa.csaupgrade) and the steps that use it
-(reference_impl.ssa.migration).
+"""client-go's managedFields upgrade (patchconf.reference_impl.ssa.csaupgrade) and the steps that use it
+(patchconf.reference_impl.ssa.migration).
 
 Expected values are client-go's own (k8s.io/client-go util/csaupgrade/upgrade_test.go,
 TestFindOwners and TestUpgradeCSA, v0.32.4) or kubectl's sequence as a real kubectl 1.32 ran it
@@ -12,15 +12,15 @@ import copy
 
 import pytest
 
-from reference_impl.ssa import apiserver
-from reference_impl.ssa.csaupgrade import (
+from patchconf.reference_impl.ssa import apiserver
+from patchconf.reference_impl.ssa.csaupgrade import (
     LAST_APPLIED_FIELD,
     find_fields_owners,
     upgrade_managed_fields,
     upgrade_managed_fields_patch,
 )
-from reference_impl.ssa.fieldpath import FieldSet, make_path
-from reference_impl.ssa.schema import DEFAULT_VERSION, builtin
+from patchconf.reference_impl.ssa.fieldpath import FieldSet, make_path
+from patchconf.reference_impl.ssa.schema import DEFAULT_VERSION, builtin
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 ANNOTATION_FIELDS = {"f:annotations": {".": {}, f"f:{LAST_APPLIED}": {}}}
@@ -140,7 +140,7 @@ def test_unreadable_fields_of_an_entry_to_fold_are_an_error():
         upgrade_managed_fields([broken], ["kubectl-client-side-apply"], "kubectl")
 
 
-# --- the steps (reference_impl.ssa.migration) ----------------------------------------------------
+# --- the steps (patchconf.reference_impl.ssa.migration) ----------------------------------------------------
 
 CM_SCHEMA = builtin("v1", "ConfigMap", DEFAULT_VERSION)  # the built-in kind, decoded through its Go type
 LAST_APPLIED_AB = ('{"apiVersion":"v1","data":{"a":"1","b":"2"},"kind":"ConfigMap",'

@@ -18,9 +18,9 @@ import os
 
 import pytest
 
-from harness.fuzz.engine import AGREE, DISAGREE, NONDETERMINISTIC, UNJUDGED, describe, fuzz, verdict
-from harness.targets.base import TargetUnavailable
-from harness.targets.reference import ReferenceTarget
+from patchconf.harness.fuzz.engine import AGREE, DISAGREE, NONDETERMINISTIC, UNJUDGED, describe, fuzz, verdict
+from patchconf.harness.targets.base import TargetUnavailable
+from patchconf.harness.targets.reference import ReferenceTarget
 
 SEED = 1
 COUNT = 5000
@@ -43,11 +43,11 @@ def upstream():
     command = os.environ.get("PATCHCONF_UPSTREAM_COMMAND")
     try:
         if command:
-            from harness.targets.command import CommandTarget
+            from patchconf.harness.targets.command import CommandTarget
 
             target = CommandTarget(command, timeout=30.0, family="upstream")
         else:
-            from harness.targets.upstream import UpstreamTarget
+            from patchconf.harness.targets.upstream import UpstreamTarget
 
             target = UpstreamTarget()
     except TargetUnavailable as exc:

@@ -1,4 +1,4 @@
-"""reference_impl.json_patch against what Kubernetes does.
+"""patchconf.reference_impl.json_patch against what Kubernetes does.
 
 Every expected value here was observed, not derived from our code: with kubectl 1.32
 (``kubectl patch --local -f doc.json --type json -p PATCH -o json``; the RFC examples inside
@@ -15,8 +15,8 @@ import json
 
 import pytest
 
-from reference_impl import json_patch
-from reference_impl.errors import (
+from patchconf.reference_impl import json_patch
+from patchconf.reference_impl.errors import (
     InvalidDocument,
     InvalidIndex,
     InvalidPatch,

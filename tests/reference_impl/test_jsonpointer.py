@@ -1,4 +1,4 @@
-"""reference_impl.jsonpointer: RFC 6901 escaping, as Kubernetes' JSON Patch library decodes it.
+"""patchconf.reference_impl.jsonpointer: RFC 6901 escaping, as Kubernetes' JSON Patch library decodes it.
 
 The decoding of "~2" and a lone "~" (kept as they are) was observed with kubectl 1.32
 (``test`` ops on members named "~2" and "~" pass); see test_json_patch.py.
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from reference_impl import jsonpointer
-from reference_impl.errors import InvalidPatch
+from patchconf.reference_impl import jsonpointer
+from patchconf.reference_impl.errors import InvalidPatch
 
 
 @pytest.mark.parametrize(

@@ -2,8 +2,8 @@
 
 import pytest
 
-from reference_impl.errors import InvalidDocument
-from reference_impl.kubernetes_object import as_decoded, go_number, read_back, through_go_json, through_yaml
+from patchconf.reference_impl.errors import InvalidDocument
+from patchconf.reference_impl.kubernetes_object import as_decoded, go_number, read_back, through_go_json, through_yaml
 
 
 @pytest.mark.parametrize(("written", "read"), [

@@ -1,4 +1,4 @@
-"""reference_impl.merge_patch against what Kubernetes does.
+"""patchconf.reference_impl.merge_patch against what Kubernetes does.
 
 Expected values were observed, not derived from our code: with kubectl 1.32
 (``kubectl patch --local -f doc.json --type merge -p PATCH -o json``; RFC examples inside an
@@ -14,8 +14,8 @@ import json
 
 import pytest
 
-from reference_impl import merge_patch
-from reference_impl.errors import InvalidDocument, InvalidPatch, PatchError, TypeMismatch
+from patchconf.reference_impl import merge_patch
+from patchconf.reference_impl.errors import InvalidDocument, InvalidPatch, PatchError, TypeMismatch
 
 DOC = {"foo": ["bar", "baz"], "o": {"a": 1, "n": None}, "arr": [1], "s": "str"}
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from reference_impl.errors import ListOfLists, NoStrategicSchema, TypeMismatch
-from reference_impl.strategic import (
+from patchconf.reference_impl.errors import ListOfLists, NoStrategicSchema, TypeMismatch
+from patchconf.reference_impl.strategic import (
     FieldMeta,
     PatchMeta,
     available_versions,

@@ -10,11 +10,11 @@ import json
 
 import pytest
 
-from reference_impl.ssa import apiserver
-from reference_impl.ssa.fieldpath import FieldSet, PathElement, make_path, path_string
-from reference_impl.ssa.managedfields import manager_identifier
-from reference_impl.ssa.schema import DEFAULT_VERSION, builtin, from_openapi
-from reference_impl.ssa.typed import TypedValue
+from patchconf.reference_impl.ssa import apiserver
+from patchconf.reference_impl.ssa.fieldpath import FieldSet, PathElement, make_path, path_string
+from patchconf.reference_impl.ssa.managedfields import manager_identifier
+from patchconf.reference_impl.ssa.schema import DEFAULT_VERSION, builtin, from_openapi
+from patchconf.reference_impl.ssa.typed import TypedValue
 
 SET_SCHEMA = from_openapi({"Root": {"type": "object", "properties": {
     "setStr": {"type": "array", "items": {"type": "string"}, "x-kubernetes-list-type": "set"},

@@ -1,4 +1,4 @@
-"""reference_impl.ssa.schema: schemaconv's rules and Schema.Resolve, on the bundled models
+"""patchconf.reference_impl.ssa.schema: schemaconv's rules and Schema.Resolve, on the bundled models
 and on small OpenAPI definitions. Expected types are written out by hand from the
 OpenAPI v3 spec of Kubernetes 1.33.13 and kube-openapi's schemaconv."""
 
@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from reference_impl.errors import NoStrategicSchema
-from reference_impl.ssa import schema as S
-from reference_impl.ssa.models import regenerate
-from reference_impl.ssa.schema import (
+from patchconf.reference_impl.errors import NoStrategicSchema
+from patchconf.reference_impl.ssa import schema as S
+from patchconf.reference_impl.ssa.models import regenerate
+from patchconf.reference_impl.ssa.schema import (
     ABSENT_DEFAULT,
     DEDUCED,
     UNTYPED_ATOMIC,

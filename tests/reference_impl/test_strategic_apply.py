@@ -13,7 +13,7 @@ import json
 
 import pytest
 
-from reference_impl.errors import (
+from patchconf.reference_impl.errors import (
     InvalidDirective,
     InvalidDocument,
     InvalidPatch,
@@ -24,7 +24,7 @@ from reference_impl.errors import (
     RetainKeysViolation,
     TypeMismatch,
 )
-from reference_impl.strategic import apply, builtin_patch_meta, named_patch_meta
+from patchconf.reference_impl.strategic import apply, builtin_patch_meta, named_patch_meta
 
 
 def deployment(pod_spec, **spec):

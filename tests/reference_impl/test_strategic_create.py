@@ -1,4 +1,4 @@
-"""Strategic merge patch creation (reference_impl.strategic.create).
+"""Strategic merge patch creation (patchconf.reference_impl.strategic.create).
 
 Every expected patch and error class below is what Kubernetes' own code returned for the
 same inputs: apimachinery v0.32.4 ``strategicpatch.CreateTwoWayMergePatch`` (with kubectl's
@@ -14,18 +14,18 @@ import copy
 
 import pytest
 
-from harness.cases import named_schema_path
-from reference_impl.errors import PatchError
-from reference_impl.kubernetes_object import through_go_json
-from reference_impl.strategic import builtin_patch_meta, named_patch_meta
-from reference_impl.strategic.create import (
+from patchconf.harness.corpus.cases import named_schema_path
+from patchconf.reference_impl.errors import PatchError
+from patchconf.reference_impl.kubernetes_object import through_go_json
+from patchconf.reference_impl.strategic import builtin_patch_meta, named_patch_meta
+from patchconf.reference_impl.strategic.create import (
     KUBECTL_PRECONDITIONS,
     DiffOptions,
     create_three_way,
     create_two_way,
     diff,
 )
-from reference_impl.strategic.gosort import go_sort
+from patchconf.reference_impl.strategic.gosort import go_sort
 
 
 def dep(spec: dict | None = None, md: dict | None = None) -> dict:

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import copy
 
-from reference_impl.ssa import apiserver
-from reference_impl.ssa.qos import compute_pod_qos
-from reference_impl.ssa.schema import DEFAULT_VERSION, builtin
+from patchconf.reference_impl.ssa import apiserver
+from patchconf.reference_impl.ssa.qos import compute_pod_qos
+from patchconf.reference_impl.ssa.schema import DEFAULT_VERSION, builtin
 
 
 def run(api_version, kind, steps, current=None):

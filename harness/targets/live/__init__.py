@@ -47,6 +47,6 @@ expectation), ``responses`` (error answers), ``corpus_fit`` (which corpus cases 
 
 from __future__ import annotations
 
-from harness.targets.live.target import LiveTarget
+from patchconf.harness.targets.live.target import LiveTarget
 
 __all__ = ["LiveTarget"]

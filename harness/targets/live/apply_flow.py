@@ -10,13 +10,13 @@ import shutil
 import tempfile
 from typing import Any
 
-from harness import bounded
-from harness.cases import Case
-from harness.targets.base import Actual, ActualError, TargetDeclined
-from harness.targets.kubectl import classify_error
-from harness.targets.live.conventions import CREATE_QUERY, LAST_APPLIED
-from harness.targets.live.placement import Placement
-from reference_impl import go_json
+from patchconf.harness.corpus.cases import Case
+from patchconf.harness.running import bounded
+from patchconf.harness.targets.base import Actual, ActualError, TargetDeclined
+from patchconf.harness.targets.kubectl import classify_error
+from patchconf.harness.targets.live.conventions import CREATE_QUERY, LAST_APPLIED
+from patchconf.harness.targets.live.placement import Placement
+from patchconf.reference_impl import go_json
 
 
 class ClientSideApplyFlow:
@@ -80,8 +80,8 @@ class ClientSideApplyFlow:
 
     def _reference_apply(self, case: Case, placement: Placement, modified: dict, before: dict | None) -> Actual:
         """Without kubectl, for a custom kind: the reference's three-way JSON merge patch, sent as kubectl would."""
-        from reference_impl import merge_patch
-        from reference_impl.errors import PatchError
+        from patchconf.reference_impl import merge_patch
+        from patchconf.reference_impl.errors import PatchError
 
         notes = ("the reference implementation's three-way merge patch (kubectl is not on PATH)",)
         annotated = copy.deepcopy(modified)

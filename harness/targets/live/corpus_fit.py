@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.cases import ABSENT, Case
-from harness.targets.live.conventions import IDENTITY_POINTERS, SERVER_OWNED_METADATA
-from harness.targets.live.placement import HOST_FIELDS
+from patchconf.harness.corpus.cases import ABSENT, Case
+from patchconf.harness.targets.live.conventions import IDENTITY_POINTERS, SERVER_OWNED_METADATA
+from patchconf.harness.targets.live.placement import HOST_FIELDS
 
 # patches a server applies to any JSON object: these run on plain documents held in a custom resource
 HOSTED_TYPES = ("json-patch", "merge-patch")

@@ -5,15 +5,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.cases import Case
-from harness.compare import json_equal
-from harness.live_cluster import Response
-from harness.targets.base import Actual, ActualError, TargetDeclined
-from harness.targets.live.conventions import CONTENT_TYPES, CREATE_QUERY, JSON_PATCH_APPLY_CLASSES
-from harness.targets.live.mutations import refusal
-from harness.targets.live.placement import Placement, is_object
-from harness.targets.live.responses import bare_json_patch_rejection, classify_response, full_message, update_rule
-from reference_impl import go_json
+from patchconf.harness.controlplane.live_cluster import Response
+from patchconf.harness.corpus.cases import Case
+from patchconf.harness.running.compare import json_equal
+from patchconf.harness.targets.base import Actual, ActualError, TargetDeclined
+from patchconf.harness.targets.live.conventions import CONTENT_TYPES, CREATE_QUERY, JSON_PATCH_APPLY_CLASSES
+from patchconf.harness.targets.live.mutations import refusal
+from patchconf.harness.targets.live.placement import Placement, is_object
+from patchconf.harness.targets.live.responses import (
+    bare_json_patch_rejection,
+    classify_response,
+    full_message,
+    update_rule,
+)
+from patchconf.reference_impl import go_json
 
 
 class CannotHoldAsKind(TargetDeclined):

@@ -12,27 +12,27 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from harness.cases import Case
-from harness.compare import show
-from harness.live_cluster import Response
-from harness.targets.base import Actual, TargetCrash, TargetDeclined
-from harness.targets.live import kubectl_ssa
-from harness.targets.live.conventions import (
+from patchconf.harness.controlplane.live_cluster import Response
+from patchconf.harness.corpus.cases import Case
+from patchconf.harness.running.compare import show
+from patchconf.harness.targets.base import Actual, TargetCrash, TargetDeclined
+from patchconf.harness.targets.live import kubectl_ssa
+from patchconf.harness.targets.live.conventions import (
     ALLOCATED,
     CONTENT_TYPES,
     CREATE_QUERY,
     SERVER_OWNED_METADATA,
     SETUP_MANAGER,
 )
-from harness.targets.live.placement import LogicalClock, Placement, is_object, owns_run_label
-from harness.targets.live.rendering import (
+from patchconf.harness.targets.live.placement import LogicalClock, Placement, is_object, owns_run_label
+from patchconf.harness.targets.live.rendering import (
     about_status,
     drop_generated_labels,
     drop_null_template_timestamps,
     drop_unstated,
     drop_unstated_node_ports,
 )
-from harness.targets.live.responses import (
+from patchconf.harness.targets.live.responses import (
     classify_response,
     field_conflicts,
     full_message,
@@ -40,7 +40,7 @@ from harness.targets.live.responses import (
     status_conflicts,
     status_error_class,
 )
-from reference_impl import go_json
+from patchconf.reference_impl import go_json
 
 
 class ServerSideApplyFlow:

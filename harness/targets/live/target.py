@@ -13,9 +13,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from harness.apiserver import CONTEXT_NAME as APISERVER_CONTEXT
-from harness.cases import Case, Outcome
-from harness.live_cluster import (
+from patchconf.harness.controlplane.apiserver import CONTEXT_NAME as APISERVER_CONTEXT
+from patchconf.harness.controlplane.live_cluster import (
     Cluster,
     ClusterUnreachable,
     Resource,
@@ -24,7 +23,8 @@ from harness.live_cluster import (
     kubeconfig_path,
     new_run_id,
 )
-from harness.targets.base import (
+from patchconf.harness.corpus.cases import Case, Outcome
+from patchconf.harness.targets.base import (
     Actual,
     Target,
     TargetCrash,
@@ -32,9 +32,9 @@ from harness.targets.base import (
     TargetInfo,
     TargetUnavailable,
 )
-from harness.targets.live.apply_flow import ClientSideApplyFlow
-from harness.targets.live.conventions import DEFAULT_WORKERS, LIVE_TYPES, SCHEMA_TYPES, UNREACHABLE_LIMIT
-from harness.targets.live.corpus_fit import (
+from patchconf.harness.targets.live.apply_flow import ClientSideApplyFlow
+from patchconf.harness.targets.live.conventions import DEFAULT_WORKERS, LIVE_TYPES, SCHEMA_TYPES, UNREACHABLE_LIMIT
+from patchconf.harness.targets.live.corpus_fit import (
     STATUS_PROBLEM,
     corpus_problem,
     hosting_problem,
@@ -42,9 +42,9 @@ from harness.targets.live.corpus_fit import (
     nesting_problem,
     patches_only_status,
 )
-from harness.targets.live.crds import RunCRDs
-from harness.targets.live.patch_flow import CannotHoldAsKind, PatchFlow
-from harness.targets.live.placement import (
+from patchconf.harness.targets.live.crds import RunCRDs
+from patchconf.harness.targets.live.patch_flow import CannotHoldAsKind, PatchFlow
+from patchconf.harness.targets.live.placement import (
     HELD_FIELD,
     Placement,
     PlacementMixin,
@@ -52,8 +52,8 @@ from harness.targets.live.placement import (
     is_object,
     ssa_named_schema,
 )
-from harness.targets.live.rendering import ServerRendering
-from harness.targets.live.ssa_flow import ServerSideApplyFlow
+from patchconf.harness.targets.live.rendering import ServerRendering
+from patchconf.harness.targets.live.ssa_flow import ServerSideApplyFlow
 
 
 class LiveTarget(PlacementMixin, RunCRDs, PatchFlow, ServerSideApplyFlow, ClientSideApplyFlow, ServerRendering,

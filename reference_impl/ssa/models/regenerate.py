@@ -1,7 +1,7 @@
 """Write ``kubernetes-<minor>.json`` from the OpenAPI v3 specs in Kubernetes' own module.
 
-    python -m reference_impl.ssa.models.regenerate --kubernetes 1.33.13
-    python -m reference_impl.ssa.models.regenerate --go-types
+    python -m patchconf.reference_impl.ssa.models.regenerate --kubernetes 1.33.13
+    python -m patchconf.reference_impl.ssa.models.regenerate --go-types
 
 
 Downloads ``k8s.io/kubernetes@v<version>`` with ``go mod download`` (the module zip holds

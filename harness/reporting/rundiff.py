@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.report import Run
-from harness.runner import FAILING, PASS, SKIP, Result
+from patchconf.harness.reporting.report import Run
+from patchconf.harness.running.runner import FAILING, PASS, SKIP, Result
 
 
 @dataclass(frozen=True)
@@ -112,7 +112,7 @@ def _run_label(run: Run) -> dict[str, Any]:
 
 def read_run(path: Path) -> Run:
     """A run from a report directory, its results.jsonl, or a results.json; ValueError if none."""
-    from harness.resultlog import LOG_NAME, read_log
+    from patchconf.harness.reporting.resultlog import LOG_NAME, read_log
 
     if path.is_dir():
         log = path / LOG_NAME
@@ -125,7 +125,7 @@ def read_run(path: Path) -> Run:
 def _read_results_json(path: Path) -> Run:
     from datetime import datetime
 
-    from harness.resultlog import result_from_json, target_info_from_json
+    from patchconf.harness.reporting.resultlog import result_from_json, target_info_from_json
 
     data = json.loads(path.read_text(encoding="utf-8"))
     if not isinstance(data, dict) or data.get("patchconf_results") != 1:

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.cases import Case
-from harness.report import Run
-from harness.runner import FAILING, PASS
+from patchconf.harness.corpus.cases import Case
+from patchconf.harness.reporting.report import Run
+from patchconf.harness.running.runner import FAILING, PASS
 
 
 class KnownFailuresError(ValueError):

@@ -25,10 +25,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
-from harness.cases import Case, LoadError, Outcome
-from harness.report import Run
-from harness.runner import Result
-from harness.targets.base import TargetInfo
+from patchconf.harness.corpus.cases import Case, LoadError, Outcome
+from patchconf.harness.reporting.report import Run
+from patchconf.harness.running.runner import Result
+from patchconf.harness.targets.base import TargetInfo
 
 LOG_NAME = "results.jsonl"
 FORMAT_VERSION = 1

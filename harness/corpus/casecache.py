@@ -1,9 +1,9 @@
 """A cache of loaded case files, so that a run does not parse and check an unchanged corpus again.
 
-Like Python's ``.pyc`` files: an entry holds what :func:`harness.cases.load_file` made of one
+Like Python's ``.pyc`` files: an entry holds what :func:`patchconf.harness.corpus.cases.load_file` made of one
 file (each case's data after the file's defaults), under a key that digests everything that
 result depends on: the file's bytes and the name cases are shown under, what the cases are
-loaded for (:class:`~harness.cases.Purpose`), the case schema, ``BEHAVIOURS.md`` and the
+loaded for (:class:`~patchconf.harness.corpus.cases.Purpose`), the case schema, ``BEHAVIOURS.md`` and the
 named schemas there are, the loader's own code, and the Python and PyYAML that ran it. A
 change to any of them is another key, so an entry is never stale.
 
@@ -37,7 +37,7 @@ from typing import Any
 
 import yaml
 
-from harness.corpus_layout import SCHEMA_FILE, SCHEMAS_DIR
+from patchconf.harness.corpus.corpus_layout import SCHEMA_FILE, SCHEMAS_DIR
 
 ENVIRONMENT_VARIABLE = "PATCHCONF_CASE_CACHE"
 OFF = ("off", "0", "no", "false")
@@ -46,8 +46,8 @@ DIGEST_BYTES = 32
 SUFFIX = ".marshal"
 MAX_AGE_DAYS = 30
 # The modules whose code decides what a case file loads as.
-LOADER_MODULES = ("harness/__init__.py", "harness/cases.py", "harness/casecache.py", "harness/fastschema.py",
-                  "harness/yamlio.py")
+LOADER_MODULES = ("harness/__init__.py", "harness/corpus/cases.py", "harness/corpus/casecache.py", "harness/corpus/fastschema.py",
+                  "harness/corpus/yamlio.py")
 
 
 def cache_directory() -> Path | None:
@@ -57,7 +57,7 @@ def cache_directory() -> Path | None:
         return None
     if setting:
         return Path(setting)
-    from harness.gobuild import cache_root
+    from patchconf.harness.controlplane.gobuild import cache_root
 
     return cache_root() / "cases"
 

@@ -1,7 +1,7 @@
-"""pytest fixtures for a local control plane (harness/apiserver.py), started once per test session.
+"""pytest fixtures for a local control plane (harness/controlplane/apiserver.py), started once per test session.
 
-Import the fixtures into a conftest (``from harness.pytest_apiserver import *``) or load this
-module with ``-p harness.pytest_apiserver``. Where Go is missing (and no binaries are cached)
+Import the fixtures into a conftest (``from patchconf.harness.controlplane.pytest_apiserver import *``) or load this
+module with ``-p patchconf.harness.controlplane.pytest_apiserver``. Where Go is missing (and no binaries are cached)
 the tests that use them skip with that reason; with ``PATCHCONF_REQUIRE_LIVE=1`` (as CI sets
 it) they fail instead. ``PATCHCONF_APISERVER_VERSION`` picks the release (default: pinned).
 """
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import apiserver
+from patchconf.harness.controlplane import apiserver
 
 __all__ = ["live_api_client", "live_apiserver", "live_kubeconfig"]
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from harness.known_failures import Verdict
-from harness.report import STATUSES, Run
-from harness.runner import ERROR, FAIL
+from patchconf.harness.reporting.report import STATUSES, Run
+from patchconf.harness.running.known_failures import Verdict
+from patchconf.harness.running.runner import ERROR, FAIL
 
 FORMATS = ("text", "json", "markdown")
 

@@ -1,6 +1,6 @@
 """The pull-request check (``.ci/pr-check``): only what a pull request changed, on every judge here.
 
-``python -m harness.prcheck [BASE_REF] [--kubeconfig PATH]`` in a git checkout:
+``python -m patchconf.harness.provenance.prcheck [BASE_REF] [--kubeconfig PATH]`` in a git checkout:
 
 1. finds the case files changed since the merge base with ``BASE_REF`` (default
    ``$PATCHCONF_BASE_REF``, else ``origin/main``, else ``main``), committed or not, new ones
@@ -25,8 +25,8 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from harness.corpus_layout import BEHAVIOURS_FILE, CASE_SUFFIXES, SCHEMA_FILE, SCHEMAS_DIR
-from harness.yamlio import load_text
+from patchconf.harness.corpus.corpus_layout import BEHAVIOURS_FILE, CASE_SUFFIXES, SCHEMA_FILE, SCHEMAS_DIR
+from patchconf.harness.corpus.yamlio import load_text
 
 CASES = "cases"
 
@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--allow-removed", action="append", default=[], metavar="ID",
                         help="a case id removed on purpose (repeatable)")
     args = parser.parse_args(argv)
-    from harness.cli import main as patchconf
+    from patchconf.harness.cli import main as patchconf
 
     try:
         repo = Path(git(Path.cwd(), "rev-parse", "--show-toplevel").strip())

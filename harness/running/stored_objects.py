@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from harness.cases import Case
+from patchconf.harness.corpus.cases import Case
 
 
 def drop_null_template_timestamps(actual: Any, expected: Any, top: bool = True) -> None:

@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from harness import DEFAULT_CASES_DIR
-from harness.casecache import CaseCache
-from harness.corpus_layout import BEHAVIOURS_FILE, CASE_SUFFIXES, SCHEMA_FILE, SCHEMAS_DIR
-from harness.fastschema import compile_schema
-from harness.yamlio import RefusedInput, decode_text, load_text, read_bytes
-from reference_impl import jsonpointer
+from patchconf.harness import DEFAULT_CASES_DIR
+from patchconf.harness.corpus.casecache import CaseCache
+from patchconf.harness.corpus.corpus_layout import BEHAVIOURS_FILE, CASE_SUFFIXES, SCHEMA_FILE, SCHEMAS_DIR
+from patchconf.harness.corpus.fastschema import compile_schema
+from patchconf.harness.corpus.yamlio import RefusedInput, decode_text, load_text, read_bytes
+from patchconf.reference_impl import jsonpointer
 
 if TYPE_CHECKING:
     import jsonschema
@@ -308,7 +308,7 @@ def cases_root_for(path: Path) -> Path:
 class CaseSchema:
     """case.schema.json as the loader uses it: a whole file, and one case after its file's defaults.
 
-    A compiled check (:mod:`harness.fastschema`) says whether data is valid; jsonschema, imported
+    A compiled check (:mod:`patchconf.harness.corpus.fastschema`) says whether data is valid; jsonschema, imported
     and built only when something is invalid, says why.
     """
 
@@ -401,7 +401,7 @@ def load_file(path: Path, purpose: Purpose = Purpose.CORPUS) -> tuple[list[Case]
 
     ``purpose`` says what a case must already state (see :class:`Purpose`); everything
     else is checked the same whatever the purpose. A file loaded before without a problem
-    comes from the cache of loaded files (:mod:`harness.casecache`) when nothing it depends on
+    comes from the cache of loaded files (:mod:`patchconf.harness.corpus.casecache`) when nothing it depends on
     has changed.
     """
     return _load_file(path, purpose, CaseCache.from_environment())

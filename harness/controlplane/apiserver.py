@@ -40,10 +40,10 @@ from pathlib import Path
 
 import yaml
 
-from harness import REPO_ROOT
-from harness.gobuild import cache_root, run_go, tail
+from patchconf.harness import SOURCE_ROOT
+from patchconf.harness.controlplane.gobuild import cache_root, run_go, tail
 
-RECIPE_DIR = REPO_ROOT / "targets" / "apiserver"
+RECIPE_DIR = SOURCE_ROOT / "targets" / "apiserver"
 KUBERNETES_MODULE = "k8s.io/kubernetes"
 APISERVER_PACKAGE = "k8s.io/kubernetes/cmd/kube-apiserver"
 ETCD_MODULE = "go.etcd.io/etcd/server/v3"

@@ -1,6 +1,6 @@
 """The steps of patchconf's GitHub Action (``action.yml`` at the repository's root).
 
-``action.yml`` installs patchconf and runs ``python -m harness.action`` with the action's inputs
+``action.yml`` installs patchconf and runs ``python -m patchconf.harness.reporting.action`` with the action's inputs
 in ``PATCHCONF_ACTION_*`` variables (passed through the environment, never pasted into a shell
 line). This runs ``patchconf run`` on them, prints the summary in the chosen format to the job's
 log and keeps it beside the reports, appends the markdown summary to ``$GITHUB_STEP_SUMMARY``,
@@ -22,8 +22,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness import reports_directory
-from harness.summary import FORMATS
+from patchconf.harness import reports_directory
+from patchconf.harness.reporting.summary import FORMATS
 
 PREFIX = "PATCHCONF_ACTION_"
 SUMMARY_FILES = {"text": "summary.txt", "json": "summary.json", "markdown": "summary.md"}
@@ -71,7 +71,7 @@ def _words(text: str) -> list[str]:
 
 
 def _report_slug(target: str) -> str:
-    from harness.cli import _slug  # the directory `patchconf run` itself picks for a target
+    from patchconf.harness.cli import _slug  # the directory `patchconf run` itself picks for a target
 
     return _slug(target)
 
@@ -91,9 +91,9 @@ def run_arguments(inputs: Inputs) -> list[str]:
 def markdown_summary(inputs: Inputs) -> str | None:
     """The markdown summary of the run in the report directory (as ``--format markdown`` prints it),
     or None when the run recorded nothing (it stopped before its first case)."""
-    from harness.known_failures import KnownFailures, check
-    from harness.resultlog import LOG_NAME, read_log
-    from harness.summary import summary_markdown
+    from patchconf.harness.reporting.resultlog import LOG_NAME, read_log
+    from patchconf.harness.reporting.summary import summary_markdown
+    from patchconf.harness.running.known_failures import KnownFailures, check
 
     log = inputs.report_dir / LOG_NAME
     if not log.is_file():
@@ -104,7 +104,7 @@ def markdown_summary(inputs: Inputs) -> str | None:
 
 
 def main(environ: Mapping[str, str] = os.environ) -> int:
-    from harness.cli import main as patchconf
+    from patchconf.harness.cli import main as patchconf
 
     try:
         inputs = read_inputs(environ)

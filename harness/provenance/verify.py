@@ -18,10 +18,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.cases import Case
-from harness.runner import ERROR, FAIL, PASS, SKIP, UNCLASSIFIED, Result, run_cases
-from harness.targets.base import Target
-from harness.yamlio import load_text
+from patchconf.harness.corpus.cases import Case
+from patchconf.harness.corpus.yamlio import load_text
+from patchconf.harness.running.runner import ERROR, FAIL, PASS, SKIP, UNCLASSIFIED, Result, run_cases
+from patchconf.harness.targets.base import Target
 
 # How each judge ran Kubernetes' code, keyed by target name (without its ``:PATH``/``@1.MINOR``).
 VIA = {

@@ -1,13 +1,13 @@
 """The files a run writes into its report directory, each rendered by the module that owns its format:
-results.json, junit.xml and report.md by :mod:`harness.report`, report.html by :mod:`harness.site`
+results.json, junit.xml and report.md by :mod:`patchconf.harness.reporting.report`, report.html by :mod:`patchconf.harness.reporting.site`
 (which renders matrices too, and so sits above the report module, not beside it)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from harness.report import Run, junit_xml, markdown, results_json
-from harness.site import run_page
+from patchconf.harness.reporting.report import Run, junit_xml, markdown, results_json
+from patchconf.harness.reporting.site import run_page
 
 
 def html_report(run: Run) -> str:

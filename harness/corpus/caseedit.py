@@ -22,8 +22,8 @@ from typing import Any
 
 import yaml
 
-from harness.cases import INPUT_KEYS
-from harness.yamlio import JsonYamlLoader, load_text
+from patchconf.harness.corpus.cases import INPUT_KEYS
+from patchconf.harness.corpus.yamlio import JsonYamlLoader, load_text
 
 WIDTH = 120
 # Lists of entries a reader scans one per line, even where they would fit on one.

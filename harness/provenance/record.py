@@ -7,7 +7,7 @@ fragment of its message; for a server-side apply case, each step's object, manag
 whether it wrote, or its error with the conflicts. That candidate is then verified as
 ``patchconf verify`` would, on every judge: if any judge contradicts it, nothing is written
 for the case and both answers are shown; otherwise the expectation is written, with a
-provenance entry for every judge that confirmed it (see :mod:`harness.caseedit` for how
+provenance entry for every judge that confirmed it (see :mod:`patchconf.harness.corpus.caseedit` for how
 the file keeps its comments and layout).
 """
 
@@ -20,12 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.caseedit import CaseAddition, EditError, Quoted, add_to_cases
-from harness.cases import ABSENT, Case, Purpose, load_file
-from harness.compare import show
-from harness.runner import UNCLASSIFIED
-from harness.targets.base import Actual, ActualError, Target, TargetCrash, TargetDeclined
-from harness.verify import Judgement, judge_name, verify
+from patchconf.harness.corpus.caseedit import CaseAddition, EditError, Quoted, add_to_cases
+from patchconf.harness.corpus.cases import ABSENT, Case, Purpose, load_file
+from patchconf.harness.provenance.verify import Judgement, judge_name, verify
+from patchconf.harness.running.compare import show
+from patchconf.harness.running.runner import UNCLASSIFIED
+from patchconf.harness.targets.base import Actual, ActualError, Target, TargetCrash, TargetDeclined
 
 RECORDED, DISAGREED, UNANSWERED = "recorded", "disagreed", "unanswered"
 # Types whose answer is a created patch (kubectl apply's: the patch it sends), written as expected_patch.

@@ -12,9 +12,9 @@ from datetime import UTC, datetime
 from typing import Any
 from xml.etree import ElementTree as ET
 
-from harness.cases import LoadError
-from harness.runner import ERROR, FAIL, PASS, SKIP, Result
-from harness.targets.base import TargetInfo
+from patchconf.harness.corpus.cases import LoadError
+from patchconf.harness.running.runner import ERROR, FAIL, PASS, SKIP, Result
+from patchconf.harness.targets.base import TargetInfo
 
 STATUSES = (PASS, FAIL, ERROR, SKIP)
 

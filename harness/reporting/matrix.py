@@ -13,9 +13,9 @@ import json
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 
-from harness.report import Run
-from harness.runner import ERROR, FAIL, PASS, SKIP, Result
-from reference_impl import jsonpointer
+from patchconf.harness.reporting.report import Run
+from patchconf.harness.running.runner import ERROR, FAIL, PASS, SKIP, Result
+from patchconf.reference_impl import jsonpointer
 
 # A changed case: its id and its runs of equal answers, as (first target, last target, a result).
 Change = tuple[str, list[tuple[str, str, Result]]]

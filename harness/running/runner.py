@@ -19,10 +19,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from harness import stored_objects
-from harness.cases import ABSENT, Case, ExpectedError, Outcome
-from harness.compare import explain, json_equal, show
-from harness.targets.base import Actual, ActualError, Target, TargetCrash, TargetDeclined
+from patchconf.harness.corpus.cases import ABSENT, Case, ExpectedError, Outcome
+from patchconf.harness.running import stored_objects
+from patchconf.harness.running.compare import explain, json_equal, show
+from patchconf.harness.targets.base import Actual, ActualError, Target, TargetCrash, TargetDeclined
 
 PASS, FAIL, ERROR, SKIP = "pass", "fail", "error", "skip"
 FAILING = (FAIL, ERROR)  # the statuses that fail a run
@@ -156,7 +156,7 @@ def _judged(case: Case, target: Target, actual: Actual, seconds: float) -> Resul
 
 
 def _as_stated(case: Case, outcome: Outcome, actual: Actual) -> Actual:
-    """Step objects without the server-set fields the outcome does not state (harness/stored_objects.py)."""
+    """Step objects without the server-set fields the outcome does not state (harness/running/stored_objects.py)."""
     steps = actual.document.get("steps") if isinstance(actual.document, dict) else None
     stated = outcome.document.get("steps") if isinstance(outcome.document, dict) else None
     if actual.error is not None or not isinstance(steps, list) or not isinstance(stated, list):

@@ -25,13 +25,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from harness.matrix import changes, column_labels, describe
-from harness.report import server_changes_lines
-from harness.runner import ERROR, FAIL, FAILING, PASS, SKIP, Result
+from patchconf.harness.reporting.matrix import changes, column_labels, describe
+from patchconf.harness.reporting.report import server_changes_lines
+from patchconf.harness.running.runner import ERROR, FAIL, FAILING, PASS, SKIP, Result
 
 if TYPE_CHECKING:
-    from harness.cases import Case
-    from harness.report import Run
+    from patchconf.harness.corpus.cases import Case
+    from patchconf.harness.reporting.report import Run
 
 STATUSES = (PASS, FAIL, ERROR, SKIP)
 SHOWN_JSON_CHARS = 20_000  # per block of expected, actual or inputs; results themselves cap members at 64 KiB
