@@ -52,7 +52,7 @@ from patchconf.harness.corpus.casecache import ENVIRONMENT_VARIABLE  # noqa: E40
 from patchconf.harness.corpus.cases import case_schema, iter_case_files, load_corpus  # noqa: E402
 
 # What the installed `patchconf` command runs (console_main; a tree from before it has only main).
-RUN = "import sys; from harness import cli; sys.exit(getattr(cli, 'console_main', cli.main)())"
+RUN = "import sys; from patchconf.harness import cli; sys.exit(getattr(cli, 'console_main', cli.main)())"
 
 
 def median_seconds(action, rounds: int) -> float:

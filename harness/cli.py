@@ -14,7 +14,7 @@ import traceback
 from collections.abc import Iterator
 from pathlib import Path
 
-from patchconf.harness import DEFAULT_CASES_DIR, SOURCE_ROOT, reports_directory
+from patchconf.harness import SOURCE_ROOT, corpus_description, default_cases_dir, patchconf_version, reports_directory
 from patchconf.harness.corpus.cases import Case, Corpus, cases_root_for, load_corpus
 from patchconf.harness.corpus.coverage import coverage, coverage_text
 from patchconf.harness.corpus.yamlio import yaml11_differences
@@ -29,11 +29,6 @@ from patchconf.harness.targets import TARGET_HELP, TargetUnavailable, make_targe
 
 DEFAULT_JUDGES = "upstream,kubectl,kubectl-apply"
 EXIT_SIGINT, EXIT_SIGTERM = 128 + signal.SIGINT, 128 + signal.SIGTERM
-
-
-def _default_cases() -> Path:
-    local = Path.cwd() / "cases"
-    return local if (local / "case.schema.json").is_file() else DEFAULT_CASES_DIR
 
 
 def _add_selection(parser: argparse.ArgumentParser) -> None:
@@ -92,6 +87,15 @@ def _print_summary(run: Run, args: argparse.Namespace, verdict: Verdict | None, 
     print(f"reports: {', '.join(str(p) for p in written)}", file=sys.stdout if args.format == "text" else sys.stderr)
 
 
+class _PrintVersion(argparse.Action):
+    """--version, worked out only when asked for: finding the corpus's version may run git."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        corpus = corpus_description([default_cases_dir()])
+        print(f"patchconf {patchconf_version()}\ncorpus {corpus['path']} ({corpus['version']})")
+        parser.exit()
+
+
 def _filters(args: argparse.Namespace) -> Filters:
     return Filters(tuple(args.types), tuple(args.tags), tuple(args.paths), tuple(args.names), tuple(args.ids))
 
@@ -102,6 +106,8 @@ NAMESPACE_HELP = ("live: run in this existing namespace instead of creating one 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="patchconf", description="Conformance suite for Kubernetes patch semantics.")
+    parser.add_argument("--version", action=_PrintVersion, nargs=0,
+                        help="patchconf's version and the corpus a run reads from here (path and version)")
     commands = parser.add_subparsers(dest="command")
 
     run = commands.add_parser("run", help="run cases against a target and report")
@@ -354,7 +360,7 @@ def _run(args: argparse.Namespace) -> int:
             print(f"patchconf: interrupted ({_signal_name(exc)}) while starting the target", file=sys.stderr)
             return _interrupted_exit(exc)
         try:
-            corpus = _load_frozen(args.cases or [_default_cases()])
+            corpus = _load_frozen(args.cases or [default_cases_dir()])
         except KeyboardInterrupt as exc:
             target.close()
             print(f"patchconf: interrupted ({_signal_name(exc)}) while loading the cases", file=sys.stderr)
@@ -363,7 +369,8 @@ def _run(args: argparse.Namespace) -> int:
         directory = args.report or (reports_directory() / _slug(args.target))
         run = Run(args.target, target.info, [], corpus.errors, planned=len(selected),
                   arguments={"cases": [str(p) for p in args.cases or []], "types": args.types,
-                             "tags": args.tags, "paths": args.paths, "names": args.names})
+                             "tags": args.tags, "paths": args.paths, "names": args.names},
+                  corpus=corpus_description(args.cases or [default_cases_dir()]), patchconf=patchconf_version())
         log = ResultsLog(directory / LOG_NAME, run, len(selected))
         finished: dict[int, Result] = {}
 
@@ -454,7 +461,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 def _quiet_summary(run: Run) -> str:
-    lines = [f"{r.status.upper()} {r.case.id}" for r in run.results if r.status in ("fail", "error")]
+    lines = [f"corpus: {run.corpus.get('path')} ({run.corpus.get('version')}); patchconf {run.patchconf}"]
+    lines += [f"{r.status.upper()} {r.case.id}" for r in run.results if r.status in ("fail", "error")]
     lines += [f"LOAD ERROR {e}" for e in run.load_errors]
     lines += [run.stopped_early()] if run.interrupted else []
     counts = run.counts()
@@ -468,7 +476,7 @@ def _slug(spec: str) -> str:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    paths = args.paths or [_default_cases()]
+    paths = args.paths or [default_cases_dir()]
     corpus = load_corpus(paths)
     problems = [str(e) for e in corpus.errors]
     from patchconf.harness.corpus.cases import iter_case_files
@@ -485,7 +493,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_coverage(args: argparse.Namespace) -> int:
-    paths = args.cases or [_default_cases()]
+    paths = args.cases or [default_cases_dir()]
     corpus = load_corpus(paths)
     table = coverage(corpus.cases, cases_root_for(Path(paths[0]).resolve()))
     text, short = coverage_text(table, tuple(args.prefix))
@@ -499,7 +507,7 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     from patchconf.harness.reporting.matrix import column_labels, matrix_html, matrix_markdown, matrix_summary_markdown
     from patchconf.harness.reporting.site import slug, write_site
 
-    corpus = load_corpus(args.cases or [_default_cases()])
+    corpus = load_corpus(args.cases or [default_cases_dir()])
     runs = _matrix_runs_read(args, corpus.cases) if args.from_runs else _matrix_runs_made(args, corpus)
     if not runs:
         return 2
@@ -528,8 +536,10 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     if args.summary:
         detail_at = ([str(out)] if out else []) + ([f"{args.html}/"] if args.html else [])
         args.summary.parent.mkdir(parents=True, exist_ok=True)
+        tool_pages = {run.target.family: f"tools/{run.target.family}.md" for run in runs
+                      if (args.summary.parent / "tools" / f"{run.target.family}.md").is_file()}
         args.summary.write_text(matrix_summary_markdown(runs, args.title, command, fuzzed, args.history, notes,
-                                                        detail_at, args.published or ""), encoding="utf-8")
+                                                        detail_at, args.published or "", tool_pages), encoding="utf-8")
         written.append(args.summary)
     print(f"matrix: {', '.join(str(p) for p in written)}")
     return 0
@@ -638,7 +648,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from patchconf.harness.provenance.verify import missing_provenance, record, verify
 
     # Cases under verification may lack provenance: --write is what records it.
-    corpus = load_corpus(args.cases or [_default_cases()], Purpose.VERIFY)
+    corpus = load_corpus(args.cases or [default_cases_dir()], Purpose.VERIFY)
     for error in corpus.errors:
         print(f"LOAD ERROR {error}")
     selected = [case for case in corpus.cases if _filters(args).accepts(case)]

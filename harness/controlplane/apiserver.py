@@ -40,8 +40,8 @@ from pathlib import Path
 
 import yaml
 
-from patchconf.harness import SOURCE_ROOT
-from patchconf.harness.controlplane.gobuild import cache_root, run_go, tail
+from patchconf.harness import SOURCE_ROOT, cache_root
+from patchconf.harness.controlplane.gobuild import run_go, tail
 
 RECIPE_DIR = SOURCE_ROOT / "targets" / "apiserver"
 KUBERNETES_MODULE = "k8s.io/kubernetes"

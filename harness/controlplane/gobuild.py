@@ -12,10 +12,6 @@ from pathlib import Path
 GO_ENV = {"GOFLAGS": "-mod=mod", "CGO_ENABLED": "0"}
 
 
-def cache_root() -> Path:
-    return Path(os.environ.get("PATCHCONF_CACHE", Path.home() / ".cache" / "patchconf"))
-
-
 def tail(text: str, lines: int = 30) -> str:
     return "\n".join(text.rstrip().splitlines()[-lines:])
 

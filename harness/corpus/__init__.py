@@ -1,1 +1,3 @@
-"""The case corpus: loading and checking case files (cases, casecache, corpus_layout, fastschema), YAML in and out (yamlio, caseedit), and what the corpus covers (coverage)."""
+"""The case corpus: loading and checking case files (cases, casecache, corpus_layout, fastschema), YAML
+in and out (yamlio, caseedit), and what the corpus covers (coverage).
+"""

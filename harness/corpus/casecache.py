@@ -46,8 +46,8 @@ DIGEST_BYTES = 32
 SUFFIX = ".marshal"
 MAX_AGE_DAYS = 30
 # The modules whose code decides what a case file loads as.
-LOADER_MODULES = ("harness/__init__.py", "harness/corpus/cases.py", "harness/corpus/casecache.py", "harness/corpus/fastschema.py",
-                  "harness/corpus/yamlio.py")
+LOADER_MODULES = ("harness/__init__.py", "harness/corpus/cases.py", "harness/corpus/casecache.py",
+                  "harness/corpus/fastschema.py", "harness/corpus/yamlio.py")
 
 
 def cache_directory() -> Path | None:
@@ -57,7 +57,7 @@ def cache_directory() -> Path | None:
         return None
     if setting:
         return Path(setting)
-    from patchconf.harness.controlplane.gobuild import cache_root
+    from patchconf.harness import cache_root
 
     return cache_root() / "cases"
 
@@ -168,7 +168,7 @@ def _loader_digest() -> bytes:
     """The loader's code and what runs it (read once: code does not change under a running process)."""
     global _LOADER_DIGEST
     if _LOADER_DIGEST is None:
-        package = Path(__file__).resolve().parent.parent
+        package = Path(__file__).resolve().parents[2]  # the root holding harness/
         digest = hashlib.sha256(f"{sys.version}\0{marshal.version}\0{yaml.__version__}\0"
                                 f"{yaml.__with_libyaml__}\0".encode())
         for module in LOADER_MODULES:

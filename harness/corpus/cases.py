@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from patchconf.harness import DEFAULT_CASES_DIR
+from patchconf.harness import BUNDLED_CASES_DIR
 from patchconf.harness.corpus.casecache import CaseCache
 from patchconf.harness.corpus.corpus_layout import BEHAVIOURS_FILE, CASE_SUFFIXES, SCHEMA_FILE, SCHEMAS_DIR
 from patchconf.harness.corpus.fastschema import compile_schema
@@ -302,7 +302,7 @@ def cases_root_for(path: Path) -> Path:
     for candidate in [path, *path.parents]:
         if (candidate / SCHEMA_FILE).is_file():
             return candidate
-    return DEFAULT_CASES_DIR
+    return BUNDLED_CASES_DIR
 
 
 class CaseSchema:
@@ -358,7 +358,7 @@ def behaviour_ids(root: Path) -> frozenset[str]:
 def behaviours_path(root: Path) -> Path:
     """The BEHAVIOURS.md a corpus's tags are checked against: its own, else the bundled one."""
     path = root / BEHAVIOURS_FILE
-    return path if path.is_file() else DEFAULT_CASES_DIR / BEHAVIOURS_FILE
+    return path if path.is_file() else BUNDLED_CASES_DIR / BEHAVIOURS_FILE
 
 
 def iter_case_files(paths: Iterable[Path]) -> Iterator[Path]:
@@ -513,7 +513,7 @@ def _named_schema_path(root: Path, name: str) -> Path | None:
     return None
 
 
-def named_schema_path(name: str, root: Path = DEFAULT_CASES_DIR) -> Path | None:
+def named_schema_path(name: str, root: Path = BUNDLED_CASES_DIR) -> Path | None:
     return _named_schema_path(root, name)
 
 

@@ -1,1 +1,3 @@
-"""Where expectations come from: judging cases on real Kubernetes (verify), recording them (record), and the pull-request check (prcheck)."""
+"""Where expectations come from: judging cases on real Kubernetes (verify), recording them (record),
+and the pull-request check (prcheck).
+"""

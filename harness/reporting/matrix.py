@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 
 from patchconf.harness.reporting.report import Run
 from patchconf.harness.running.runner import ERROR, FAIL, PASS, SKIP, Result
+from patchconf.harness.targets.base import CATEGORIES, KUBERNETES, LIBRARY, TOOL
 from patchconf.reference_impl import jsonpointer
 
 # A changed case: its id and its runs of equal answers, as (first target, last target, a result).
@@ -278,17 +279,20 @@ def matrix_markdown(runs: Sequence[Run], title: str = "Compliance matrix", comma
 
 def matrix_summary_markdown(runs: Sequence[Run], title: str = "Compliance matrix", command: str = "",
                             fuzzed: Mapping[str, str] | None = None, history: bool = False, notes: str = "",
-                            detail_at: Sequence[str] = (), published: str = "") -> str:
+                            detail_at: Sequence[str] = (), published: str = "",
+                            tool_pages: Mapping[str, str] | None = None) -> str:
     """The matrix's summary tables alone, a page whose diff a person reads (``patchconf matrix --summary``):
     the targets with their counts and the pass rate per behaviour. Its cases are listed only where
     they are what the page is about: what changed between a library's releases (``history``), or
     between the targets when all are releases of one implementation (an upstream or live history).
 
     ``detail_at``: where the same command wrote the per-case detail (said on the page);
-    ``published``: where that detail is published, in Markdown (said too when given)."""
+    ``published``: where that detail is published, in Markdown (said too when given); ``tool_pages``:
+    a tool's page (its family → a link), where its maintainers read where it departs."""
     labels = column_labels(runs)
     one_implementation = len({run.target.family for run in runs}) == 1
-    out = _head_markdown(runs, labels, title, command, fuzzed, notes, _detail_line(detail_at, published))
+    out = _head_markdown(runs, labels, title, command, fuzzed, notes, _detail_line(detail_at, published),
+                         tool_pages)
     out += _changed_markdown(runs, history, listed=history or one_implementation)
     return "\n".join(out).rstrip("\n") + "\n"
 
@@ -300,9 +304,22 @@ def _detail_line(detail_at: Sequence[str], published: str) -> str:
     return what + where + (f", published {published}" if published else "") + "."
 
 
+GROUP_TITLES = {KUBERNETES: "Kubernetes (and the reference it judges)",
+                TOOL: "Tools users' objects pass through", LIBRARY: "Libraries"}
+
+
+def _groups(labels: Sequence[str], runs: Sequence[Run]) -> list[tuple[str, list[tuple[str, Run]]]]:
+    """The columns by what they are (Kubernetes, tools, libraries), each group in column order."""
+    return [(category, members) for category in CATEGORIES
+            if (members := [(label, run) for label, run in zip(labels, runs, strict=True)
+                            if run.target.category == category])]
+
+
 def _head_markdown(runs: Sequence[Run], labels: Sequence[str], title: str, command: str,
-                   fuzzed: Mapping[str, str] | None, notes: str, detail_line: str = "") -> list[str]:
+                   fuzzed: Mapping[str, str] | None, notes: str, detail_line: str = "",
+                   tool_pages: Mapping[str, str] | None = None) -> list[str]:
     """Title, introduction, notes, a row per target, the pass rate per behaviour."""
+    tool_pages = tool_pages or {}
     tags = sorted({tag for run in runs for result in run.results for tag in result.case.tags})
     per_run = [_by_tag(run) for run in runs]
     produced = f"Produced by `patchconf matrix`; regenerate with `{command}`." if command else \
@@ -312,14 +329,22 @@ def _head_markdown(runs: Sequence[Run], labels: Sequence[str], title: str, comma
     out += [detail_line, ""] if detail_line else []
     out += [notes, ""] if notes else []
     fuzz_head, fuzz_rule = (f" {FUZZ_COLUMN} |", "---:|") if fuzzed else ("", "")
-    out += ["| column | target | implementation | profile | pass | fail | error | skip |" + fuzz_head,
-            "|---|---|---|---|---:|---:|---:|---:|" + fuzz_rule]
-    for label, run in zip(labels, runs, strict=True):
-        counts = run.counts()
-        fuzz_cell = f" {fuzzed.get(run.target_name, '–')} |" if fuzzed else ""
-        out.append(f"| {label} | `{_cell(run.target_name)}` | {run.target.family} {run.target.version} | "
-                   f"{run.target.profile} | " + " | ".join(str(counts.get(s, 0)) for s in (PASS, FAIL, ERROR, SKIP))
-                   + " |" + fuzz_cell)
+    groups = _groups(labels, runs)
+    for category, members in groups:
+        if len(groups) > 1:
+            out += [f"### {GROUP_TITLES[category]}", ""]
+        out += ["| column | target | implementation | profile | pass | fail | error | skip |" + fuzz_head,
+                "|---|---|---|---|---:|---:|---:|---:|" + fuzz_rule]
+        for label, run in members:
+            counts = run.counts()
+            fuzz_cell = f" {fuzzed.get(run.target_name, '–')} |" if fuzzed else ""
+            implementation = f"{run.target.family} {run.target.version}"
+            if run.target.family in tool_pages:
+                implementation = f"[{implementation}]({tool_pages[run.target.family]})"
+            out.append(f"| {label} | `{_cell(run.target_name)}` | {implementation} | {run.target.profile} | "
+                       + " | ".join(str(counts.get(s, 0)) for s in (PASS, FAIL, ERROR, SKIP)) + " |" + fuzz_cell)
+        out.append("")
+    out.pop()
     if fuzzed:
         out += ["", FUZZ_NOTE]
     out += ["", "## Pass rate by behaviour", "", "| behaviour | " + " | ".join(labels) + " |",
@@ -376,7 +401,7 @@ def matrix_html(runs: Sequence[Run], title: str = "Compliance matrix", command: 
     per_run = [_by_tag(run) for run in runs]
     head = "".join(f"<th>{esc(label)}</th>" for label in labels)
     summary = "".join(
-        f"<tr><td>{esc(label)}</td><td><code>{esc(run.target_name)}</code></td>"
+        f"<tr><td>{esc(label)}</td><td>{esc(run.target.category)}</td><td><code>{esc(run.target_name)}</code></td>"
         f"<td>{esc(run.target.family)} {esc(run.target.version)}</td><td>{esc(run.target.profile)}</td>"
         + "".join(f"<td>{run.counts().get(s, 0)}</td>" for s in (PASS, FAIL, ERROR, SKIP))
         + (f"<td>{esc(fuzzed.get(run.target_name, '–'))}</td>" if fuzzed else "") + "</tr>"
@@ -416,7 +441,7 @@ def matrix_html(runs: Sequence[Run], title: str = "Compliance matrix", command: 
             "pre.notes{white-space:pre-wrap;font-family:inherit}</style></head><body>"
             f"<h1>{esc(title)}</h1><p>{produced}</p>"
             + (f"<pre class='notes'>{esc(notes)}</pre>" if notes else "") +
-            "<table><tr><th>column</th><th>target</th><th>implementation</th><th>profile</th><th>pass</th>"
+            "<table><tr><th>column</th><th>group</th><th>target</th><th>implementation</th><th>profile</th><th>pass</th>"
             f"<th>fail</th><th>error</th><th>skip</th>{f'<th>{esc(FUZZ_COLUMN)}</th>' if fuzzed else ''}</tr>"
             f"{summary}</table>"
             f"<h2>Pass rate by behaviour</h2><table><tr><th>behaviour</th>{head}</tr>{rates}</table>"

@@ -30,6 +30,8 @@ class Run:
     arguments: dict[str, Any] = field(default_factory=dict)
     planned: int | None = None  # cases selected; more than the results when the run stopped early
     interrupted: str | None = None  # why the run stopped early (SIGINT, SIGTERM, killed, harness error)
+    corpus: dict[str, str] = field(default_factory=dict)  # {"path", "version"} of the case files it read
+    patchconf: str = ""  # the version of patchconf that ran it
 
     @property
     def ok(self) -> bool:
@@ -70,6 +72,8 @@ class Run:
             "started": self.started.isoformat(),
             "seconds": round(self.seconds, 3),
             "python": platform.python_version(),
+            "patchconf": self.patchconf,
+            "corpus": self.corpus,
             "arguments": self.arguments,
             "planned": self.planned if self.planned is not None else len(self.results),
             "interrupted": self.interrupted,
@@ -123,6 +127,8 @@ def _count_cells(counter: Counter) -> list[str]:
 def summary_text(run: Run, verbose_failures: bool = True) -> str:
     lines = [f"patchconf: {len(run.results)} cases on {run.target_name} "
              f"({run.target.family} {run.target.version}, profile {run.target.profile})"]
+    if run.corpus:
+        lines.append(f"corpus: {run.corpus.get('path')} ({run.corpus.get('version')}); patchconf {run.patchconf}")
     if run.interrupted:
         lines.append(run.stopped_early())
     for error in run.load_errors:

@@ -28,7 +28,7 @@ from typing import IO, Any
 from patchconf.harness.corpus.cases import Case, LoadError, Outcome
 from patchconf.harness.reporting.report import Run
 from patchconf.harness.running.runner import Result
-from patchconf.harness.targets.base import TargetInfo
+from patchconf.harness.targets.base import LIBRARY, TargetInfo
 
 LOG_NAME = "results.jsonl"
 FORMAT_VERSION = 1
@@ -60,6 +60,8 @@ class ResultsLog:
             "target": {"name": run.target_name, **run.target.to_json()},
             "started": run.started.isoformat(),
             "arguments": run.arguments,
+            "patchconf": run.patchconf,
+            "corpus": run.corpus,
             "planned": planned,
             "load_errors": [_load_error_json(e) for e in run.load_errors],
         }
@@ -120,6 +122,8 @@ def read_log(path: Path) -> Run:
         arguments=header.get("arguments", {}),
         planned=header.get("planned"),
         interrupted=end["interrupted"] if end else NOT_FINISHED,
+        corpus=header.get("corpus") or {},
+        patchconf=header.get("patchconf", ""),
     )
     return run
 
@@ -130,6 +134,7 @@ def target_info_from_json(target: dict[str, Any]) -> TargetInfo:
         family=target["family"], version=target["version"], patch_types=frozenset(target["patch_types"]),
         schemas=frozenset(target["schemas"]), profile=target["profile"], messages=target["messages"],
         description=target.get("description", ""), kubernetes_version=target.get("kubernetes_version", ""),
+        category=target.get("category", LIBRARY),
     )
 
 

@@ -1,6 +1,7 @@
 """The files a run writes into its report directory, each rendered by the module that owns its format:
-results.json, junit.xml and report.md by :mod:`patchconf.harness.reporting.report`, report.html by :mod:`patchconf.harness.reporting.site`
-(which renders matrices too, and so sits above the report module, not beside it)."""
+results.json, junit.xml and report.md by :mod:`patchconf.harness.reporting.report`, report.html by
+:mod:`patchconf.harness.reporting.site` (which renders matrices too, and so sits above the report module,
+not beside it)."""
 
 from __future__ import annotations
 

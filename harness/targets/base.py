@@ -12,6 +12,10 @@ KUBERNETES_PROFILE = "kubernetes"
 RFC_PROFILE = "rfc"
 
 
+KUBERNETES, TOOL, LIBRARY = "kubernetes", "tool", "library"
+CATEGORIES = (KUBERNETES, TOOL, LIBRARY)
+
+
 @dataclass(frozen=True)
 class TargetInfo:
     """Who a target is and what it can run.
@@ -32,6 +36,9 @@ class TargetInfo:
     # reference's is patchconf's; a peer's its library's): divergences' ``versions`` are
     # matched against it.
     kubernetes_version: str = ""
+    # What it is, for grouping in the compliance matrix: Kubernetes itself (its code, kubectl, a
+    # server, and the reference judged by them), a tool users' objects pass through, or a library.
+    category: str = LIBRARY
 
     @property
     def release(self) -> str:
@@ -49,6 +56,7 @@ class TargetInfo:
             "profile": self.profile,
             "messages": self.messages,
             "description": self.description,
+            **({"category": self.category} if self.category != LIBRARY else {}),
         }
 
 

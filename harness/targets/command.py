@@ -32,6 +32,8 @@ from patchconf.harness.running.bounded import (
     too_large,
 )
 from patchconf.harness.targets.base import (
+    LIBRARY,
+    TOOL,
     Actual,
     ActualError,
     ProtocolError,
@@ -326,7 +328,16 @@ def _info_from_handshake(answer: dict[str, Any], family: str | None) -> TargetIn
         messages=bool(capabilities.get("messages", False)),
         description=f"{name} {implementation.get('version', '')} ({implementation.get('language', '?')})".strip(),
         kubernetes_version=str(implementation.get("kubernetes") or ""),
+        category=_category(implementation.get("category")),
     )
+
+
+def _category(value: Any) -> str:
+    """A program is a library unless it says it is a tool; it cannot claim to be Kubernetes."""
+    if value in (None, LIBRARY, TOOL):
+        return value or LIBRARY
+    raise TargetUnavailable(f"protocol error in the handshake: implementation.category {value!r} is neither "
+                            f"{LIBRARY!r} nor {TOOL!r}")
 
 
 def default_workers() -> int:

@@ -22,6 +22,7 @@ from typing import Any
 from patchconf.harness.corpus.cases import Case
 from patchconf.harness.running import bounded
 from patchconf.harness.targets.base import (
+    KUBERNETES,
     Actual,
     ActualError,
     Target,
@@ -104,6 +105,7 @@ class KubectlTarget(Target):
         self.name = f"kubectl:{binary}" if binary else "kubectl"
         self.info = TargetInfo(
             family="kubectl",
+            category=KUBERNETES,
             version=kubectl_version(self.binary),
             patch_types=frozenset(KUBECTL_TYPES),
             schemas=frozenset({"builtin", "none"}),

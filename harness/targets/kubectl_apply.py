@@ -49,7 +49,15 @@ from urllib.parse import urlsplit
 
 from patchconf.harness.corpus.cases import ABSENT, Case
 from patchconf.harness.running import bounded
-from patchconf.harness.targets.base import Actual, ActualError, Target, TargetCrash, TargetInfo, TargetUnavailable
+from patchconf.harness.targets.base import (
+    KUBERNETES,
+    Actual,
+    ActualError,
+    Target,
+    TargetCrash,
+    TargetInfo,
+    TargetUnavailable,
+)
 from patchconf.harness.targets.kubectl import ERROR_PATTERNS, classify_error, find_kubectl, kubectl_version
 from patchconf.reference_impl import go_json
 from patchconf.reference_impl.kubernetes_object import is_custom_group
@@ -498,6 +506,7 @@ class KubectlApplyTarget(Target):
         version = kubectl_version(self.binary)
         self.info = TargetInfo(
             family="kubectl",
+            category=KUBERNETES,
             version=version,
             patch_types=frozenset({"apply"}),
             schemas=frozenset({"builtin", "none"}),

@@ -21,10 +21,10 @@ import shlex
 import shutil
 from pathlib import Path
 
-from patchconf.harness import SOURCE_ROOT
+from patchconf.harness import SOURCE_ROOT, cache_root
 from patchconf.harness.targets.base import TargetUnavailable
 from patchconf.harness.targets.command import CommandTarget
-from patchconf.harness.targets.upstream import _go, _run, _source_digest, cache_root
+from patchconf.harness.targets.upstream import _go, _run, _source_digest
 
 PEERS_DIR = SOURCE_ROOT / "targets" / "peers"
 # The protocol kit every peer imports (its go.mod replaces it with ../../peerkit).

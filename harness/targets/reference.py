@@ -14,7 +14,7 @@ import re
 from importlib import metadata
 
 from patchconf.harness.corpus.cases import Case, Outcome, named_schema_path
-from patchconf.harness.targets.base import Actual, ActualError, Target, TargetInfo, TargetUnavailable
+from patchconf.harness.targets.base import KUBERNETES, Actual, ActualError, Target, TargetInfo, TargetUnavailable
 from patchconf.reference_impl import json_patch, kubernetes_object, merge_patch
 from patchconf.reference_impl.errors import NoStrategicSchema, PatchError
 
@@ -45,6 +45,7 @@ class ReferenceTarget(Target):
             self.name = f"reference:{kubernetes_version}"
         self.info = TargetInfo(
             family="reference",
+            category=KUBERNETES,
             version=_version(),
             patch_types=frozenset(self._runner_by_type),
             messages=True,

@@ -16,12 +16,13 @@ import os
 import re
 import shlex
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
-from patchconf.harness import SOURCE_ROOT
+from patchconf.harness import SOURCE_ROOT, cache_root
 from patchconf.harness.controlplane.apiserver import KUBERNETES_MODULE, render_go_mod
-from patchconf.harness.controlplane.gobuild import cache_root, run_go
-from patchconf.harness.targets.base import TargetUnavailable
+from patchconf.harness.controlplane.gobuild import run_go
+from patchconf.harness.targets.base import KUBERNETES, TargetUnavailable
 from patchconf.harness.targets.command import CommandTarget
 
 SOURCE_DIR = SOURCE_ROOT / "targets" / "upstream"
@@ -143,3 +144,4 @@ class UpstreamTarget(CommandTarget):
         super().__init__(shlex.quote(str(binary)), timeout=timeout or 30.0,
                          workers=os.cpu_count() or 1, family="upstream", max_answer_bytes=max_answer_bytes)
         self.name = f"upstream@{release}" if release else "upstream"
+        self.info = replace(self.info, category=KUBERNETES)  # Kubernetes' own code, whatever its handshake says

@@ -405,7 +405,8 @@ def test_an_interrupted_session_still_stops_its_control_plane(binaries, tmp_path
     (tmp_path / "test_hold.py").write_text(HOLDING_TEST)
     out = tmp_path / "plane.json"
     session = subprocess.Popen(
-        [sys.executable, "-m", "pytest", "-q", "-p", "patchconf.harness.controlplane.pytest_apiserver", "-p", "no:cacheprovider",
+        [sys.executable, "-m", "pytest", "-q", "-p", "patchconf.harness.controlplane.pytest_apiserver",
+         "-p", "no:cacheprovider",
          "--rootdir", str(tmp_path), str(tmp_path / "test_hold.py")],
         cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(SOURCE_ROOT), "PLANE_OUT": str(out)},
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -439,8 +440,8 @@ def test_a_server_killed_mid_run_leaves_results_and_cleanup_removes_the_rest_onc
     kubeconfig, report = tmp_path / "kubeconfig", tmp_path / "report"
     plane = apiserver.start(kubeconfig)
     try:
-        run = subprocess.Popen([sys.executable, "-m", "patchconf.harness.cli", "run", "--target", "live", "--kubeconfig",
-                                str(kubeconfig), "--type", "strategic", "--report", str(report)],
+        run = subprocess.Popen([sys.executable, "-m", "patchconf.harness.cli", "run", "--target", "live",
+                                "--kubeconfig", str(kubeconfig), "--type", "strategic", "--report", str(report)],
                                cwd=SOURCE_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         results = report / "results.jsonl"
         deadline = time.monotonic() + 120

@@ -25,6 +25,7 @@ from patchconf.harness.controlplane.live_cluster import (
 )
 from patchconf.harness.corpus.cases import Case, Outcome
 from patchconf.harness.targets.base import (
+    KUBERNETES,
     Actual,
     Target,
     TargetCrash,
@@ -84,6 +85,7 @@ class LiveTarget(PlacementMixin, RunCRDs, PatchFlow, ServerSideApplyFlow, Client
         self.kubectl = kubectl if kubectl is not None else shutil.which("kubectl")
         self.info = TargetInfo(
             family="live",
+            category=KUBERNETES,
             version=version,
             patch_types=LIVE_TYPES,
             # named schemas only for server-side apply, whose CRD carries the schema (skip_reason)
