@@ -2,7 +2,7 @@
 
 Each adapter runs through `patchconf run` with its command target, in the Python that has
 the tool installed: the one running the tests, or $PATCHCONF_TOOLS_PYTHON (a virtualenv
-holding ansible==12.3.0 and openshift==0.13.2, so the tools need not share the test
+holding ansible==12.3.0, kubernetes and openshift==0.13.2, so the tools need not share the test
 environment). A test skips, saying so, when its tool is not installed there. The statuses
 and differences asserted are the tools' own answers (both compute the same on these cases).
 """
@@ -86,7 +86,7 @@ def run(request, tmp_path_factory):
     version = installed_version(tool)
     if version is None:
         pytest.skip(f"{tool.module} does not import in {tools_python()} "
-                    "(pip install ansible==12.3.0 openshift==0.13.2, or set PATCHCONF_TOOLS_PYTHON)")
+                    "(pip install ansible==12.3.0 kubernetes openshift==0.13.2, or set PATCHCONF_TOOLS_PYTHON)")
     report = tmp_path_factory.mktemp(tool.adapter)
     target = "cmd:" + shlex.join([tools_python(), str(REPO / "adapters" / tool.adapter / "adapter.py")])
     arguments = [patchconf_command(), "run", "--target", target, "--report", str(report), "--quiet"]
