@@ -262,9 +262,12 @@ def _through_go_types(schema: Schema, type_ref: Any, value: Any) -> Any:
 
 
 def _keep_identity(obj: dict[str, Any], live: dict[str, Any]) -> dict[str, Any]:
-    """rest.BeforeUpdate: uid and creation time are the server's, whatever the request says."""
-    obj = json_copy(obj)
-    metadata = obj.setdefault("metadata", {})
+    """rest.BeforeUpdate: uid and creation time are the server's, whatever the request says.
+
+    A new object, its metadata a new dict; below them it shares ``obj``'s values, which the
+    endpoint's steps after it replace rather than change in place (``_keep_path``, strategies)."""
+    obj = dict(obj)
+    metadata = obj["metadata"] = dict(obj.setdefault("metadata", {}))
     metadata["uid"] = (live.get("metadata") or {}).get("uid", "patchconf-uid")
     return obj
 
@@ -278,11 +281,15 @@ def _keep_path(obj: dict[str, Any], old: dict[str, Any], path: tuple[str, ...]) 
         source = source.get(key, ABSENT) if isinstance(source, dict) else ABSENT
     target = obj
     for key in path[:-1]:
-        if not isinstance(target.get(key), dict):
-            if source is ABSENT:
-                return
-            target[key] = {}
-        target = target[key]
+        child = target.get(key)
+        if isinstance(child, dict):
+            child = dict(child)  # copied on write: obj shares its values below the top level
+        elif source is ABSENT:
+            return
+        else:
+            child = {}
+        target[key] = child
+        target = child
     if source is ABSENT:
         target.pop(path[-1], None)
     else:

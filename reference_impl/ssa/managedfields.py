@@ -83,7 +83,36 @@ def manager_identifier(manager: str, operation: str, api_version: str = "", subr
     return "{" + ",".join(f"{go_json.string(k)}:{go_json.string(v)}" for k, v in entry.items()) + "}"
 
 
-def decode_managed_fields(entries: Any) -> Managed:
+class FieldsV1Memo:
+    """The FieldsV1 objects a field manager wrote at its last request and the sets they encode,
+    by identity both ways: at the next request, the live object's entries of managers whose sets
+    did not change are not decoded again, nor those sets encoded again. (No Go twin: Go decodes
+    and encodes every entry.) FieldsV1 objects are never changed in place (``gotypes.FIELDS_V1``),
+    sets never once made, and a set read back from its own encoding is the same set."""
+
+    def __init__(self) -> None:
+        self._sets: dict[int, tuple[Any, FieldSet]] = {}  # id(FieldsV1) -> (it, its set)
+        self._encodings: dict[int, tuple[FieldSet, Any]] = {}  # id(set) -> (it, its FieldsV1)
+
+    def decode(self, fields_v1: Any) -> FieldSet:
+        known = self._sets.get(id(fields_v1))
+        if known is not None and known[0] is fields_v1:
+            return known[1]
+        return FieldSet.from_json(fields_v1)
+
+    def encode(self, fields: FieldSet) -> dict[str, Any]:
+        known = self._encodings.get(id(fields))
+        if known is not None and known[0] is fields:
+            return known[1]
+        return fields.to_json()
+
+    def remember(self, written: list[tuple[FieldSet, Any]]) -> None:
+        """What the last encoding wrote (earlier ones are forgotten)."""
+        self._sets = {id(fields_v1): (fields_v1, fields) for fields, fields_v1 in written}
+        self._encodings = {id(fields): (fields, fields_v1) for fields, fields_v1 in written}
+
+
+def decode_managed_fields(entries: Any, memo: FieldsV1Memo | None = None) -> Managed:
     managed = Managed()
     for index, entry in enumerate(entries or ()):
         if not isinstance(entry, dict):
@@ -98,16 +127,18 @@ def decode_managed_fields(entries: Any) -> Managed:
             raise ValueError(f"invalid fieldsType {entry['fieldsType']!r} in managed fields entry {index}")
         identifier = manager_identifier(entry.get("manager", ""), entry["operation"], entry["apiVersion"],
                                         entry.get("subresource", ""))
-        fields = FieldSet.from_json(entry.get("fieldsV1") or {})
+        fields_v1 = entry.get("fieldsV1") or {}
+        fields = memo.decode(fields_v1) if memo is not None else FieldSet.from_json(fields_v1)
         managed.fields[identifier] = VersionedSet(fields, entry["apiVersion"], entry["operation"] == "Apply")
         managed.times[identifier] = entry.get("time")
     return managed
 
 
-def encode_managed_fields(managed: Managed) -> list[dict[str, Any]] | None:
+def encode_managed_fields(managed: Managed, memo: FieldsV1Memo | None = None) -> list[dict[str, Any]] | None:
     if not managed.fields:
         return None
     entries = []
+    written = []
     for identifier, versioned in managed.fields.items():
         entry = json.loads(identifier)
         entry["apiVersion"] = versioned.api_version
@@ -116,8 +147,11 @@ def encode_managed_fields(managed: Managed) -> list[dict[str, Any]] | None:
         if managed.times.get(identifier) is not None:
             entry["time"] = managed.times[identifier]
         entry["fieldsType"] = "FieldsV1"
-        entry["fieldsV1"] = versioned.set.to_json()
+        entry["fieldsV1"] = memo.encode(versioned.set) if memo is not None else versioned.set.to_json()
+        written.append((versioned.set, entry["fieldsV1"]))
         entries.append(entry)
+    if memo is not None:
+        memo.remember(written)
     # sortEncodedManagedFields: operation, then time (a missing one first), manager, apiVersion, subresource
     entries.sort(key=lambda e: (e.get("operation", ""), _seconds(e.get("time")), e.get("manager", ""),
                                 e.get("apiVersion", ""), e.get("subresource", "")))
@@ -132,6 +166,14 @@ def _seconds(time: Any) -> float:
 def _in_field_order(entry: dict[str, Any]) -> dict[str, Any]:
     order = ("manager", "operation", "apiVersion", "time", "fieldsType", "fieldsV1", "subresource")
     return {key: entry[key] for key in order if key in entry}
+
+
+def _without_managed_fields(obj: dict[str, Any]) -> dict[str, Any]:
+    """A new object without managedFields; it shares ``obj``'s values but its metadata."""
+    obj = dict(obj)
+    if isinstance(obj.get("metadata"), dict):
+        obj["metadata"] = {key: value for key, value in obj["metadata"].items() if key != "managedFields"}
+    return obj
 
 
 def _set_managed_fields(obj: dict[str, Any], entries: list | None) -> None:
@@ -174,14 +216,14 @@ class FieldManager:
         self.updater = Updater(self.reset_fields, order_sensitive_noop=self.release >= ORDER_SENSITIVE_NOOP_SINCE)
         self.live_duplicates = self.release >= LIVE_DUPLICATES_SINCE
         self.keep_managed_fields_on_error = self.release >= KEEP_MANAGED_FIELDS_ON_ERROR_SINCE
+        self.fields_v1 = FieldsV1Memo()
 
     # --- FieldManager (fieldmanager.go) -------------------------------------------------------
 
     def update(self, live: dict[str, Any], new: dict[str, Any], manager: str) -> dict[str, Any]:
         """FieldManager.Update: ``new`` with the managedFields it gets (the server's UpdateNoErrors)."""
         managed = self._decode_live_or_new(live, new)
-        new = json_copy(new)
-        _set_managed_fields(new, None)
+        new = _without_managed_fields(new)
         try:
             obj, managed = self._skip_non_applied_update(live, new, managed, manager)
         except (ValidationError, ValueError):
@@ -189,13 +231,13 @@ class FieldManager:
             kept = json_copy(_managed_fields_of(live)) if self.keep_managed_fields_on_error else None
             _set_managed_fields(new, kept)
             return new
-        _set_managed_fields(obj, encode_managed_fields(managed))
+        _set_managed_fields(obj, encode_managed_fields(managed, self.fields_v1))
         return obj
 
     def _decode_live_or_new(self, live: dict[str, Any], new: dict[str, Any]) -> Managed:
         live_entries = _managed_fields_of(live)
         if self.subresource:
-            return _decode_or_empty(live_entries)
+            return _decode_or_empty(live_entries, self.fields_v1)
         entries = _managed_fields_of(new)
         if entries is not None and (entries == [] or entries == [{}]):
             return Managed()  # isResetManagedFields
@@ -204,13 +246,13 @@ class FieldManager:
         except (ValueError, TypeError):
             managed = None
         if managed is None or not managed.fields:
-            return _decode_or_empty(live_entries)
+            return _decode_or_empty(live_entries, self.fields_v1)
         return managed
 
     def apply(self, live: dict[str, Any], applied: dict[str, Any], manager: str, force: bool) -> dict[str, Any]:
         """FieldManager.Apply: the object after applying, with its managedFields."""
         try:
-            managed = decode_managed_fields(_managed_fields_of(live))
+            managed = decode_managed_fields(_managed_fields_of(live), self.fields_v1)
         except (ValueError, TypeError) as exc:
             raise RequestError("invalid-document", f"failed to decode managed fields: {exc}", 500,
                                "InternalError") from exc
@@ -222,7 +264,7 @@ class FieldManager:
             obj, managed = self._last_applied_updater_apply(live, applied, managed, manager, force)
         except Conflicts as exc:
             raise _conflict_error(exc.conflicts) from exc
-        _set_managed_fields(obj, encode_managed_fields(managed))
+        _set_managed_fields(obj, encode_managed_fields(managed, self.fields_v1))
         return obj
 
     # --- lastAppliedUpdater / lastAppliedManager -------------------------------------------
@@ -428,9 +470,9 @@ class FieldManager:
         return (self.object_defaulter(obj) if self.object_defaulter is not None else obj), managed
 
 
-def _decode_or_empty(entries: Any) -> Managed:
+def _decode_or_empty(entries: Any, memo: FieldsV1Memo | None = None) -> Managed:
     try:
-        return decode_managed_fields(entries)
+        return decode_managed_fields(entries, memo)
     except (ValueError, TypeError):
         return Managed()
 
