@@ -143,3 +143,26 @@ def test_server_side_apply_steps_travel_without_their_expectations():
     answer = {"seq": 3, "result": {"steps": [{"document": {}, "managed_fields": [], "changed": True},
                                              {"error": {"class": "conflict", "message": "m"}}]}}
     assert _actual_from_answer(answer, 3).document == {"steps": answer["result"]["steps"]}
+
+
+def _greeting_program(tmp_path, implementation: str) -> str:
+    adapter = tmp_path / "greeter.py"
+    adapter.write_text(textwrap.dedent(f"""\
+        import json, sys
+        sys.stdin.readline()
+        print(json.dumps({{"ready": True, "protocol": 1, "implementation": {implementation},
+                          "capabilities": {{"patch_types": ["json-patch"], "schemas": ["none"]}}}}), flush=True)
+        sys.stdin.readline()
+    """))
+    return f"cmd:{sys.executable} {adapter}"
+
+
+def test_a_program_is_a_library_unless_its_handshake_says_it_is_a_tool(tmp_path):
+    library = make_target(_greeting_program(tmp_path, '{"name": "lib", "version": "1"}'))
+    library.close()
+    tool = make_target(_greeting_program(tmp_path, '{"name": "helmish", "version": "3", "category": "tool"}'))
+    tool.close()
+    assert (library.info.category, tool.info.category) == ("library", "tool")
+    assert tool.info.to_json()["category"] == "tool" and "category" not in library.info.to_json()
+    with pytest.raises(TargetUnavailable, match="implementation.category 'kubernetes' is neither"):
+        make_target(_greeting_program(tmp_path, '{"name": "x", "version": "1", "category": "kubernetes"}'))

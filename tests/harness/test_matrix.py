@@ -338,3 +338,25 @@ def test_matrix_summary_option_writes_the_summary_beside_the_detail_and_the_site
     assert (site / "implementations" / "reference.html").is_file() and (site / "badges" / "reference.json").is_file()
     assert main(["matrix", "--targets", "reference", "--cases", str(path), "--summary", str(tmp_path / "s.md")]) == 0
     assert sorted(p.name for p in (tmp_path / "reports").iterdir()) == ["m.md"]  # --summary alone: no whole matrix
+
+
+def test_the_summary_groups_kubernetes_tools_and_libraries_and_links_each_tools_page(write_case_file, scripted):
+    from dataclasses import replace
+
+    from patchconf.harness.reporting.matrix import matrix_summary_markdown
+    from patchconf.harness.targets.base import KUBERNETES, TOOL
+
+    cases, _ = load_file(write_case_file("json-patch/m.yaml", CASES))
+    answers = {"plain": Actual(document={"a": 1, "b": 2}), "negative": Actual(document={"a": [1, 2]})}
+    kube, tool, library = (scripted(answers, family=family) for family in ("kube", "helmish", "libby"))
+    kube.info, tool.info = replace(kube.info, category=KUBERNETES), replace(tool.info, category=TOOL)
+    runs = [Run(t.name, t.info, run_cases(cases, t)) for t in (library, tool, kube)]
+    text = matrix_summary_markdown(runs, tool_pages={"helmish": "tools/helmish.md"})
+    kubernetes = text.index("### Kubernetes (and the reference it judges)")
+    tools = text.index("### Tools users' objects pass through")
+    libraries = text.index("### Libraries")
+    assert kubernetes < text.index("| kube ", kubernetes) < tools < text.index("[helmish ", tools) < libraries
+    assert f"[helmish {tool.info.version}](tools/helmish.md)" in text
+    assert text.index("| libby ", libraries) > libraries
+    one_group = matrix_summary_markdown(runs[:1])
+    assert "### Libraries" not in one_group and "| libby " in one_group
