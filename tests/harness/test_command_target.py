@@ -164,5 +164,5 @@ def test_a_program_is_a_library_unless_its_handshake_says_it_is_a_tool(tmp_path)
     tool.close()
     assert (library.info.category, tool.info.category) == ("library", "tool")
     assert tool.info.to_json()["category"] == "tool" and "category" not in library.info.to_json()
-    with pytest.raises(TargetUnavailable, match="implementation.category 'kubernetes' is neither"):
+    with pytest.raises(TargetUnavailable, match=r"implementation\.category 'kubernetes' is neither"):
         make_target(_greeting_program(tmp_path, '{"name": "x", "version": "1", "category": "kubernetes"}'))
