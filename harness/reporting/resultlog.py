@@ -28,7 +28,7 @@ from typing import IO, Any
 from patchconf.harness.corpus.cases import Case, LoadError, Outcome
 from patchconf.harness.reporting.report import Run
 from patchconf.harness.running.runner import Result
-from patchconf.harness.targets.base import LIBRARY, TargetInfo
+from patchconf.harness.targets.base import ANSWERS, LIBRARY, TargetInfo
 
 LOG_NAME = "results.jsonl"
 FORMAT_VERSION = 1
@@ -135,6 +135,7 @@ def target_info_from_json(target: dict[str, Any]) -> TargetInfo:
         schemas=frozenset(target["schemas"]), profile=target["profile"], messages=target["messages"],
         description=target.get("description", ""), kubernetes_version=target.get("kubernetes_version", ""),
         category=target.get("category", LIBRARY),
+        answers=frozenset(target.get("answers", ANSWERS)), renders=bool(target.get("renders", False)),
     )
 
 

@@ -14,6 +14,7 @@ RFC_PROFILE = "rfc"
 
 KUBERNETES, TOOL, LIBRARY = "kubernetes", "tool", "library"
 CATEGORIES = (KUBERNETES, TOOL, LIBRARY)
+ANSWERS = frozenset({"document", "patch"})
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,12 @@ class TargetInfo:
     # What it is, for grouping in the compliance matrix: Kubernetes itself (its code, kubectl, a
     # server, and the reference judged by them), a tool users' objects pass through, or a library.
     category: str = LIBRARY
+    # What its answers hold: a tool that only predicts the resulting object answers no created
+    # patch, and is judged on the document alone.
+    answers: frozenset[str] = ANSWERS
+    # Whether it shows an expected document as its own normalization shows objects (protocol
+    # "render"), so a tool judged by what it compares is not failed on what it normalizes away.
+    renders: bool = False
 
     @property
     def release(self) -> str:
@@ -57,6 +64,8 @@ class TargetInfo:
             "messages": self.messages,
             "description": self.description,
             **({"category": self.category} if self.category != LIBRARY else {}),
+            **({"answers": sorted(self.answers)} if self.answers != ANSWERS else {}),
+            **({"renders": True} if self.renders else {}),
         }
 
 
@@ -154,6 +163,8 @@ class Target(ABC):
         if kind not in self.info.schemas:
             label = schema.describe() if schema else "no schema"
             return f"{self.name} cannot run cases on {label}"
+        if "patch" not in self.info.answers and case.outcome.error is None and case.outcome.document is ABSENT:
+            return f"{self.name} answers resulting documents only, and the case expects only a created patch"
         return None
 
     def rendered(self, case: Case, outcome: Outcome) -> Outcome:

@@ -19,9 +19,10 @@ import queue
 import shlex
 import subprocess
 import threading
+from dataclasses import replace
 from typing import Any
 
-from patchconf.harness.corpus.cases import ABSENT, STEP_EXPECTATIONS, Case, named_schema_path
+from patchconf.harness.corpus.cases import ABSENT, STEP_EXPECTATIONS, Case, Outcome, named_schema_path
 from patchconf.harness.corpus.yamlio import load_path
 from patchconf.harness.running.bounded import (
     AnswerTooLarge,
@@ -32,6 +33,7 @@ from patchconf.harness.running.bounded import (
     too_large,
 )
 from patchconf.harness.targets.base import (
+    ANSWERS,
     LIBRARY,
     TOOL,
     Actual,
@@ -245,6 +247,30 @@ class CommandTarget(Target):
         self._idle.put(program)
         return actual
 
+    def rendered(self, case: Case, outcome: Outcome) -> Outcome:
+        """The expected document as the program's own normalization shows it (protocol "render"),
+        for a program that says it renders; any other outcome as it is."""
+        if not self.info.renders or outcome.document is ABSENT:
+            return outcome
+        with self._lock:
+            self._seq += 1
+            seq = self._seq
+        try:
+            program = self._idle.get_nowait()
+        except queue.Empty:
+            program = self._start()[0]
+        try:
+            answer = program.request({"cmd": "render", "seq": seq, "case": request_case(case),
+                                      "document": outcome.document}, self.timeout)
+            if answer.get("seq") != seq or isinstance(answer.get("seq"), bool) or "document" not in answer:
+                raise ProtocolError(f"a render answer has the request's seq and a 'document': "
+                                    f"{_head(json.dumps(answer))}")
+        except BaseException:
+            self._end(program)  # its state is unknown: the next request starts a fresh instance
+            raise
+        self._idle.put(program)
+        return replace(outcome, document=answer["document"])
+
     def close(self) -> None:
         while not self._idle.empty():
             self._end(self._idle.get_nowait(), politely=True)
@@ -329,7 +355,18 @@ def _info_from_handshake(answer: dict[str, Any], family: str | None) -> TargetIn
         description=f"{name} {implementation.get('version', '')} ({implementation.get('language', '?')})".strip(),
         kubernetes_version=str(implementation.get("kubernetes") or ""),
         category=_category(implementation.get("category")),
+        answers=_answers(capabilities.get("answers")),
+        renders=capabilities.get("renders") is True,
     )
+
+
+def _answers(value: Any) -> frozenset[str]:
+    if value is None:
+        return ANSWERS
+    if not isinstance(value, list) or not value or not set(value) <= ANSWERS:
+        raise TargetUnavailable(f"protocol error in the handshake: capabilities.answers {value!r} is not a "
+                                "non-empty list of 'document' and 'patch'")
+    return frozenset(value)
 
 
 def _category(value: Any) -> str:

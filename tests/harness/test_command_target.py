@@ -166,3 +166,66 @@ def test_a_program_is_a_library_unless_its_handshake_says_it_is_a_tool(tmp_path)
     assert tool.info.to_json()["category"] == "tool" and "category" not in library.info.to_json()
     with pytest.raises(TargetUnavailable, match=r"implementation\.category 'kubernetes' is neither"):
         make_target(_greeting_program(tmp_path, '{"name": "x", "version": "1", "category": "kubernetes"}'))
+
+
+PREDICTING_CASES = """
+    defaults:
+      type: merge-patch-3way
+      tags: [APPLY-OVERWRITE]
+      provenance: [{implementation: upstream, version: "1.32.4"}]
+    cases:
+      - name: patch-and-document
+        description: both stated
+        original: {a: 1}
+        modified: {a: 2}
+        current: {a: 1, note: x}
+        expected_patch: {a: 2}
+        expected: {a: 2, note: x}
+      - name: patch-only
+        description: only the created patch stated
+        original: {a: 1}
+        modified: {a: 3}
+        current: {a: 1}
+        expected_patch: {a: 3}
+"""
+
+
+def _predicting_program(tmp_path, renders: bool) -> str:
+    """A tool that answers the resulting document only, without the `note` it never shows, and
+    (when it renders) shows an expected document without it too."""
+    adapter = tmp_path / f"predictor_{renders}.py"
+    adapter.write_text(textwrap.dedent(f"""\
+        import json, sys
+        for line in sys.stdin:
+            request = json.loads(line)
+            if request["cmd"] == "start":
+                answer = {{"ready": True, "protocol": 1, "implementation": {{"name": "predictor", "version": "1"}},
+                          "capabilities": {{"patch_types": ["merge-patch-3way"], "schemas": ["none"],
+                                           "answers": ["document"], "renders": {renders!r}}}}}
+            elif request["cmd"] == "render":
+                shown = {{k: v for k, v in request["document"].items() if k != "note"}}
+                answer = {{"seq": request["seq"], "document": shown}}
+            elif request["cmd"] == "run":
+                answer = {{"seq": request["seq"], "result": {{"document": request["case"]["modified"]}}}}
+            else:
+                break
+            print(json.dumps(answer), flush=True)
+    """))
+    return f"cmd:{sys.executable} {adapter}"
+
+
+def test_a_tool_answering_documents_only_is_judged_on_them_as_its_render_shows_them(tmp_path, write_case_file):
+    cases, _ = load_file(write_case_file("merge-patch-3way/p.yaml", PREDICTING_CASES))
+    rendering = make_target(_predicting_program(tmp_path, renders=True))
+    plain = make_target(_predicting_program(tmp_path, renders=False))
+    try:
+        rendered_results, plain_results = run_cases(cases, rendering), run_cases(cases, plain)
+    finally:
+        rendering.close()
+        plain.close()
+    assert rendering.info.answers == frozenset({"document"}) and rendering.info.renders
+    assert [(r.case.name, r.status) for r in rendered_results] == [("patch-and-document", PASS), ("patch-only", SKIP)]
+    assert "without the created patch" in rendered_results[0].judged_by
+    assert "answers resulting documents only" in rendered_results[1].reason
+    # Without rendering, the note the tool never shows is a difference
+    assert [(r.case.name, r.status) for r in plain_results] == [("patch-and-document", "fail"), ("patch-only", SKIP)]
