@@ -34,8 +34,9 @@ def decode(obj: Any, api_version: str, kind: str, release: tuple[int, int]) -> A
     definition = gotypes.definition_of(api_version, kind)
     # The defaulters see the body after a round trip through the Go type (an empty omitempty
     # slice or map is nil to them, as the reference has always had it: see issue 27's report),
-    # then the Go value is encoded once (a second round trip of the encoding changes nothing).
-    go_value = gotypes.from_unstructured(gotypes.round_trip(obj, api_version, kind), definition)
+    # read in one pass; then the Go value is encoded once (a second round trip of the encoding
+    # changes nothing).
+    go_value = gotypes.from_unstructured_after_round_trip(obj, definition)
     if (go_value["apiVersion"], go_value["kind"]) == (api_version, kind) and defaults_known(api_version, kind):
         default_go_value(go_value, definition, release)
     else:  # a body naming another kind is defaulted as that kind, if at all

@@ -59,6 +59,13 @@ def from_unstructured(obj: dict[str, Any], definition: str) -> dict[str, Any]:
     return _decoded(obj, {"shape": "struct", "definition": definition})
 
 
+def from_unstructured_after_round_trip(obj: dict[str, Any], definition: str) -> dict[str, Any]:
+    """``from_unstructured(round_trip(obj))`` in one pass: the Go value as the server decodes the
+    JSON its Go type wrote of ``obj`` (an ``omitempty`` member that is empty comes back as its
+    zero value, nil for a slice or map; a type with its own encoding holds its zero's encoding)."""
+    return _round_tripped_struct(obj, definition)
+
+
 def to_unstructured(value: dict[str, Any], definition: str) -> dict[str, Any]:
     """ToUnstructured: the JSON object of a Go struct of ``definition``."""
     return _encoded(value, {"shape": "struct", "definition": definition})
@@ -119,6 +126,41 @@ def _decoded_struct(value: Any, definition: str) -> dict[str, Any]:
             out[name] = member
         else:
             out[name] = _decoded(member, field)
+    return out
+
+
+def _round_tripped(value: Any, shape: Shape) -> Any:
+    """_decoded(_encoded(_decoded(value))): what decoding again reads of what encoding wrote."""
+    kind = shape["shape"]
+    if kind == "struct":
+        return _round_tripped_struct(value, shape["definition"])
+    if value is None:
+        if kind == "opaque":  # its zero, encoded, read back
+            return _Zero(shape) if shape["zero"] is None else _decoded(shape["zero"], shape)
+        return SCALAR_ZEROS.get(kind, NIL)
+    if kind == "pointer":
+        return _round_tripped(value, shape["elem"])
+    if kind == "slice" and isinstance(value, list):
+        return [_round_tripped(item, shape["elem"]) for item in value]
+    if kind == "map" and isinstance(value, dict):
+        return {key: _round_tripped(item, shape["elem"]) for key, item in value.items()}
+    return _decoded(value, shape)  # a scalar, bytes or a type with its own encoding: read as written
+
+
+def _round_tripped_struct(value: Any, definition: str) -> dict[str, Any]:
+    members = value if isinstance(value, dict) else {}
+    out = {}
+    for name, kind, omitempty, field in _layout(definition):
+        member = members.get(name)
+        if member is None and kind in SCALAR_ZEROS:
+            member = SCALAR_ZEROS[kind]
+        elif member is None and kind in _NILABLE:
+            member = NIL
+        elif not (type(member) in _SCALAR_VALUES and kind in SCALAR_ZEROS):
+            member = _round_tripped(member, field)
+        if omitempty and _empty(member, field):  # left out by the encoding: decoded as absent
+            member = SCALAR_ZEROS.get(kind, NIL)
+        out[name] = member
     return out
 
 
