@@ -308,7 +308,7 @@ GROUP_TITLES = {KUBERNETES: "Kubernetes (and the reference it judges)",
                 TOOL: "Tools users' objects pass through", LIBRARY: "Libraries"}
 
 
-def _groups(labels: Sequence[str], runs: Sequence[Run]) -> list[tuple[str, list[tuple[str, Run]]]]:
+def matrix_groups(labels: Sequence[str], runs: Sequence[Run]) -> list[tuple[str, list[tuple[str, Run]]]]:
     """The columns by what they are (Kubernetes, tools, libraries), each group in column order."""
     return [(category, members) for category in CATEGORIES
             if (members := [(label, run) for label, run in zip(labels, runs, strict=True)
@@ -329,7 +329,7 @@ def _head_markdown(runs: Sequence[Run], labels: Sequence[str], title: str, comma
     out += [detail_line, ""] if detail_line else []
     out += [notes, ""] if notes else []
     fuzz_head, fuzz_rule = (f" {FUZZ_COLUMN} |", "---:|") if fuzzed else ("", "")
-    groups = _groups(labels, runs)
+    groups = matrix_groups(labels, runs)
     for category, members in groups:
         if len(groups) > 1:
             out += [f"### {GROUP_TITLES[category]}", ""]

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from patchconf.harness.reporting.matrix import changes, column_labels, describe
+from patchconf.harness.reporting.matrix import GROUP_TITLES, changes, column_labels, describe, matrix_groups
 from patchconf.harness.reporting.report import server_changes_lines
 from patchconf.harness.running.runner import ERROR, FAIL, FAILING, PASS, SKIP, Result
 
@@ -468,13 +468,23 @@ def _changes_table(runs: Sequence[Run], pages: Sequence[str]) -> str:
 def index_page(runs: Sequence[Run], title: str, command: str = "") -> str:
     labels = column_labels(runs)
     pages = [f"implementations/{slug(label)}.html" for label in labels]
-    summary_rows = "".join(
-        f'<tr><td><a href="{esc(page)}">{esc(label)}</a></td><td><img src="badges/{esc(slug(label))}.svg" '
-        f'alt="{esc(badge(run.counts())["message"])}"></td><td><code>{esc(run.target_name)}</code></td>'
-        f"<td>{esc(run.target.family)} {esc(run.target.version)}</td><td>{esc(run.target.profile)}</td>"
-        + "".join(f'<td class="num">{run.counts().get(status, 0)}</td>' for status in STATUSES)
-        + f"<td>{_bar(run.counts())}</td></tr>"
-        for label, page, run in zip(labels, pages, runs, strict=True))
+    page_of = dict(zip(labels, pages, strict=True))
+
+    def summary_row(label: str, run: Run) -> str:
+        return (f'<tr><td><a href="{esc(page_of[label])}">{esc(label)}</a></td><td><img '
+                f'src="badges/{esc(slug(label))}.svg" alt="{esc(badge(run.counts())["message"])}"></td>'
+                f"<td><code>{esc(run.target_name)}</code></td>"
+                f"<td>{esc(run.target.family)} {esc(run.target.version)}</td><td>{esc(run.target.profile)}</td>"
+                + "".join(f'<td class="num">{run.counts().get(status, 0)}</td>' for status in STATUSES)
+                + f"<td>{_bar(run.counts())}</td></tr>")
+
+    groups = matrix_groups(labels, runs)
+    head = ("<table><tr><th>implementation</th><th>badge</th><th>target</th><th>version</th><th>profile</th>"
+            + "".join(f'<th class="num">{s}</th>' for s in STATUSES) + "<th>rate</th></tr>")
+    implementations = "".join(
+        (f"<h3>{esc(GROUP_TITLES[category])}</h3>" if len(groups) > 1 else "") + head
+        + "".join(summary_row(label, run) for label, run in members) + "</table>"
+        for category, members in groups)
     by_type = [run.counts_by("type") for run in runs]
     by_tag = [run.counts_by("tag") for run in runs]
     tag_types: dict[str, set[str]] = {}
@@ -495,9 +505,7 @@ def index_page(runs: Sequence[Run], title: str, command: str = "") -> str:
     body = (f"<h1>{esc(title)}</h1>{produced}"
             "<p>Pass rates count the cases a target ran; a target skips what it declares it cannot do "
             "(<code>–</code>: it ran none). Each cell links to that implementation's failures.</p>"
-            "<h2>Implementations</h2><table><tr><th>implementation</th><th>badge</th><th>target</th><th>version</th>"
-            "<th>profile</th>" + "".join(f'<th class="num">{s}</th>' for s in STATUSES) + "<th>rate</th></tr>"
-            f"{summary_rows}</table>"
+            "<h2>Implementations</h2>" + implementations
             + _filter_bar(types, tags)
             + "<h2>By flow (patch type)</h2>"
             + _matrix_table("by-type", "type", labels, pages, by_type, {t: (t,) for t in types})

@@ -216,3 +216,20 @@ def test_site_files_need_nothing_from_the_network(write_case_file, scripted, tmp
     for path in written:
         text = Path(path).read_text()
         assert not re.search(r"""(src|href)=["']?(https?:)?//""", text), path
+
+
+def test_the_index_lists_kubernetes_tools_and_libraries_in_their_groups(write_case_file, scripted):
+    from dataclasses import replace
+
+    from patchconf.harness.reporting.site import index_page
+    from patchconf.harness.targets.base import TOOL
+
+    cases, _ = load_file(write_case_file("json-patch/s.yaml", CASES))
+    library = scripted({}, family="libby")
+    tool = scripted({}, family="helmish")
+    tool.info = replace(tool.info, category=TOOL)
+    runs = [Run(t.name, t.info, run_cases(cases, t)) for t in (library, tool)]
+    page = index_page(runs, "Compliance matrix")
+    tools, libraries = page.index("<h3>Tools users&#x27;"), page.index("<h3>Libraries</h3>")
+    assert tools < page.index("helmish", tools) < libraries < page.index("libby", libraries)
+    assert "<h3>" not in index_page(runs[:1], "Compliance matrix")
