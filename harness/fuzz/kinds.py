@@ -11,9 +11,9 @@ ports are named when there are several, ConfigMaps and Pods. Each :class:`Kind` 
 - ``facets``: partial configurations another manager applies (replicas, an image, a sidecar,
   a label, an annotation);
 - ``status``: a status a controller writes through the ``status`` subresource;
-- ``read_back``: what a client that read the object sends back besides what it set — some
-  of the server's defaults, as a client that round-trips them would send them (an input, never
-  an expectation: if a value here is not the server's default, the client simply set it).
+- ``read_back``: what a client that read the object sends back besides what it set: the
+  object as a server stores it, every default spelled out (the reference's decoding and
+  defaulting: an input, never an expectation — the server judges what it makes of it).
 
 Values are the smallest decision first, so Hypothesis shrinks towards short, plain objects.
 """
@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from patchconf.harness.fuzz.choices import Choices, pick, some
+from patchconf.reference_impl.ssa import codec
 
 Json = Any
 
@@ -124,23 +125,21 @@ def _varied_pod_spec(c: Choices, spec: dict, images_only: bool = False) -> dict:
     return spec
 
 
-def _pod_spec_read_back(spec: dict, restart_policy: str = "Always") -> dict:
-    """A pod spec as a client that read it back sends it: the server's defaults spelled out."""
-    spec = copy.deepcopy(spec)
-    spec.setdefault("restartPolicy", restart_policy)
-    spec.setdefault("dnsPolicy", "ClusterFirst")
-    spec.setdefault("schedulerName", "default-scheduler")
-    spec.setdefault("securityContext", {})
-    spec.setdefault("terminationGracePeriodSeconds", 30)
-    for item in spec["containers"]:
-        latest = ":" not in item["image"] or item["image"].endswith(":latest")
-        item.setdefault("imagePullPolicy", "Always" if latest else "IfNotPresent")
-        item.setdefault("terminationMessagePath", "/dev/termination-log")
-        item.setdefault("terminationMessagePolicy", "File")
-        item.setdefault("resources", {})
-        for port in item.get("ports", ()):
-            port.setdefault("protocol", "TCP")
-    return spec
+
+
+# --- what a client reads back --------------------------------------------------------------------
+
+# The release whose server a read-modify-write client read its object from.
+READ_FROM = (1, 32)
+
+
+def read_back(obj: dict) -> dict:
+    """The object as a client that read it back sends it: as the server stores it, decoded into its
+    Go type and defaulted (codec.decode: every default, status included), less the null
+    creationTimestamp that only an object never stored has."""
+    back = codec.decode(obj, obj["apiVersion"], obj["kind"], READ_FROM)
+    back.get("metadata", {}).pop("creationTimestamp", None)
+    return back
 
 
 # --- the kinds ------------------------------------------------------------------------------------
@@ -153,7 +152,6 @@ class Kind:
     vary: Callable[[Choices, dict], dict]
     facets: tuple[Callable[[Choices, dict], dict], ...]
     status: Callable[[Choices], dict] | None
-    read_back: Callable[[dict], dict]
     # where the pod spec is, for patches of containers (None: no pod spec)
     pod_spec_path: tuple[str, ...] | None = None
 
@@ -263,20 +261,6 @@ def deployment_status(c: Choices) -> dict:
     return status
 
 
-def deployment_read_back(obj: dict) -> dict:
-    back = copy.deepcopy(obj)
-    spec = back["spec"]
-    spec.setdefault("replicas", 1)
-    spec.setdefault("revisionHistoryLimit", 10)
-    spec.setdefault("progressDeadlineSeconds", 600)
-    strategy = spec.setdefault("strategy", {})
-    strategy.setdefault("type", "RollingUpdate")
-    if strategy["type"] == "RollingUpdate":
-        rolling = strategy.setdefault("rollingUpdate", {})
-        rolling.setdefault("maxSurge", "25%")
-        rolling.setdefault("maxUnavailable", "25%")
-    spec["template"]["spec"] = _pod_spec_read_back(spec["template"]["spec"])
-    return back
 
 
 # StatefulSet -------------------------------------------------------------------------------------
@@ -314,17 +298,6 @@ def stateful_set_status(c: Choices) -> dict:
     return status
 
 
-def stateful_set_read_back(obj: dict) -> dict:
-    back = copy.deepcopy(obj)
-    spec = back["spec"]
-    spec.setdefault("replicas", 1)
-    spec.setdefault("revisionHistoryLimit", 10)
-    spec.setdefault("podManagementPolicy", "OrderedReady")
-    strategy = spec.setdefault("updateStrategy", {"type": "RollingUpdate"})
-    if strategy.get("type") == "RollingUpdate":
-        strategy.setdefault("rollingUpdate", {"partition": 0})
-    spec["template"]["spec"] = _pod_spec_read_back(spec["template"]["spec"])
-    return back
 
 
 # DaemonSet ---------------------------------------------------------------------------------------
@@ -353,17 +326,6 @@ def daemon_set_status(c: Choices) -> dict:
             "numberReady": c.integer(0, scheduled) if scheduled else 0}
 
 
-def daemon_set_read_back(obj: dict) -> dict:
-    back = copy.deepcopy(obj)
-    spec = back["spec"]
-    spec.setdefault("revisionHistoryLimit", 10)
-    strategy = spec.setdefault("updateStrategy", {"type": "RollingUpdate"})
-    if strategy.get("type") == "RollingUpdate":
-        rolling = strategy.setdefault("rollingUpdate", {})
-        rolling.setdefault("maxUnavailable", 1)
-        rolling.setdefault("maxSurge", 0)
-    spec["template"]["spec"] = _pod_spec_read_back(spec["template"]["spec"])
-    return back
 
 
 # Job ---------------------------------------------------------------------------------------------
@@ -412,16 +374,6 @@ def job_status(c: Choices) -> dict:
     return status or {"active": 1}
 
 
-def job_read_back(obj: dict) -> dict:
-    back = copy.deepcopy(obj)
-    spec = back["spec"]
-    spec.setdefault("parallelism", 1)
-    spec.setdefault("completions", 1)
-    spec.setdefault("backoffLimit", 6)
-    spec.setdefault("completionMode", "NonIndexed")
-    spec.setdefault("suspend", False)
-    spec["template"]["spec"] = _pod_spec_read_back(spec["template"]["spec"], spec["template"]["spec"]["restartPolicy"])
-    return back
 
 
 def _job_facets() -> tuple[Callable[[Choices, dict], dict], ...]:
@@ -473,16 +425,6 @@ def cron_job_status(c: Choices) -> dict:
     return {"lastScheduleTime": pick(c, ["2024-01-01T00:00:00Z", "2024-01-02T10:00:00Z"])}
 
 
-def cron_job_read_back(obj: dict) -> dict:
-    back = copy.deepcopy(obj)
-    spec = back["spec"]
-    spec.setdefault("concurrencyPolicy", "Allow")
-    spec.setdefault("suspend", False)
-    spec.setdefault("successfulJobsHistoryLimit", 3)
-    spec.setdefault("failedJobsHistoryLimit", 1)
-    pod = spec["jobTemplate"]["spec"]["template"]["spec"]
-    spec["jobTemplate"]["spec"]["template"]["spec"] = _pod_spec_read_back(pod, pod["restartPolicy"])
-    return back
 
 
 def _cron_facets() -> tuple[Callable[[Choices, dict], dict], ...]:
@@ -550,16 +492,6 @@ def service_status(c: Choices) -> dict:
                             "message": "", "lastTransitionTime": "2024-01-01T00:00:00Z"}]}
 
 
-def service_read_back(obj: dict) -> dict:
-    back = copy.deepcopy(obj)
-    spec = back["spec"]
-    spec.setdefault("type", "ClusterIP")
-    spec.setdefault("sessionAffinity", "None")
-    spec.setdefault("internalTrafficPolicy", "Cluster")
-    for port in spec["ports"]:
-        port.setdefault("protocol", "TCP")
-        port.setdefault("targetPort", port["port"])
-    return back
 
 
 def _service_facets() -> tuple[Callable[[Choices, dict], dict], ...]:
@@ -604,8 +536,6 @@ def vary_config_map(c: Choices, obj: dict) -> dict:
     return changed
 
 
-def config_map_read_back(obj: dict) -> dict:
-    return copy.deepcopy(obj)
 
 
 def _config_map_facets() -> tuple[Callable[[Choices, dict], dict], ...]:
@@ -641,13 +571,6 @@ def pod_status(c: Choices) -> dict:
     return status
 
 
-def pod_read_back(obj: dict) -> dict:
-    # Not spec.priority and preemptionPolicy: the Priority admission plugin sets them, not defaulting
-    # (harness/fuzz/livetruth.py NOT_COMPARED); a client sending them back would judge admission.
-    back = copy.deepcopy(obj)
-    back["spec"] = _pod_spec_read_back(back["spec"])
-    back["spec"].setdefault("enableServiceLinks", True)
-    return back
 
 
 def _pod_image_facet(c: Choices, obj: dict) -> dict:
@@ -661,19 +584,16 @@ POD_TEMPLATE = ("spec", "template", "spec")
 KINDS: dict[str, Kind] = {
     "Deployment": Kind("Deployment", deployment, vary_deployment,
                        (_replicas_facet, *_pod_facets(POD_TEMPLATE), *COMMON_FACETS),
-                       deployment_status, deployment_read_back, POD_TEMPLATE),
-    "Service": Kind("Service", service, vary_service, (*_service_facets(), *COMMON_FACETS), service_status,
-                    service_read_back),
-    "ConfigMap": Kind("ConfigMap", config_map, vary_config_map, (*_config_map_facets(), *COMMON_FACETS), None,
-                      config_map_read_back),
+                       deployment_status, POD_TEMPLATE),
+    "Service": Kind("Service", service, vary_service, (*_service_facets(), *COMMON_FACETS), service_status),
+    "ConfigMap": Kind("ConfigMap", config_map, vary_config_map, (*_config_map_facets(), *COMMON_FACETS), None),
     "StatefulSet": Kind("StatefulSet", stateful_set, vary_stateful_set,
                         (_replicas_facet, *_pod_facets(POD_TEMPLATE), *COMMON_FACETS),
-                        stateful_set_status, stateful_set_read_back, POD_TEMPLATE),
+                        stateful_set_status, POD_TEMPLATE),
     "DaemonSet": Kind("DaemonSet", daemon_set, vary_daemon_set, (*_pod_facets(POD_TEMPLATE), *COMMON_FACETS),
-                      daemon_set_status, daemon_set_read_back, POD_TEMPLATE),
-    "Job": Kind("Job", job, vary_job, (*_job_facets(), *COMMON_FACETS), job_status, job_read_back),
+                      daemon_set_status, POD_TEMPLATE),
+    "Job": Kind("Job", job, vary_job, (*_job_facets(), *COMMON_FACETS), job_status),
     "CronJob": Kind("CronJob", cron_job, vary_cron_job, (*_cron_facets(), *COMMON_FACETS), cron_job_status,
-                    cron_job_read_back, ("spec", "jobTemplate", "spec", "template", "spec")),
-    "Pod": Kind("Pod", pod, vary_pod, (_pod_image_facet, *COMMON_FACETS), pod_status, pod_read_back,
-                ("spec",)),
+                    ("spec", "jobTemplate", "spec", "template", "spec")),
+    "Pod": Kind("Pod", pod, vary_pod, (_pod_image_facet, *COMMON_FACETS), pod_status, ("spec",)),
 }

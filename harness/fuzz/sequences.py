@@ -28,7 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 from patchconf.harness.fuzz.choices import Choices, pick
-from patchconf.harness.fuzz.kinds import KINDS, LABEL_VALUES, Kind, labels_of
+from patchconf.harness.fuzz.kinds import KINDS, LABEL_VALUES, Kind, labels_of, read_back
 from patchconf.reference_impl import jsonpointer
 
 Json = Any
@@ -272,7 +272,7 @@ def _apply_step(c: Choices, kind: Kind, manager: str, creator: str, manifest: di
 
 def _update_step(c: Choices, kind: Kind, manager: str, model: dict) -> tuple[dict, dict]:
     """A read-modify-write PUT: the object as the client read it, with its change."""
-    body = kind.read_back(model) if c.chance(0.5) else copy.deepcopy(model)
+    body = read_back(model) if c.chance(0.5) else copy.deepcopy(model)
     if c.chance(0.6):
         body = kind.vary(c, body)
     if DEFAULTED[kind.name] and c.chance(0.2):
