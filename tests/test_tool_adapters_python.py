@@ -4,7 +4,8 @@ Each adapter runs through `patchconf run` with its command target, in the Python
 the tool installed: the one running the tests, or $PATCHCONF_TOOLS_PYTHON (a virtualenv
 holding ansible==12.3.0, kubernetes and openshift==0.13.2, so the tools need not share the test
 environment). A test skips, saying so, when its tool is not installed there. The statuses
-and differences asserted are the tools' own answers (both compute the same on these cases).
+and differences asserted are the tools' own answers; the two compute the same on every case
+here but the NetworkPolicy's allow-all egress, which openshift empties.
 """
 
 from __future__ import annotations
@@ -29,11 +30,12 @@ FINALIZER_BESIDE_CONTROLLERS = "cases/apply/lists.yaml::finalizer-added-beside-c
 SAME_PORT_SECOND_PROTOCOL = "cases/apply/services.yaml::same-port-second-protocol-not-added"
 SECOND_APPLY_SENDS_NOTHING = "cases/apply/roundtrip.yaml::second-apply-sends-nothing"
 OVERWRITE_FALSE = "cases/apply/conflict.yaml::changed-file-conflicts-on-annotation"
+ALLOW_ALL_EGRESS = "cases/apply/empty-elements.yaml::networkpolicy-allow-all-egress-kept-when-labels-change"
 THREE_WAY_DELETION = "cases/merge-patch-3way/three-way.yaml::3way-removed-from-config-deleted"
 THREE_WAY_NULL_IN_ARRAY = "cases/merge-patch-3way/three-way.yaml::3way-nulls-inside-array-objects-dropped"
 THREE_WAY_STRING_FOR_MAP = "cases/merge-patch-3way/three-way.yaml::3way-no-conflict-where-one-is-expected"
 CASES = (CREATE_CONFIGMAP, FINALIZER_BESIDE_CONTROLLERS, SAME_PORT_SECOND_PROTOCOL, SECOND_APPLY_SENDS_NOTHING,
-         OVERWRITE_FALSE, THREE_WAY_DELETION, THREE_WAY_NULL_IN_ARRAY, THREE_WAY_STRING_FOR_MAP)
+         OVERWRITE_FALSE, ALLOW_ALL_EGRESS, THREE_WAY_DELETION, THREE_WAY_NULL_IN_ARRAY, THREE_WAY_STRING_FOR_MAP)
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,7 @@ class Tool:
     module: str  # what must import in the tools' Python
     version_code: str  # prints the version the handshake must report
     overwrite_skip: str
+    egress_sent: list  # what it sends for a NetworkPolicy's egress: [{}] it does not change
 
 
 TOOLS = {
@@ -52,11 +55,13 @@ TOOLS = {
         "import json, pathlib, ansible_collections.kubernetes.core.plugins.module_utils.apply as m; "
         "print(json.loads((pathlib.Path(m.__file__).parents[2] / 'MANIFEST.json').read_text())"
         "['collection_info']['version'])",
-        "declined by the target: kubernetes.core's apply has no overwrite=false mode: it always overwrites"),
+        "declined by the target: kubernetes.core's apply has no overwrite=false mode: it always overwrites",
+        [{}]),
     "python-openshift": Tool(
         "python-openshift", "python-openshift", "openshift.dynamic.apply",
         "import importlib.metadata; print(importlib.metadata.version('openshift'))",
-        "declined by the target: openshift's apply has no overwrite=false mode: it always overwrites"),
+        "declined by the target: openshift's apply has no overwrite=false mode: it always overwrites",
+        []),  # get_delta drops falsy list elements: allow-all egress becomes deny-all
 }
 
 
@@ -121,6 +126,7 @@ def test_each_case_gets_its_exact_status(run):
         SAME_PORT_SECOND_PROTOCOL: "fail",
         SECOND_APPLY_SENDS_NOTHING: "fail",
         OVERWRITE_FALSE: "skip",
+        ALLOW_ALL_EGRESS: "fail",
         THREE_WAY_DELETION: "pass",
         THREE_WAY_NULL_IN_ARRAY: "fail",
         THREE_WAY_STRING_FOR_MAP: "fail",
@@ -159,6 +165,15 @@ def test_unchanged_apply_resends_merge_keyed_lists(run):
         {"name": "https", "port": 443, "targetPort": "https"}]}}
     # the object the server holds is kubectl's, the annotation's text aside
     assert [line.split(":")[0] for line in result["diff"]] == [f"document {ANNOTATION_POINTER}", "patch /spec"]
+
+
+def test_allow_all_egress_is_resent_and_only_openshift_empties_it(run):
+    tool, _, results = run
+    result = by_id(results)[ALLOW_ALL_EGRESS]
+    assert result["actual"]["patch"]["spec"] == {"egress": tool.egress_sent, "policyTypes": ["Egress"]}
+    assert result["actual"]["document"]["spec"]["egress"] == tool.egress_sent
+    lost = "document /spec/egress/0: expected {}, got absent"
+    assert (lost in result["diff"]) == (tool.egress_sent == [])
 
 
 def test_three_way_patch_keeps_nulls_inside_array_elements(run):

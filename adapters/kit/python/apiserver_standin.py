@@ -9,7 +9,8 @@ what the tool sent. Applying that write is the server's part: :func:`apply_merge
 is RFC 7396, which a kube-apiserver implements for ``application/merge-patch+json``, and
 :func:`stored` drops the null members the server does not store (a built-in kind's null
 decodes to its Go zero value, omitted; a custom resource's null is pruned unless its schema
-says ``nullable``), since RFC 7396 keeps nulls inside arrays and a POST body keeps its own.
+says ``nullable``), since RFC 7396 keeps nulls inside arrays and a POST body keeps its own,
+and writes a whole float as Go's encoder does, as an integer.
 
 Standard library only; the adapter passes in what the tool's client returns and raises
 (``ResourceInstance``, ``NotFoundError``), so the tool sees the client's own types.
@@ -93,11 +94,15 @@ def apply_merge_patch(target: Any, patch: Any) -> Any:
 
 
 def stored(document: Any) -> Any:
-    """``document`` without null object members, at any depth (inside arrays too)."""
+    """``document`` as the server stores and returns it: without null object members, at
+    any depth (inside arrays too), and a whole float as the integer Go's encoder writes
+    (``1.0`` is written ``1`` below 1e21, so a client reads it back as an integer)."""
     if isinstance(document, dict):
         return {name: stored(value) for name, value in document.items() if value is not None}
     if isinstance(document, list):
         return [stored(item) for item in document]
+    if isinstance(document, float) and document.is_integer() and abs(document) < 1e21:
+        return int(document)
     return document
 
 
