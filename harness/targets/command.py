@@ -197,8 +197,12 @@ class CommandTarget(Target):
         self._seq = 0
         self._lock = threading.Lock()
         program, handshake = self._start()
+        try:
+            self.info = _info_from_handshake(handshake, family)
+        except TargetUnavailable:
+            self._end(program)  # a handshake it cannot run on: nothing may keep the program waiting
+            raise
         self._idle.put(program)
-        self.info = _info_from_handshake(handshake, family)
 
     def _start(self) -> tuple[Program, dict[str, Any]]:
         program = Program(self.argv, self.cwd, self.max_answer_bytes)
