@@ -304,7 +304,7 @@ def _detail_line(detail_at: Sequence[str], published: str) -> str:
     return what + where + (f", published {published}" if published else "") + "."
 
 
-GROUP_TITLES = {KUBERNETES: "Kubernetes (and the reference it judges)",
+GROUP_TITLES = {KUBERNETES: "Kubernetes, and patchconf's reference judged by it",
                 TOOL: "Tools users' objects pass through", LIBRARY: "Libraries"}
 
 

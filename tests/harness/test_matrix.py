@@ -352,7 +352,7 @@ def test_the_summary_groups_kubernetes_tools_and_libraries_and_links_each_tools_
     kube.info, tool.info = replace(kube.info, category=KUBERNETES), replace(tool.info, category=TOOL)
     runs = [Run(t.name, t.info, run_cases(cases, t)) for t in (library, tool, kube)]
     text = matrix_summary_markdown(runs, tool_pages={"helmish": "tools/helmish.md"})
-    kubernetes = text.index("### Kubernetes (and the reference it judges)")
+    kubernetes = text.index("### Kubernetes, and patchconf's reference judged by it")
     tools = text.index("### Tools users' objects pass through")
     libraries = text.index("### Libraries")
     assert kubernetes < text.index("| kube ", kubernetes) < tools < text.index("[helmish ", tools) < libraries
