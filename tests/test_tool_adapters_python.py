@@ -6,10 +6,15 @@ holding ansible==12.3.0, kubernetes and openshift==0.13.2, so the tools need not
 environment). A test skips, saying so, when its tool is not installed there. The statuses
 and differences asserted are the tools' own answers; the two compute the same on every case
 here but the NetworkPolicy's allow-all egress, which openshift empties.
+
+The server's part both adapters share (adapters/kit/python/apiserver_standin.py) is checked
+without the tools, against what Kubernetes answered.
 """
 
 from __future__ import annotations
 
+import copy
+import importlib.util
 import json
 import os
 import shlex
@@ -20,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import yaml
 
 REPO = Path(__file__).resolve().parent.parent
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
@@ -185,3 +191,36 @@ def test_three_way_patch_fails_where_the_live_value_is_a_string(run):
     result = by_id(run[2])[THREE_WAY_STRING_FOR_MAP]
     assert result["actual"]["error"] == {"class": "unclassified",
                                          "message": "AttributeError: 'str' object has no attribute 'get'"}
+
+
+def load_standin():
+    path = REPO / "adapters" / "kit" / "python" / "apiserver_standin.py"
+    spec = importlib.util.spec_from_file_location("apiserver_standin", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclass looks its module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_standin_merge_patch_gives_kubernetes_answers_to_rfc7396_appendix_a():
+    """The server's part of a tool's merge patch, on the rows whose objects Kubernetes patched."""
+    standin = load_standin()
+    corpus = yaml.safe_load((REPO / "cases/merge-patch/rfc7396-appendix-a.yaml").read_text(encoding="utf-8"))
+    rows = [case for case in corpus["cases"] if "expected" in case
+            and isinstance(case["original"], dict) and isinstance(case["patch"], dict)]
+    assert len(rows) >= 10
+    for case in rows:
+        original, patch = copy.deepcopy(case["original"]), copy.deepcopy(case["patch"])
+        assert standin.apply_merge_patch(original, patch) == case["expected"], case["name"]
+        assert (original, patch) == (case["original"], case["patch"])  # inputs untouched
+
+
+def test_standin_stores_what_a_server_stores():
+    standin = load_standin()
+    # kube-apiserver 1.33.13, merge patch of a Deployment's container with these nulls: neither is stored
+    container = {"name": "app", "image": "nginx", "resources": {"limits": None}, "env": [{"name": "A", "value": None}]}
+    assert standin.stored(container) == {"name": "app", "image": "nginx", "resources": {}, "env": [{"name": "A"}]}
+    # a whole float comes back as Go's encoder writes it: 1.0 as 1, but 1e21 as 1e+21 (a float again)
+    numbers = standin.stored({"ratio": 1.0, "half": 0.5, "huge": 1e21})
+    assert {name: (type(value), value) for name, value in numbers.items()} == {
+        "ratio": (int, 1), "half": (float, 0.5), "huge": (float, 1e21)}
