@@ -436,8 +436,8 @@ def apply(c: Choices) -> Members:
     last_applied = make(c)
     members: Members = {"modified": variant(c, last_applied, make)}
     roll = c.integer(0, 9)
-    if roll == 9:
-        members["current"] = None  # the first apply: kubectl creates the object
+    if roll == 9:  # the first apply: kubectl creates the object (no live object, no last-applied)
+        members["original"] = members["current"] = None
         return _namespaced(members)
     members["original"] = None if roll == 8 else last_applied  # 8: a live object without the annotation
     members["current"] = live(c, last_applied, make)
