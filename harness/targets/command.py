@@ -19,8 +19,9 @@ import queue
 import shlex
 import subprocess
 import threading
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from patchconf.harness.corpus.cases import ABSENT, STEP_EXPECTATIONS, Case, Outcome, named_schema_path
 from patchconf.harness.corpus.yamlio import load_path
@@ -47,6 +48,7 @@ from patchconf.harness.targets.base import (
 )
 
 PROTOCOL_VERSION = 1
+T = TypeVar("T")
 DEFAULT_TIMEOUT = 10.0
 START_TIMEOUT = 60.0
 STDERR_LINES_KEPT = 20
@@ -227,6 +229,22 @@ class CommandTarget(Target):
             program.kill()
 
     def run(self, case: Case) -> Actual:
+        return self._exchange(lambda seq: {"cmd": "run", "seq": seq, "case": request_case(case)},
+                              _actual_from_answer)
+
+    def rendered(self, case: Case, outcome: Outcome) -> Outcome:
+        """The expected document as the program's own normalization shows it (protocol "render"),
+        for a program that says it renders; any other outcome as it is."""
+        if not self.info.renders or outcome.document is ABSENT:
+            return outcome
+        document = self._exchange(
+            lambda seq: {"cmd": "render", "seq": seq, "case": request_case(case), "document": outcome.document},
+            _rendered_from_answer)
+        return replace(outcome, document=document)
+
+    def _exchange(self, message: Callable[[int], dict[str, Any]], read: Callable[[dict[str, Any], int], T]) -> T:
+        """One request on an idle instance (a new one if none is idle) and its answer, read by ``read``;
+        an instance that failed or was interrupted mid-request is ended, never reused."""
         with self._lock:
             self._seq += 1
             seq = self._seq
@@ -235,8 +253,7 @@ class CommandTarget(Target):
         except queue.Empty:
             program = self._start()[0]
         try:
-            answer = program.request({"cmd": "run", "seq": seq, "case": request_case(case)}, self.timeout)
-            actual = _actual_from_answer(answer, seq)
+            answer = read(program.request(message(seq), self.timeout), seq)
         except TargetDeclined:
             self._idle.put(program)
             raise
@@ -249,31 +266,7 @@ class CommandTarget(Target):
             self._end(program)
             raise
         self._idle.put(program)
-        return actual
-
-    def rendered(self, case: Case, outcome: Outcome) -> Outcome:
-        """The expected document as the program's own normalization shows it (protocol "render"),
-        for a program that says it renders; any other outcome as it is."""
-        if not self.info.renders or outcome.document is ABSENT:
-            return outcome
-        with self._lock:
-            self._seq += 1
-            seq = self._seq
-        try:
-            program = self._idle.get_nowait()
-        except queue.Empty:
-            program = self._start()[0]
-        try:
-            answer = program.request({"cmd": "render", "seq": seq, "case": request_case(case),
-                                      "document": outcome.document}, self.timeout)
-            if answer.get("seq") != seq or isinstance(answer.get("seq"), bool) or "document" not in answer:
-                raise ProtocolError(f"a render answer has the request's seq and a 'document': "
-                                    f"{_head(json.dumps(answer))}")
-        except BaseException:
-            self._end(program)  # its state is unknown: the next request starts a fresh instance
-            raise
-        self._idle.put(program)
-        return replace(outcome, document=answer["document"])
+        return answer
 
     def close(self) -> None:
         while not self._idle.empty():
@@ -305,6 +298,13 @@ def request_case(case: Case) -> dict[str, Any]:
             if schema.version:
                 data["schema"]["version"] = schema.version
     return data
+
+
+def _rendered_from_answer(answer: dict[str, Any], seq: int) -> Any:
+    """The document of a render answer (protocol section 2a)."""
+    if answer.get("seq") != seq or isinstance(answer.get("seq"), bool) or "document" not in answer:
+        raise ProtocolError(f"a render answer has the request's seq and a 'document': {_head(json.dumps(answer))}")
+    return answer["document"]
 
 
 def _actual_from_answer(answer: dict[str, Any], seq: int) -> Actual:
