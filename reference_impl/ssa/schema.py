@@ -243,8 +243,8 @@ class ResolvedType:
     (a value of another type is walked to find its problem).
     """
 
-    __slots__ = ("_element", "_item", "_key_defaults", "_members", "_schema", "_shapes", "accepts", "atom",
-                 "list", "map", "partial_keys", "ref", "scalar", "several")
+    __slots__ = ("_element", "_item", "_key_defaults", "_schema", "_shapes", "accepts", "atom", "declared", "list",
+                 "map", "member_types", "partial_keys", "ref", "scalar", "scalar_only", "several")
 
     def __init__(self, schema: Schema, ref: TypeRef, atom: Atom | None = None) -> None:
         self.ref = ref
@@ -261,8 +261,11 @@ class ResolvedType:
         self.map = atom.map if atom is not None else None
         shapes = (self.scalar is not None) + (self.list is not None) + (self.map is not None)
         self.several = shapes >= 2
+        self.scalar_only = shapes == 1 and self.scalar is not None
         self.accepts = _SCALAR_PYTHON_TYPES.get(self.scalar, frozenset()) if shapes == 1 else frozenset()
-        self._members: dict[str, ResolvedType] = {}
+        # a map's declared fields by name, and the types of those the walks met (read in their loops)
+        self.declared: dict[str, StructField] = self.map._fields_by_name if self.map is not None else {}
+        self.member_types: dict[str, ResolvedType] = {}
         self._element: ResolvedType | None = None
         self._item: ResolvedType | None = None
         self._shapes: dict[str, ResolvedType] = {}
@@ -290,17 +293,17 @@ class ResolvedType:
 
     def member(self, name: str) -> ResolvedType | None:
         """A map member's type: its field's, else the map's element type; None if neither."""
-        found = self._members.get(name)
+        found = self.member_types.get(name)
         if found is not None:
             return found
-        declared = self.map.field(name)
+        declared = self.declared.get(name)
         if declared is None:
             return self.element()
-        found = self._members[name] = self._schema.resolved(declared.type)
+        found = self.member_types[name] = self._schema.resolved(declared.type)
         return found
 
     def declares(self, name: str) -> bool:
-        return self.map.field(name) is not None
+        return name in self.declared
 
     def element(self) -> ResolvedType | None:
         """The type of a map's undeclared keys (None: they are not allowed)."""

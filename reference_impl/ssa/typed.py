@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from patchconf.reference_impl.ssa.fieldpath import FieldSet, Path, PathElement
+from patchconf.reference_impl.ssa.fieldpath import FieldSet, PathElement
 from patchconf.reference_impl.ssa.schema import ABSENT_DEFAULT, Atom, ResolvedType, Schema, TypeRef
 
 
@@ -178,7 +178,8 @@ class TypedValue:
     def compare(self, other: TypedValue) -> Comparison:
         comparison = Comparison()
         problems: list[tuple[str, str]] = []
-        _compare(self.resolved, self.value, other.value, (), comparison, problems, None)
+        root = _Place(None, None, [comparison.removed, comparison.modified, comparison.added])
+        _compare(self.resolved, self.value, other.value, root, problems)
         if problems:
             raise ValidationError(problems)
         return comparison
@@ -258,8 +259,9 @@ def _validate(rtype: ResolvedType, value: Any, allow_duplicates: bool, where: An
         if not isinstance(value, dict):
             problems.append((_where(where), f"expected map, got {_go_repr(value)}"))
             return
+        member_types = rtype.member_types
         for key, child in value.items():
-            child_type = rtype.member(key)
+            child_type = member_types.get(key) or rtype.member(key)
             if child_type is None:
                 problems.append((_where((where, key)), "field not declared in schema"))
                 break
@@ -314,12 +316,12 @@ def _to_field_set(rtype: ResolvedType, value: Any, below: FieldSet) -> bool:
             return True
         if not isinstance(value, dict):
             return False
+        member_types, declared = rtype.member_types, rtype.declared
         for key, child in value.items():
             element = PathElement.field(key)
-            child_type = rtype.member_or_empty(key)
-            leaf = (child_type.scalar is not None and not child_type.several) or _child_field_set(
-                child_type, child, below, element)
-            if leaf or child is None or (isinstance(child, dict) and not child) or not rtype.declares(key):
+            child_type = member_types.get(key) or rtype.member_or_empty(key)
+            leaf = child_type.scalar_only or _child_field_set(child_type, child, below, element)
+            if leaf or child is None or (isinstance(child, dict) and not child) or key not in declared:
                 below.members.add(element)
         return False
     if rtype.scalar is not None:
@@ -425,8 +427,9 @@ def _merge_map(rtype: ResolvedType, lhs, rhs, problems, where) -> Any:
     right = right or {}
     out = {}
     keys = list(left) + [k for k in right if k not in left]
+    member_types = rtype.member_types
     for key in keys:
-        child_type = rtype.member_or_empty(key)
+        child_type = member_types.get(key) or rtype.member_or_empty(key)
         left_child, right_child = left.get(key, MISSING), right.get(key, MISSING)
         if type(right_child) in child_type.accepts:
             child = right_child  # a scalar of its type: the right one wins, as _merge would decide
@@ -524,76 +527,117 @@ def _position_ok(items, index) -> bool:
 
 # --- compare.go ---------------------------------------------------------------------------
 
-def _compare(rtype: ResolvedType, lhs, rhs, path: Path, comparison: Comparison, problems, where) -> bool:
-    """Records the differences below ``path``; returns whether it handled a leaf."""
+REMOVED, MODIFIED, ADDED = 0, 1, 2  # the comparison's sets, as _Place numbers them
+
+
+class _Place:
+    """Where the compare walk is: its path (the parent place and the last element) and, made as
+    differences are recorded there or below, its node in each of the comparison's three sets, so
+    that recording a path is not an insertion from the root."""
+
+    __slots__ = ("element", "nodes", "parent")
+
+    def __init__(self, parent: _Place | None, element: PathElement | None, nodes: list | None = None) -> None:
+        self.parent = parent
+        self.element = element
+        self.nodes = nodes if nodes is not None else [None, None, None]
+
+    def node(self, which: int) -> FieldSet:
+        """The set of paths below this place in set ``which``."""
+        found = self.nodes[which]
+        if found is None:
+            above = self.parent.node(which).children
+            found = above.get(self.element)
+            if found is None:
+                found = above[self.element] = FieldSet()
+            self.nodes[which] = found
+        return found
+
+    def record(self, which: int) -> None:
+        """This place's path is in set ``which`` (the empty path is in none, as in FieldSet.insert)."""
+        if self.parent is not None:
+            self.parent.node(which).members.add(self.element)
+
+    def where(self) -> str:
+        """The path as error messages print it."""
+        steps = []
+        place = self
+        while place.parent is not None:
+            steps.append(str(place.element))
+            place = place.parent
+        return "".join(reversed(steps))
+
+
+def _compare(rtype: ResolvedType, lhs, rhs, place: _Place, problems) -> bool:
+    """Records the differences at and below ``place``; returns whether it handled a leaf."""
     if rtype.atom is None:
-        problems.append((_where(where), f"schema error: no type found matching: {rtype.ref.named}"))
+        problems.append((place.where(), f"schema error: no type found matching: {rtype.ref.named}"))
         return False
     if rtype.several:
         left, right = rtype.deduced(_kind_of(lhs)), rtype.deduced(_kind_of(rhs))
     else:
         left = right = rtype
     if rhs is MISSING:
-        in_leaf = _compare_atom(left, lhs, rhs, path, comparison, problems, where)
+        in_leaf = _compare_atom(left, lhs, rhs, place, problems)
     elif lhs is MISSING or left is right:
-        in_leaf = _compare_atom(right, lhs, rhs, path, comparison, problems, where)
+        in_leaf = _compare_atom(right, lhs, rhs, place, problems)
     else:
         # Go walks the lhs shape with a copy of its walker (recording into the same comparison).
-        _compare_atom(left, lhs, rhs, path, comparison, problems, where)
-        in_leaf = _compare_atom(right, lhs, rhs, path, comparison, problems, where)
+        _compare_atom(left, lhs, rhs, place, problems)
+        in_leaf = _compare_atom(right, lhs, rhs, place, problems)
     if not in_leaf:
         if lhs is MISSING:
-            comparison.added.insert(path)
+            place.record(ADDED)
         elif rhs is MISSING:
-            comparison.removed.insert(path)
+            place.record(REMOVED)
     return in_leaf
 
 
-def _compare_leaf(lhs, rhs, path, comparison) -> bool:
+def _compare_leaf(lhs, rhs, place: _Place) -> bool:
     if lhs is MISSING:
-        comparison.added.insert(path)
+        place.record(ADDED)
     elif rhs is MISSING:
-        comparison.removed.insert(path)
+        place.record(REMOVED)
     elif not values_equal(lhs, rhs):
-        comparison.modified.insert(path)
+        place.record(MODIFIED)
     return True
 
 
-def _compare_atom(rtype: ResolvedType, lhs, rhs, path, comparison, problems, where) -> bool:
+def _compare_atom(rtype: ResolvedType, lhs, rhs, place: _Place, problems) -> bool:
     if rtype.map is not None:
         left, right = _as_map(lhs), _as_map(rhs)
         if rtype.map.element_relationship == ATOMIC or (not left and not right):
-            return _compare_leaf(lhs, rhs, path, comparison)
+            return _compare_leaf(lhs, rhs, place)
         left = left or {}
         right = right or {}
         keys = list(left) + [k for k in right if k not in left]
+        member_types = rtype.member_types
         for key in keys:
-            child_type = rtype.member_or_empty(key)
+            child_type = member_types.get(key) or rtype.member_or_empty(key)
             left_child, right_child = left.get(key, MISSING), right.get(key, MISSING)
             if type(left_child) is type(right_child) and type(left_child) in child_type.accepts \
                     and left_child == right_child:
                 continue  # equal scalars of their type: nothing to record
-            _compare(child_type, left_child, right_child, (*path, PathElement.field(key)), comparison,
-                     problems, (where, key))
+            _compare(child_type, left_child, right_child, _Place(place, PathElement.field(key)), problems)
         return False
     if rtype.scalar is not None:
         left = _scalar_problem(rtype.scalar, lhs, "lhs: ")
         right = _scalar_problem(rtype.scalar, rhs, "rhs: ")
         if left and right:
-            problems.extend([(_where(where), left), (_where(where), right)])
+            problems.extend([(place.where(), left), (place.where(), right)])
             return False
-        return _compare_leaf(lhs, rhs, path, comparison)
+        return _compare_leaf(lhs, rhs, place)
     if rtype.list is not None:
         left, right = _as_list(lhs), _as_list(rhs)
         if rtype.list.element_relationship == ATOMIC or (not left and not right):
-            return _compare_leaf(lhs, rhs, path, comparison)
-        _compare_list(rtype, left, right, path, comparison, problems, where)
+            return _compare_leaf(lhs, rhs, place)
+        _compare_list(rtype, left, right, place, problems)
         return False
-    problems.append((_where(where), "schema error: invalid atom: inlined"))
+    problems.append((place.where(), "schema error: invalid atom: inlined"))
     return False
 
 
-def _compare_list(rtype: ResolvedType, left, right, path, comparison, problems, where) -> None:
+def _compare_list(rtype: ResolvedType, left, right, place: _Place, problems) -> None:
     order: list[PathElement] = []
     left_values: dict[PathElement, list] = {}
     right_values: dict[PathElement, list] = {}
@@ -601,38 +645,43 @@ def _compare_list(rtype: ResolvedType, left, right, path, comparison, problems, 
         try:
             element = list_item_element(rtype, item)
         except ValueError as exc:
-            problems.append((_where(where), f"element {index}: {exc}"))
+            problems.append((place.where(), f"element {index}: {exc}"))
             continue
         if element not in left_values:
             order.append(element)
-        left_values.setdefault(element, []).append(item)
+            left_values[element] = [item]
+        else:
+            left_values[element].append(item)
     for index, item in enumerate(right or ()):
         try:
             element = list_item_element(rtype, item)
         except ValueError as exc:
-            problems.append((_where(where), f"element {index}: {exc}"))
+            problems.append((place.where(), f"element {index}: {exc}"))
             continue
-        if element not in right_values and element not in left_values:
-            order.append(element)
-        right_values.setdefault(element, []).append(item)
+        if element not in right_values:
+            if element not in left_values:
+                order.append(element)
+            right_values[element] = [item]
+        else:
+            right_values[element].append(item)
     item_type = rtype.item()
     for element in order:
-        lefts, rights = left_values.get(element, []), right_values.get(element, [])
-        item_path = (*path, element)
+        lefts, rights = left_values.get(element, ()), right_values.get(element, ())
+        item_place = _Place(place, element)
         if len(lefts) <= 1 and len(rights) <= 1:
-            _compare(item_type, lefts[0] if lefts else MISSING, rights[0] if rights else MISSING, item_path,
-                     comparison, problems, (where, element))
+            _compare(item_type, lefts[0] if lefts else MISSING, rights[0] if rights else MISSING, item_place,
+                     problems)
         elif len(lefts) >= 2 and len(rights) >= 2:
             if not values_equal(lefts, rights):
-                comparison.modified.insert(item_path)
+                item_place.record(MODIFIED)
         elif len(lefts) >= 2:
             if rights:
-                _compare(item_type, MISSING, rights[0], item_path, comparison, problems, (where, element))
-            comparison.removed.insert(item_path)
+                _compare(item_type, MISSING, rights[0], item_place, problems)
+            item_place.record(REMOVED)
         else:
             if lefts:
-                _compare(item_type, lefts[0], MISSING, item_path, comparison, problems, (where, element))
-            comparison.added.insert(item_path)
+                _compare(item_type, lefts[0], MISSING, item_place, problems)
+            item_place.record(ADDED)
 
 
 # --- remove.go ----------------------------------------------------------------------------
