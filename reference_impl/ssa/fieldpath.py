@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+import operator
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -48,8 +49,8 @@ def value_json(value: Any) -> str:
 class PathElement:
     """One step of a path (fieldpath.PathElement); equal and hashed by meaning, not spelling.
 
-    Immutable once made. Its hash and FieldsV1 key are computed once: an element is hashed at
-    every set operation and its key written at every encoding and sort.
+    Immutable once made. Its hash, FieldsV1 key and sort key are computed when it is made: an
+    element is hashed at every set operation and its key written at every encoding and sort.
     """
 
     __slots__ = ("_hash", "_identity", "_json_key", "_sort_key", "_text", "kind", "payload")
@@ -59,8 +60,8 @@ class PathElement:
         self.payload = payload  # field name; ((name, value), …) sorted by name; a value; an index
         self._identity = identity
         self._hash = hash(identity)
-        self._json_key: str | None = None
-        self._sort_key: tuple | None = None
+        self._json_key = self._written_json_key()
+        self._sort_key = (kind, self._json_key)
         self._text: str | None = None
 
     @staticmethod
@@ -113,8 +114,6 @@ class PathElement:
         return f"PathElement({self.to_json_key()})"
 
     def sort_key(self) -> tuple:
-        if self._sort_key is None:
-            self._sort_key = (self.kind, self.to_json_key())
         return self._sort_key
 
     def __str__(self) -> str:
@@ -134,8 +133,6 @@ class PathElement:
 
     def to_json_key(self) -> str:
         """The FieldsV1 key: ``f:name``, ``k:{"name":"a"}``, ``v:"x"``, ``i:3``."""
-        if self._json_key is None:
-            self._json_key = self._written_json_key()
         return self._json_key
 
     def _written_json_key(self) -> str:
@@ -200,6 +197,7 @@ def _shared_element(kind: int, payload: Any, identity: tuple) -> PathElement:
 
 
 Path = tuple[PathElement, ...]
+_SORT_KEY = operator.attrgetter("_sort_key")
 
 
 def path_string(path: Path) -> str:
@@ -322,18 +320,14 @@ class FieldSet:
 
     # --- FieldsV1 -------------------------------------------------------------------------
 
-    def to_json(self) -> dict[str, Any]:
-        """The FieldsV1 object: ``{"f:spec": {".": {}, "f:replicas": {}}}``."""
-        out: dict[str, Any] = {}
-        for element in sorted(self.members | set(self.children), key=PathElement.sort_key):
-            child = self.children.get(element)
-            if child is None:
-                out[element.to_json_key()] = {}
-                continue
-            encoded = child.to_json()
-            if element in self.members:
-                encoded = {".": {}, **encoded}
-            out[element.to_json_key()] = encoded
+    def to_json(self, member: bool = False) -> dict[str, Any]:
+        """The FieldsV1 object: ``{"f:spec": {".": {}, "f:replicas": {}}}`` (``member``: these are
+        the children of a path that is in the set too, written first as ``".": {}``)."""
+        out: dict[str, Any] = {".": {}} if member else {}
+        members, children = self.members, self.children
+        for element in sorted(members.union(children), key=_SORT_KEY):
+            child = children.get(element)
+            out[element._json_key] = {} if child is None else child.to_json(element in members)
         return out
 
     @staticmethod
@@ -343,10 +337,12 @@ class FieldSet:
             if text == ".":
                 continue
             element = PathElement.from_json_key(text)
-            if not isinstance(child, Mapping):
+            if type(child) is not dict and not isinstance(child, Mapping):
                 raise ValueError(f"{text}: expected an object, got {child!r}")
             if not child or "." in child:
                 result.members.add(element)
+                if len(child) <= 1:  # nothing below it
+                    continue
             nested = FieldSet.from_json(child)
             if not nested.empty():
                 result.children[element] = nested
