@@ -140,11 +140,12 @@ class Updater:
                last: VersionedSet | None) -> TypedValue:
         if last is None or last.set.empty():
             return merged
-        pruned = merged.remove_items(_ensure_named_fields_are_members(last.set, merged))
+        last_set = _ensure_named_fields_are_members(last.set, merged)
+        pruned = merged.remove_items(last_set)
         # Both add-backs read the merged object's set (Go computes it in each): computed once here.
-        merged_set = _ensure_named_fields_are_members(merged.to_field_set(), merged)
+        merged_set = merged.to_field_set(named_fields_are_members=True)
         pruned = self._add_back_owned_items(merged, merged_set, pruned, managers)
-        return self._add_back_dangling_items(merged, merged_set, pruned, last)
+        return self._add_back_dangling_items(merged, merged_set, pruned, last_set)
 
     @staticmethod
     def _add_back_owned_items(merged: TypedValue, merged_set: FieldSet, pruned: TypedValue,
@@ -153,14 +154,14 @@ class Updater:
         owned = FieldSet()
         for versioned in managers.values():
             owned = owned.union(versioned.set)
-        pruned_set = _ensure_named_fields_are_members(pruned.to_field_set(), merged)
+        pruned_set = pruned.to_field_set(named_fields_are_members=True)
         keep = pruned_set.union(_ensure_named_fields_are_members(owned, merged))
         return merged.remove_items(merged_set.difference(keep))
 
     @staticmethod
     def _add_back_dangling_items(merged: TypedValue, merged_set: FieldSet, pruned: TypedValue,
-                                 last: VersionedSet) -> TypedValue:
-        """Only what the applier owned last time may go: fields it never owned stay."""
-        pruned_set = _ensure_named_fields_are_members(pruned.to_field_set(), merged)
-        last_set = _ensure_named_fields_are_members(last.set, merged)
+                                 last_set: FieldSet) -> TypedValue:
+        """Only what the applier owned last time (``last_set``, named fields as members) may go:
+        fields it never owned stay."""
+        pruned_set = pruned.to_field_set(named_fields_are_members=True)
         return merged.remove_items(merged_set.difference(pruned_set).intersection(last_set))

@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from patchconf.reference_impl.ssa.fieldpath import FieldSet, PathElement
+from patchconf.reference_impl.ssa.fieldpath import KEY, FieldSet, PathElement
 from patchconf.reference_impl.ssa.schema import ABSENT_DEFAULT, Atom, ResolvedType, Schema, TypeRef
 
 
@@ -159,10 +159,12 @@ class TypedValue:
 
     # --- field set --------------------------------------------------------------------------
 
-    def to_field_set(self) -> FieldSet:
-        """Every leaf, list item and empty or undeclared map entry the value sets (tofieldset.go)."""
+    def to_field_set(self, named_fields_are_members: bool = False) -> FieldSet:
+        """Every leaf, list item and empty or undeclared map entry the value sets (tofieldset.go);
+        ``named_fields_are_members``: the set as EnsureNamedFieldsAreMembers would make it of that,
+        built in the same walk."""
         out = FieldSet()
-        _to_field_set(self.resolved, self.value, out)
+        _to_field_set(self.resolved, self.value, out, named_fields_are_members)
         return out
 
     # --- merge, compare, remove -------------------------------------------------------------
@@ -303,10 +305,11 @@ def _validate(rtype: ResolvedType, value: Any, allow_duplicates: bool, where: An
 
 # --- tofieldset.go ------------------------------------------------------------------------
 
-def _to_field_set(rtype: ResolvedType, value: Any, below: FieldSet) -> bool:
+def _to_field_set(rtype: ResolvedType, value: Any, below: FieldSet, named_members: bool) -> bool:
     """Adds to ``below`` the paths under the value (relative to it); returns whether the value's
     own path is in the set (a scalar or an atomic value). The trie is built as the value is
-    walked: no path is inserted from the root."""
+    walked: no path is inserted from the root. ``named_members``: a declared field with paths
+    below it is a member too (as EnsureNamedFieldsAreMembers would make it, down through keyed items)."""
     if rtype.atom is None:
         return False
     if rtype.several:
@@ -320,8 +323,9 @@ def _to_field_set(rtype: ResolvedType, value: Any, below: FieldSet) -> bool:
         for key, child in value.items():
             element = PathElement.field(key)
             child_type = member_types.get(key) or rtype.member_or_empty(key)
-            leaf = child_type.scalar_only or _child_field_set(child_type, child, below, element)
-            if leaf or child is None or (isinstance(child, dict) and not child) or key not in declared:
+            leaf = child_type.scalar_only or _child_field_set(child_type, child, below, element, named_members)
+            if leaf or child is None or (isinstance(child, dict) and not child) or key not in declared or (
+                    named_members and element in below.children):
                 below.members.add(element)
         return False
     if rtype.scalar is not None:
@@ -343,15 +347,16 @@ def _to_field_set(rtype: ResolvedType, value: Any, below: FieldSet) -> bool:
         for element, item in zip(elements, value, strict=True):
             if element in duplicates:
                 continue
-            _child_field_set(item_type, item, below, element)
+            _child_field_set(item_type, item, below, element, named_members and element.kind == KEY)
             below.members.add(element)
     return False
 
 
-def _child_field_set(rtype: ResolvedType, value: Any, below: FieldSet, element: PathElement) -> bool:
+def _child_field_set(rtype: ResolvedType, value: Any, below: FieldSet, element: PathElement,
+                     named_members: bool) -> bool:
     """The field set of a child value at ``element`` of ``below``; returns whether it is a leaf."""
     node = FieldSet()
-    leaf = _to_field_set(rtype, value, node)
+    leaf = _to_field_set(rtype, value, node, named_members)
     if node.members or node.children:
         below.children[element] = node
     return leaf
