@@ -41,6 +41,7 @@ if str(SOURCE_ROOT) not in sys.path:  # runnable from a clean clone without inst
 
 from patchconf.harness.corpus.cases import Case, Outcome  # noqa: E402
 from patchconf.harness.running.compare import json_equal  # noqa: E402
+from patchconf.harness.targets.base import TargetCrash  # noqa: E402
 from patchconf.harness.targets.reference import ReferenceTarget  # noqa: E402
 
 ENV_PER_CONTAINER = 20
@@ -137,9 +138,9 @@ def case(size: int, shape: str = "deployment") -> Case:
                 outcome=Outcome(), provenance=())
 
 
-def timed(target, benchmark_case: Case, repeat: int) -> tuple[list[float], object]:
-    """Milliseconds of each of ``repeat`` runs after one untimed warm-up, and the last answer."""
-    answer = target.run(benchmark_case)
+def timed(target, benchmark_case: Case, repeat: int, warm_up: bool = True) -> tuple[list[float], object]:
+    """Milliseconds of each of ``repeat`` runs after one untimed warm-up (if ``warm_up``), and the last answer."""
+    answer = target.run(benchmark_case) if warm_up else None
     timings = []
     for _ in range(repeat):
         started = time.perf_counter()
@@ -162,6 +163,7 @@ class Row:
     reference_ms: float
     upstream_ms: float | None
     same_result: bool | None
+    upstream_failed: str = ""  # why upstream has no figure (it did not finish in time)
 
     @property
     def ratio(self) -> float | None:
@@ -169,22 +171,31 @@ class Row:
 
 
 def measure(size: int, upstream, shape: str = "deployment") -> Row:
+    """Alternating rounds; above 1,000 items one timed operation each, without a warm-up (the
+    sequence itself takes seconds; the warm-up would double it). Upstream's figure is left out
+    if it does not answer within its timeout."""
     benchmark_case = case(size, shape)
     reference = ReferenceTarget()
     rounds, per_round = (5, 5) if size <= 100 else (3, 2) if size <= 1000 else (1, 1)
+    warm_up = size <= 1000
     ours: list[float] = []
     theirs: list[float] = []
     reference_answer = upstream_answer = None
+    failed = ""
     for _ in range(rounds):
-        timings, reference_answer = timed(reference, benchmark_case, per_round)
+        timings, reference_answer = timed(reference, benchmark_case, per_round, warm_up)
         ours += timings
-        if upstream is not None:
-            timings, upstream_answer = timed(upstream, benchmark_case, per_round)
+        if upstream is not None and not failed:
+            try:
+                timings, upstream_answer = timed(upstream, benchmark_case, per_round, warm_up)
+            except TargetCrash:
+                failed = f"no answer within {upstream.timeout:g} s"
+                continue
             theirs += timings
     same = None
-    if upstream is not None:
+    if upstream_answer is not None:
         same = json_equal(ownership(reference_answer), ownership(upstream_answer))
-    return Row(shape, size, statistics.median(ours), statistics.median(theirs) if theirs else None, same)
+    return Row(shape, size, statistics.median(ours), statistics.median(theirs) if theirs else None, same, failed)
 
 
 def format_table(rows: list[Row]) -> str:
@@ -194,17 +205,18 @@ def format_table(rows: list[Row]) -> str:
         ratio = f"{row.ratio:7.2f}" if row.ratio is not None else f"{'':>7}"
         same = {True: "yes", False: "NO", None: ""}[row.same_result]
         lines.append(f"{row.shape:<11} {row.size:>6} {row.reference_ms:16.1f} {upstream} {ratio} {same:>5}")
+    lines += [f"# upstream, {row.shape} {row.size}: {row.upstream_failed}" for row in rows if row.upstream_failed]
     return "\n".join(lines)
 
 
-def upstream_target(no_upstream: bool):
+def upstream_target(no_upstream: bool, timeout: float = 600):
     if no_upstream:
         return None
     from patchconf.harness.targets.base import TargetUnavailable
     from patchconf.harness.targets.upstream import UpstreamTarget
 
     try:
-        return UpstreamTarget(timeout=600)
+        return UpstreamTarget(timeout=timeout)
     except TargetUnavailable as exc:
         print(f"upstream figures unavailable: {exc}", file=sys.stderr)
         return None
@@ -214,12 +226,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default=DEFAULT_SIZES, help=f"container counts (default {DEFAULT_SIZES})")
     parser.add_argument("--no-upstream", action="store_true", help="time the reference implementation only")
+    parser.add_argument("--upstream-timeout", type=float, default=600,
+                        help="seconds upstream gets per sequence before its figure is left out (default 600)")
     parser.add_argument("--shapes", default="deployment",
                         help="deployment (N containers, --sizes), configmap (10,000 keys), service (1,000 ports); "
                              "comma-separated, or all")
     args = parser.parse_args(argv)
     shapes = list(SHAPES) if args.shapes == "all" else args.shapes.split(",")
-    upstream = upstream_target(args.no_upstream)
+    upstream = upstream_target(args.no_upstream, args.upstream_timeout)
     try:
         rows = [measure(int(size), upstream) for size in args.sizes.split(",")] if "deployment" in shapes else []
         rows += [measure(LIST_HEAVY_SIZES[shape], upstream, shape) for shape in shapes if shape != "deployment"]
