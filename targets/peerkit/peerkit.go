@@ -37,6 +37,11 @@ type Capabilities struct {
 	Schemas    []string `json:"schemas"`
 	Profile    string   `json:"profile"`
 	Messages   bool     `json:"messages"`
+	// Answers is what its results hold when not both document and patch: ["document"] for a
+	// tool that only predicts the resulting object (it is judged on the document alone).
+	Answers []string `json:"answers,omitempty"`
+	// Renders is set by the kit when the peer has a Render function.
+	Renders bool `json:"renders,omitempty"`
 }
 
 // Error is a case's `error` answer.
@@ -70,12 +75,22 @@ type Peer struct {
 	// Answer answers one case, given the request's `case` as the exact JSON text the
 	// harness sent (so numbers reach the library untouched).
 	Answer func(c json.RawMessage) Answer
+	// Render, when set, answers "render" requests (PROTOCOL.md section 2a): the expected
+	// document as the peer's own normalization shows objects, given the request's case and
+	// that document as the harness sent them. The handshake then says renders: true.
+	Render func(c json.RawMessage, document json.RawMessage) (interface{}, error)
 }
 
 type request struct {
-	Cmd  string          `json:"cmd"`
-	Seq  json.RawMessage `json:"seq,omitempty"`
-	Case json.RawMessage `json:"case,omitempty"`
+	Cmd      string          `json:"cmd"`
+	Seq      json.RawMessage `json:"seq,omitempty"`
+	Case     json.RawMessage `json:"case,omitempty"`
+	Document json.RawMessage `json:"document,omitempty"`
+}
+
+type rendered struct {
+	Seq      json.RawMessage `json:"seq"`
+	Document interface{}     `json:"document"`
 }
 
 type response struct {
@@ -141,12 +156,18 @@ func (p Peer) handleLine(line []byte) (answer []byte, stop bool) {
 	}
 	switch req.Cmd {
 	case "start":
+		capabilities := p.Capabilities
+		capabilities.Renders = p.Render != nil
 		return encode(handshake{Ready: true, Protocol: ProtocolVersion,
-			Implementation: p.Implementation, Capabilities: p.Capabilities}), false
+			Implementation: p.Implementation, Capabilities: capabilities}), false
 	case "stop":
 		return nil, true
 	case "run":
 		return encode(p.runCase(seq, req.Case)), false
+	case "render":
+		if p.Render != nil {
+			return p.render(seq, req.Case, req.Document), false
+		}
 	}
 	return encode(response{Seq: seq, Error: &Error{
 		Class: "unclassified", Message: fmt.Sprintf("unknown command %q", req.Cmd)}}), false
@@ -173,6 +194,21 @@ func (p Peer) runCase(seq, raw json.RawMessage) (resp response) {
 		resp.Error = &Error{Class: "unclassified", Message: "the peer gave no answer"}
 	}
 	return resp
+}
+
+// render answers a render request; a failure (or a panic) is an error answer, which the
+// harness takes for a protocol error of the case, as section 2a says.
+func (p Peer) render(seq, raw, document json.RawMessage) (line []byte) {
+	defer func() {
+		if recovered := recover(); recovered != nil {
+			line = encode(response{Seq: seq, Error: &Error{Class: "unclassified", Message: fmt.Sprintf("render: panic: %v", recovered)}})
+		}
+	}()
+	shown, err := p.Render(raw, document)
+	if err != nil {
+		return encode(response{Seq: seq, Error: &Error{Class: "unclassified", Message: fmt.Sprintf("render: %v", err)}})
+	}
+	return encode(rendered{Seq: seq, Document: shown})
 }
 
 // encode writes one answer line; an answer that is not JSON (the library returned bytes

@@ -84,3 +84,51 @@ func TestEndOfInputWithoutStop(t *testing.T) {
 		t.Fatalf("got %q", lines)
 	}
 }
+
+func TestRender(t *testing.T) {
+	peer := testPeer()
+	peer.Capabilities.Answers = []string{"document"}
+	peer.Render = func(raw, document json.RawMessage) (interface{}, error) {
+		var c struct{ ID string }
+		_ = json.Unmarshal(raw, &c)
+		switch c.ID {
+		case "fails":
+			return nil, errors.New("cannot read it")
+		case "panics":
+			panic("boom")
+		}
+		var shown map[string]interface{}
+		if err := json.Unmarshal(document, &shown); err != nil {
+			return nil, err
+		}
+		shown["normalized"] = true
+		return shown, nil
+	}
+	var out strings.Builder
+	input := strings.Join([]string{
+		`{"cmd":"start","protocol":1}`,
+		`{"cmd":"render","seq":1,"case":{"id":"ok"},"document":{"a":1}}`,
+		`{"cmd":"render","seq":2,"case":{"id":"fails"},"document":{}}`,
+		`{"cmd":"render","seq":3,"case":{"id":"panics"},"document":{}}`,
+	}, "\n") + "\n"
+	if err := peer.Serve(strings.NewReader(input), &out); err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+	got := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	want := []string{
+		`{"ready":true,"protocol":1,"implementation":{"name":"kit-test","version":"v1","language":"go"},` +
+			`"capabilities":{"patch_types":["json-patch"],"schemas":["none"],"profile":"rfc","messages":false,` +
+			`"answers":["document"],"renders":true}}`,
+		`{"seq":1,"document":{"a":1,"normalized":true}}`,
+		`{"seq":2,"error":{"class":"unclassified","message":"render: cannot read it"}}`,
+		`{"seq":3,"error":{"class":"unclassified","message":"render: panic: boom"}}`,
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d lines, want %d:\n%s", len(got), len(want), out.String())
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("line %d:\n got %s\nwant %s", i+1, got[i], want[i])
+		}
+	}
+}
