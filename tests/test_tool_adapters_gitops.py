@@ -1,7 +1,8 @@
 """The GitOps tools as targets: Argo CD's diff (peer:argocd-gitops-engine) and Flux's resource
 manager (peer:flux-ssa), each on a few corpus cases through the real tool.
 
-Argo CD's answer is gitops-engine v0.7.3's PredictedLive for `apply` cases; Flux's is
+Argo CD's answer is gitops-engine v0.7.3's PredictedLive for `apply` cases, judged on the
+document alone against the expectation as Argo CD's own normalization shows it; Flux's is
 fluxcd/pkg/ssa v0.78.0's ResourceManager.Apply on a kube-apiserver: $PATCHCONF_KUBECONFIG
 when set, else the test session's control plane (tests/conftest.py's live_kubeconfig). The
 statuses and differences asserted are the tools' own answers, departures from kubectl and
@@ -10,7 +11,6 @@ from a client's server-side apply included. Each test skips where Go is not inst
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from pathlib import Path
@@ -32,6 +32,9 @@ ANNOTATIONS_DROPPED = "cases/apply/metadata.yaml::annotations-map-dropped-delete
 OVERWRITE_FALSE = "cases/apply/conflict.yaml::changed-file-conflicts-on-annotation"
 CONTAINER_ADDED = "cases/apply/lists.yaml::container-added"
 CUSTOM_LIVE_ONLY = "cases/apply/crd.yaml::live-only-fields-kept"
+DRIFT_REVERTED = "cases/apply/overwrite.yaml::image-drift-reverted"
+SECOND_APPLY = "cases/apply/roundtrip.yaml::second-apply-sends-nothing"
+ANNOTATION_DIFF = "document /metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration: expected"
 
 FIRST_APPLY = "cases/server-side-apply/ownership.yaml::configmap-first-apply-owns-what-it-sent"
 FORCE_TAKES = "cases/server-side-apply/ownership.yaml::configmap-second-applier-force-takes-field"
@@ -40,7 +43,8 @@ NEW_CO_OWNER = "cases/server-side-apply/noop.yaml::configmap-new-co-owner-is-a-c
 DEPLOYMENT_BY_APPLY = ("cases/server-side-apply/defaulted.yaml::"
                        "deployment-create-by-apply-applier-owns-only-what-it-sent")
 
-USED = (KEY_RENAMED, ANNOTATIONS_DROPPED, OVERWRITE_FALSE, CONTAINER_ADDED, CUSTOM_LIVE_ONLY, FIRST_APPLY,
+USED = (KEY_RENAMED, ANNOTATIONS_DROPPED, OVERWRITE_FALSE, CONTAINER_ADDED, CUSTOM_LIVE_ONLY, DRIFT_REVERTED,
+        SECOND_APPLY, FIRST_APPLY,
         FORCE_TAKES, OTHER_VALUE_CONFLICTS, NEW_CO_OWNER, DEPLOYMENT_BY_APPLY)
 
 
@@ -84,19 +88,34 @@ def test_argocd_declares_apply_as_a_tool_of_kubernetes_1_23(argocd):
     assert info.kubernetes_version == "1.23.1"
     assert info.patch_types == {"apply"}
     assert info.messages is False
+    # It predicts the object only, and shows expectations through its own normalization.
+    assert info.answers == {"document"}
+    assert info.renders is True
 
 
 @needs_go
-def test_argocd_predicts_the_change_without_a_patch_or_the_new_annotation(argocd, corpus_cases):
-    case = corpus_cases[KEY_RENAMED]
-    result = run_case(case, argocd)
+@pytest.mark.parametrize("case_id", [DRIFT_REVERTED, SECOND_APPLY])
+def test_argocd_predicts_what_kubectl_leaves_as_it_compares_objects(argocd, corpus_cases, case_id):
+    # Judged on the document, the expectation defaulted by Argo CD's scheme as NormalizedLive is.
+    result = run_case(corpus_cases[case_id], argocd)
+    assert result.status == PASS, result.reason
+    assert result.judged_by == ("case; expectation as the target renders it; without the created patch "
+                                "(the target answers the resulting document only)")
+
+
+@needs_go
+def test_argocd_predicts_the_change_but_not_the_new_annotation(argocd, corpus_cases):
+    result = run_case(corpus_cases[KEY_RENAMED], argocd)
     assert result.status == FAIL
     document = result.actual["document"]
     # The rename itself is predicted as kubectl makes it.
     assert document["data"] == {"log-level": "info"}
-    # The live object's last-applied annotation stays the old one: Argo CD never writes it.
-    assert json.loads(document["metadata"]["annotations"][LAST_APPLIED]) == case.inputs["original"]
-    assert "expected a patch, the target gave none" in result.diff
+    # The live object's last-applied annotation stays the old one, as kubectl wrote it: Argo CD
+    # never writes it, where kubectl writes the new file there.
+    assert document["metadata"]["annotations"][LAST_APPLIED] == (
+        '{"apiVersion":"v1","data":{"log_level":"info"},"kind":"ConfigMap",'
+        '"metadata":{"annotations":{},"name":"settings","namespace":"default"}}\n')
+    assert len(result.diff) == 1 and result.diff[0].startswith(ANNOTATION_DIFF)
 
 
 @needs_go
@@ -121,7 +140,9 @@ def test_argocd_never_refuses_a_change_overwrite_false_would(argocd, corpus_case
 @needs_go
 def test_argocd_prediction_carries_kubernetes_1_23_defaults_and_a_retain_keys_directive(argocd, corpus_cases):
     result = run_case(corpus_cases[CONTAINER_ADDED], argocd)
+    # The expectation rendered the same way, only the annotation differs.
     assert result.status == FAIL
+    assert len(result.diff) == 1 and result.diff[0].startswith(ANNOTATION_DIFF)
     spec = result.actual["document"]["spec"]
     containers = spec["template"]["spec"]["containers"]
     assert [c["name"] for c in containers] == ["app", "metrics"]
@@ -136,7 +157,9 @@ def test_argocd_prediction_carries_kubernetes_1_23_defaults_and_a_retain_keys_di
 @needs_go
 def test_argocd_normalization_drops_creation_timestamp(argocd, corpus_cases):
     result = run_case(corpus_cases[CUSTOM_LIVE_ONLY], argocd)
+    # Its normalization drops the expectation's creation time too: only the annotation differs.
     assert result.status == FAIL
+    assert len(result.diff) == 1 and result.diff[0].startswith(ANNOTATION_DIFF)
     metadata = result.actual["document"]["metadata"]
     assert "creationTimestamp" not in metadata and metadata["uid"] == "6f1c3a2e-0d4b-4d8e-9a51-2c7f0e1b9a10"
     assert result.actual["document"]["spec"] == {"size": 4, "paused": False}

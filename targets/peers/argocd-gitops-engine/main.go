@@ -5,8 +5,11 @@
 // runs diff.ThreeWayDiff(lastApplied, config, live), or, without the annotation, its two-way
 // fallback. The answer's `document` is the diff's PredictedLive: the live object Argo CD
 // expects once the config is applied, the state it compares the live object against to decide
-// whether an application is out of sync. It is a peer for the compliance matrix, not a judge:
-// where the prediction departs from what kubectl apply makes of the object, that is its answer.
+// whether an application is out of sync. Argo CD compares it with NormalizedLive, the live
+// object normalized the same way (its scheme's defaults, Normalize), so the peer renders an
+// expected document through that same normalization (protocol "render"): the tool is judged on
+// what it compares. It is a peer for the compliance matrix, not a judge: where the prediction
+// departs from what kubectl apply makes of the object, that is its answer.
 package main
 
 import (
@@ -18,6 +21,7 @@ import (
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+	kubectlutil "k8s.io/kubectl/pkg/util"
 
 	"patchconf.dev/targets/peerkit"
 )
@@ -37,9 +41,12 @@ func main() {
 		// Built-in kinds through client-go's scheme (strategic merge, the scheme's defaults);
 		// any other kind as unstructured JSON (a three-way JSON merge patch). "named" and "none":
 		// a custom kind's case may name a schema or none, and gitops-engine needs neither.
+		// It predicts the object only: gitops-engine never returns the patch it computes.
 		Capabilities: peerkit.Capabilities{PatchTypes: []string{"apply"},
-			Schemas: []string{"builtin", "named", "none"}, Profile: "kubernetes", Messages: false},
+			Schemas: []string{"builtin", "named", "none"}, Profile: "kubernetes", Messages: false,
+			Answers: []string{"document"}},
 		Answer: answer,
+		Render: render,
 	}.Main(fmt.Sprintf("%s %s (diff.Diff, Kubernetes %s)", libraryModule, version, kubernetes))
 }
 
@@ -79,9 +86,45 @@ func answer(raw json.RawMessage) peerkit.Answer {
 	return peerkit.Result(map[string]interface{}{"document": document})
 }
 
+// render is an expected live object as Argo CD shows the object it compares its prediction
+// with, by its own code: with a live object, the NormalizedLive of diff.Diff on the expected
+// object (remarshalled through client-go's scheme, Normalize, the scheme's defaults; it does
+// not depend on the config, so the object is its own); without one, Argo CD's prediction is
+// the config as diff.Diff(config, nil) remarshals and normalizes it, undefaulted, and the
+// expected object is shown the same way.
+func render(raw json.RawMessage, document json.RawMessage) (interface{}, error) {
+	var c applyCase
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return nil, err
+	}
+	expected, err := object(document)
+	if err != nil || expected == nil || expected.GetKind() == "" {
+		// Not an object Argo CD would hold: shown as it is.
+		return decode(document)
+	}
+	live, err := object(c.Current)
+	if err != nil {
+		return nil, err
+	}
+	if live == nil {
+		result, err := diff.Diff(expected, nil, diff.WithLogr(logr.Discard()))
+		if err != nil {
+			return nil, err
+		}
+		return decode(result.PredictedLive)
+	}
+	result, err := diff.Diff(expected.DeepCopy(), expected, diff.WithLogr(logr.Discard()))
+	if err != nil {
+		return nil, err
+	}
+	return decode(result.NormalizedLive)
+}
+
 // carryLastApplied puts `original` on the live object as its last-applied annotation, where
-// Argo CD reads it (as kubectl wrote it: the object's JSON); a null `original` is a live object
-// without one, the case of an object never applied client-side.
+// Argo CD reads it, in kubectl's own text (kubectl's util.GetModifiedConfiguration with the
+// codec kubectl apply uses, as the kubectl-apply target has kubectl write it: Argo CD syncs with
+// kubectl apply); a null `original` is a live object without one, the case of an object never
+// applied client-side.
 func carryLastApplied(live *unstructured.Unstructured, original json.RawMessage) error {
 	annotations := live.GetAnnotations()
 	if len(original) == 0 || bytes.Equal(bytes.TrimSpace(original), []byte("null")) {
@@ -91,16 +134,32 @@ func carryLastApplied(live *unstructured.Unstructured, original json.RawMessage)
 		}
 		return nil
 	}
-	var compact bytes.Buffer
-	if err := json.Compact(&compact, original); err != nil {
+	text, err := kubectlText(original)
+	if err != nil {
 		return fmt.Errorf("original: %w", err)
 	}
 	if annotations == nil {
 		annotations = map[string]string{}
 	}
-	annotations[lastApplied] = compact.String() + "\n"
+	annotations[lastApplied] = text
 	live.SetAnnotations(annotations)
 	return nil
+}
+
+// kubectlText is the annotation kubectl writes for a configuration; where kubectl could not
+// encode it (not an object), its JSON and a newline, as the kubectl-apply target falls back.
+func kubectlText(original json.RawMessage) (string, error) {
+	config, err := object(original)
+	if err == nil && config != nil {
+		if text, err := kubectlutil.GetModifiedConfiguration(config, false, unstructured.UnstructuredJSONScheme); err == nil {
+			return string(text), nil
+		}
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, original); err != nil {
+		return "", err
+	}
+	return compact.String() + "\n", nil
 }
 
 // object reads a case's object as the unstructured value Argo CD holds, integers as int64 as
