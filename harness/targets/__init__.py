@@ -114,6 +114,8 @@ def make_target(spec: str, timeout: float | None = None, kubeconfig: str | None 
     options = {"timeout": timeout} if (timeout and name in ("cmd", "upstream", "peer")) else {}
     if max_answer_bytes is not None and name in ("cmd", "upstream", "peer", "kubectl", "kubectl-apply"):
         options["max_answer_bytes"] = max_answer_bytes
+    if name == "peer" and kubeconfig:  # the tools that run on a server (targets/peer.py SERVER_PEERS)
+        options["kubeconfig"] = kubeconfig
     if name == "live":
         options = {"kubeconfig": kubeconfig, "namespace": namespace, **({"workers": workers} if workers else {})}
     if name == "live@":  # it writes its own kubeconfig

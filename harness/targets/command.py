@@ -19,7 +19,7 @@ import queue
 import shlex
 import subprocess
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any, TypeVar
 
@@ -59,11 +59,12 @@ PIPE_SAFE_BYTES = 16 * 1024
 class Program:
     """One running instance of the program, with line-oriented, deadline-bound, size-bound I/O."""
 
-    def __init__(self, argv: list[str], cwd: str | None = None, max_answer: int | None = None) -> None:
+    def __init__(self, argv: list[str], cwd: str | None = None, max_answer: int | None = None,
+                 env: Mapping[str, str] | None = None) -> None:
         self.max_answer = max_answer_bytes(max_answer)
         try:
             self.process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                            stderr=subprocess.PIPE, cwd=cwd)
+                                            stderr=subprocess.PIPE, cwd=cwd, env=env)
         except OSError as exc:
             raise TargetUnavailable(f"cannot start {argv[0]!r}: {exc}") from exc
         # At most one answer waits here (and one in the reader's hands): a program printing
@@ -185,7 +186,8 @@ class CommandTarget(Target):
     """``cmd:<command line>``: one program instance per worker, restarted after a failure."""
 
     def __init__(self, command: str, timeout: float = DEFAULT_TIMEOUT, workers: int = 1,
-                 family: str | None = None, cwd: str | None = None, max_answer_bytes: int | None = None) -> None:
+                 family: str | None = None, cwd: str | None = None, max_answer_bytes: int | None = None,
+                 env: Mapping[str, str] | None = None) -> None:
         self.argv = shlex.split(command)
         if not self.argv:
             raise TargetUnavailable("cmd: needs a command line, e.g. cmd:python adapter.py")
@@ -194,6 +196,7 @@ class CommandTarget(Target):
         self.workers = workers
         self.cwd = cwd
         self.max_answer_bytes = max_answer_bytes
+        self.env = env  # the programs' environment (None: patchconf's own)
         self._idle: queue.LifoQueue[Program] = queue.LifoQueue()
         self._running: set[Program] = set()  # every instance, so that close() ends busy ones too
         self._seq = 0
@@ -207,7 +210,7 @@ class CommandTarget(Target):
         self._idle.put(program)
 
     def _start(self) -> tuple[Program, dict[str, Any]]:
-        program = Program(self.argv, self.cwd, self.max_answer_bytes)
+        program = Program(self.argv, self.cwd, self.max_answer_bytes, self.env)
         with self._lock:
             self._running.add(program)
         try:

@@ -1,9 +1,11 @@
 """``peer:NAME``: another Go patch library, from ``targets/peers/NAME``, as a target.
 
-Each peer is a small Go program around one library: ``evanphx-json-patch-v5``,
-``kustomize-kyaml`` (patch libraries), and the two fakes controller authors test
-server-side apply against, ``client-go-fake`` (``k8s.io/client-go/kubernetes/fake.NewClientset``)
-and ``controller-runtime-fake`` (``sigs.k8s.io/controller-runtime/pkg/client/fake``). Each
+Each peer is a small Go program around one library or tool: ``evanphx-json-patch-v5``,
+``kustomize-kyaml`` (patch libraries), the two fakes controller authors test server-side apply
+against, ``client-go-fake`` (``k8s.io/client-go/kubernetes/fake.NewClientset``) and
+``controller-runtime-fake`` (``sigs.k8s.io/controller-runtime/pkg/client/fake``), and the tools
+users' objects pass through (Helm, Argo CD's diff, Flux's resource manager: SERVER_PEERS run on
+a kube-apiserver). Each
 speaks harness/PROTOCOL.md through the kit in ``targets/peerkit`` (the fakes share its
 ``ssafake`` module too). A peer is built on first use into
 ``$PATCHCONF_CACHE/peers/<name>-<source digest>/`` (default ``~/.cache/patchconf``) with the
@@ -19,6 +21,7 @@ import os
 import re
 import shlex
 import shutil
+import tempfile
 from pathlib import Path
 
 from patchconf.harness import SOURCE_ROOT, cache_root
@@ -40,6 +43,8 @@ LIBRARY_MODULES = {
     "kustomize-kyaml": "sigs.k8s.io/kustomize/kyaml",
     "client-go-fake": "k8s.io/client-go",
     "controller-runtime-fake": "sigs.k8s.io/controller-runtime",
+    "argocd-gitops-engine": "github.com/argoproj/gitops-engine",
+    "flux-ssa": "github.com/fluxcd/pkg/ssa",
 }
 # Modules released in step with the library, taken at the same version: an older client-go's fake
 # clientset imports API packages a newer k8s.io/api dropped. (apimachinery stays at the one the
@@ -47,6 +52,10 @@ LIBRARY_MODULES = {
 COMPANION_MODULES = {"client-go-fake": ("k8s.io/api",)}
 SSA_FAKE_TIMEOUT = 60.0
 SSA_FAKE_WORKERS = 8
+# Tools that run against a kube-apiserver (their own client on a real server), read from
+# $PATCHCONF_KUBECONFIG: the target's --kubeconfig, or a local control plane it starts and stops.
+# Their steps wait for the server's clock as the fakes' do.
+SERVER_PEERS = ("flux-ssa", "helm-v4")
 
 
 def available_peers() -> list[str]:
@@ -94,11 +103,48 @@ def build(name: str, library_version: str | None = None) -> Path:
 
 
 class PeerTarget(CommandTarget):
-    def __init__(self, name: str, timeout: float | None = None, max_answer_bytes: int | None = None) -> None:
+    def __init__(self, name: str, timeout: float | None = None, max_answer_bytes: int | None = None,
+                 kubeconfig: str | None = None) -> None:
         name, _, library_version = name.partition("@")
         binary = build(name, library_version or None)
-        fake = name in SSA_FAKES
-        super().__init__(shlex.quote(str(binary)), timeout=timeout or (SSA_FAKE_TIMEOUT if fake else 10.0),
-                         workers=max(SSA_FAKE_WORKERS, os.cpu_count() or 1) if fake else os.cpu_count() or 1,
-                         family=name, max_answer_bytes=max_answer_bytes)
+        fake, server = name in SSA_FAKES, name in SERVER_PEERS
+        self._plane = None
+        env = self._server_environment(kubeconfig) if server else None
+        try:
+            super().__init__(shlex.quote(str(binary)),
+                             timeout=timeout or (SSA_FAKE_TIMEOUT if fake or server else 10.0),
+                             workers=max(SSA_FAKE_WORKERS, os.cpu_count() or 1) if fake else os.cpu_count() or 1,
+                             family=name, max_answer_bytes=max_answer_bytes, env=env)
+        except BaseException:
+            self._stop_plane()
+            raise
         self.name = f"peer:{name}" + (f"@{library_version}" if library_version else "")
+
+    def _server_environment(self, kubeconfig: str | None) -> dict[str, str]:
+        """The programs' environment naming the server they run against: the one given, else a
+        local control plane started for this target (stopped by close)."""
+        kubeconfig = kubeconfig or os.environ.get("PATCHCONF_KUBECONFIG")
+        if not kubeconfig:
+            from patchconf.harness.controlplane import apiserver
+
+            directory = Path(tempfile.mkdtemp(prefix="patchconf-peer-"))
+            try:
+                self._plane = apiserver.start(directory / "kubeconfig")
+            except Exception as exc:
+                raise TargetUnavailable(f"the local control plane this peer runs against did not start: {exc}") from exc
+            kubeconfig = str(self._plane.kubeconfig)
+        return {**os.environ, "PATCHCONF_KUBECONFIG": kubeconfig}
+
+    def _stop_plane(self) -> None:
+        if self._plane is not None:
+            from patchconf.harness.controlplane import apiserver
+
+            plane, self._plane = self._plane, None
+            apiserver.stop(plane)
+            shutil.rmtree(plane.kubeconfig.parent, ignore_errors=True)  # the directory made for it
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            self._stop_plane()

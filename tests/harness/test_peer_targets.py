@@ -10,6 +10,7 @@ gave. Those tests skip where Go is not installed.
 from __future__ import annotations
 
 import shutil
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -256,3 +257,49 @@ def test_the_go_peer_kit_passes_its_own_tests():
     done = subprocess.run(["go", "test", "-count=1", "./..."], cwd=REPO / "targets" / "peerkit",
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_tool_on_a_server_gets_the_kubeconfig_given_or_a_control_plane_started_and_stopped_for_it(
+        tmp_path, monkeypatch):
+    import stat
+    import sys
+    from types import SimpleNamespace
+
+    from patchconf.harness.controlplane import apiserver
+    from patchconf.harness.targets import peer
+
+    program = tmp_path / "tool"
+    program.write_text(f"#!{sys.executable}\n" + textwrap.dedent("""\
+        import json, os, sys
+        sys.stdin.readline()
+        name = os.environ.get("PATCHCONF_KUBECONFIG", "none")
+        print(json.dumps({"ready": True, "protocol": 1, "implementation": {"name": name, "version": "1"},
+                          "capabilities": {"patch_types": ["server-side-apply"], "schemas": ["builtin"]}}),
+              flush=True)
+        sys.stdin.readline()
+    """))
+    program.chmod(program.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setattr(peer, "build", lambda name, version=None: program)
+    monkeypatch.delenv("PATCHCONF_KUBECONFIG", raising=False)
+    planes = []
+
+    def start(kubeconfig):
+        kubeconfig.write_text("apiVersion: v1\n")
+        planes.append(SimpleNamespace(kubeconfig=kubeconfig, stopped=False))
+        return planes[-1]
+
+    monkeypatch.setattr(apiserver, "start", start)
+    monkeypatch.setattr(apiserver, "stop", lambda plane: setattr(plane, "stopped", True))
+
+    given = peer.PeerTarget("flux-ssa", kubeconfig="/somewhere/kubeconfig")
+    given.close()
+    started = peer.PeerTarget("flux-ssa")
+    assert [plane.stopped for plane in planes] == [False]
+    started.close()
+    library = peer.PeerTarget("evanphx-json-patch-v5")
+    library.close()
+    assert given.info.description.startswith("/somewhere/kubeconfig ")
+    assert started.info.description.startswith(f"{planes[0].kubeconfig} ")
+    assert library.info.description.startswith("none ")
+    assert [plane.stopped for plane in planes] == [True]
+    assert not planes[0].kubeconfig.parent.exists()
