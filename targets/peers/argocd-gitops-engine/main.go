@@ -124,10 +124,13 @@ func render(raw json.RawMessage, document json.RawMessage) (interface{}, error) 
 // Argo CD reads it, in kubectl's own text (kubectl's util.GetModifiedConfiguration with the
 // codec kubectl apply uses, as the kubectl-apply target has kubectl write it: Argo CD syncs with
 // kubectl apply); a null `original` is a live object without one, the case of an object never
-// applied client-side.
+// applied client-side; a case without `original` leaves the live object as it is.
 func carryLastApplied(live *unstructured.Unstructured, original json.RawMessage) error {
+	if len(original) == 0 {
+		return nil // no `original` in the case: the live object as it is
+	}
 	annotations := live.GetAnnotations()
-	if len(original) == 0 || bytes.Equal(bytes.TrimSpace(original), []byte("null")) {
+	if bytes.Equal(bytes.TrimSpace(original), []byte("null")) {
 		if _, ok := annotations[lastApplied]; ok {
 			delete(annotations, lastApplied)
 			live.SetAnnotations(annotations)
