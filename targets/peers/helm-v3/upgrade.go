@@ -157,7 +157,11 @@ func answerThreeWay(raw json.RawMessage) peerkit.Answer {
 		if err != nil {
 			return peerkit.Skip(err.Error())
 		}
-		state.objects[resource.objectPath(head.Metadata.Name, head.Metadata.Namespace)] = c.Current
+		live, err := inNamespace(c.Current, resource, head)
+		if err != nil {
+			return peerkit.Fail("unclassified", err)
+		}
+		state.objects[resource.objectPath(head.Metadata.Name, head.Metadata.Namespace)] = live
 	}
 
 	done := loopback.serve(state)
@@ -189,7 +193,29 @@ func answerThreeWay(raw json.RawMessage) peerkit.Answer {
 	if !isObject(c.Current) {
 		return peerkit.Fail("unclassified", fmt.Errorf("Helm neither patched nor created anything"))
 	}
-	return peerkit.Result(map[string]json.RawMessage{"patch": json.RawMessage("{}"), "document": c.Current})
+	for _, live := range state.objects {
+		return peerkit.Result(map[string]json.RawMessage{"patch": json.RawMessage("{}"), "document": live})
+	}
+	return peerkit.Fail("unclassified", fmt.Errorf("Helm neither patched nor created anything"))
+}
+
+// inNamespace is the live object as a server returns it: a namespaced object names the
+// namespace it lives in (default when `current` states none). Helm reads the namespace
+// back from the object it patched (Info.Refresh), and would otherwise take the object for
+// another one and delete the previous release's.
+func inNamespace(current json.RawMessage, resource kindResource, head objectHead) (json.RawMessage, error) {
+	if !resource.Namespaced || head.Metadata.Namespace != "" {
+		return current, nil
+	}
+	var object map[string]interface{}
+	decoder := json.NewDecoder(bytes.NewReader(current))
+	decoder.UseNumber()
+	if err := decoder.Decode(&object); err != nil {
+		return nil, fmt.Errorf("current: %v", err)
+	}
+	metadata, _ := object["metadata"].(map[string]interface{})
+	metadata["namespace"] = "default"
+	return json.Marshal(object)
 }
 
 // errorPatterns map Helm's error text (it wraps apimachinery's) onto patchconf's classes, as
