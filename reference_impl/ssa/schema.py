@@ -240,11 +240,12 @@ class ResolvedType:
 
     ``atom`` is None where Go's Resolve fails. Members, items and shapes are resolved on first use
     (types may be recursive). ``accepts``: the Python types a scalar-only type takes as they are
-    (a value of another type is walked to find its problem).
+    (a value of another type is walked to find its problem); ``anything``: an untyped type, in
+    which validation finds no problem.
     """
 
-    __slots__ = ("_element", "_item", "_key_defaults", "_schema", "_shapes", "accepts", "atom", "declared", "list",
-                 "map", "member_types", "partial_keys", "ref", "scalar", "scalar_only", "several")
+    __slots__ = ("_element", "_item", "_key_defaults", "_schema", "_shapes", "accepts", "anything", "atom", "declared",
+                 "list", "map", "member_types", "partial_keys", "ref", "scalar", "scalar_only", "several")
 
     def __init__(self, schema: Schema, ref: TypeRef, atom: Atom | None = None) -> None:
         self.ref = ref
@@ -262,6 +263,8 @@ class ResolvedType:
         shapes = (self.scalar is not None) + (self.list is not None) + (self.map is not None)
         self.several = shapes >= 2
         self.scalar_only = shapes == 1 and self.scalar is not None
+        # untyped (smd.go's untypedDef and deducedDef): every JSON value is valid, at any depth
+        self.anything = atom is not None and any(atom is common for common in _COMMON_TYPES.values())
         self.accepts = _SCALAR_PYTHON_TYPES.get(self.scalar, frozenset()) if shapes == 1 else frozenset()
         # a map's declared fields by name, and the types of those the walks met (read in their loops)
         self.declared: dict[str, StructField] = self.map._fields_by_name if self.map is not None else {}

@@ -253,6 +253,8 @@ def _validate(rtype: ResolvedType, value: Any, allow_duplicates: bool, where: An
         problems.append((_where(where), "schema error: no type found matching: " + str(rtype.ref.named or
                                                                                         "inlined type")))
         return
+    if rtype.anything:
+        return  # untyped: no JSON value has a problem there (managedFields' FieldsV1, for one)
     if rtype.several:
         rtype = rtype.deduced(_kind_of(value))
     if rtype.map is not None:
