@@ -181,15 +181,15 @@ def measure(size: int, upstream, shape: str = "deployment") -> Row:
     ours: list[float] = []
     theirs: list[float] = []
     reference_answer = upstream_answer = None
-    failed = ""
+    failed = ""  # why upstream has no figure
     for _ in range(rounds):
         timings, reference_answer = timed(reference, benchmark_case, per_round, warm_up)
         ours += timings
         if upstream is not None and not failed:
             try:
                 timings, upstream_answer = timed(upstream, benchmark_case, per_round, warm_up)
-            except TargetCrash:
-                failed = f"no answer within {upstream.timeout:g} s"
+            except TargetCrash as exc:  # e.g. no answer within its timeout
+                failed = str(exc).split("; stderr")[0]
                 continue
             theirs += timings
     same = None
