@@ -96,7 +96,7 @@ func (k *cluster) run(c *ssafake.Case) ([]ssafake.StepResult, string, error) {
 		_ = k.client.Delete(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}})
 	}()
 	o := &object{ctx: ctx, client: k.client, helm: k.helm, gvk: id.GVK, name: id.Name, namespace: namespace,
-		caseNamespace: id.Namespace, keepStatus: statesStatus(c)}
+		caseNamespace: id.Namespace}
 	return ssafake.Run(c, id, o.open)
 }
 
@@ -147,29 +147,6 @@ func (k *cluster) namespace(ctx context.Context) (string, error) {
 	return name, nil
 }
 
-// statesStatus tells whether the case is about status (`current` or a step's object states
-// one, or a step writes /status): otherwise documents are reported without it, as on live.
-func statesStatus(c *ssafake.Case) bool {
-	if hasMember(c.Current, "status") {
-		return true
-	}
-	for _, step := range c.Steps {
-		if step.Subresource == "status" || hasMember(step.Object, "status") {
-			return true
-		}
-	}
-	return false
-}
-
-func hasMember(raw json.RawMessage, name string) bool {
-	var fields map[string]json.RawMessage
-	if json.Unmarshal(raw, &fields) != nil {
-		return false
-	}
-	_, ok := fields[name]
-	return ok
-}
-
 // object is the case's object on the server, reached through Helm's kube client (applies)
 // and controller-runtime's client (every other client's requests): an ssafake.Store.
 type object struct {
@@ -180,7 +157,6 @@ type object struct {
 	name          string
 	namespace     string // the case's namespace on the server
 	caseNamespace string // the namespace the case's objects state
-	keepStatus    bool
 }
 
 // open creates `current` (seed; nil: no object) as the live target does: created, its status
@@ -376,8 +352,8 @@ func (o *object) Patch(s ssafake.Step, name string, patchType types.PatchType) e
 	return o.client.Patch(o.ctx, u, patch, owner(s)...)
 }
 
-// Get reads the object back as the case states it: in the case's namespace, without status
-// unless the case is about it (nil: there is none).
+// Get reads the object back in the case's namespace (nil: there is none), status included:
+// the harness judges a step's object without the status its expectation does not state.
 func (o *object) Get() (runtime.Object, error) {
 	u, err := o.live()
 	if apierrors.IsNotFound(err) {
@@ -397,9 +373,6 @@ func (o *object) Get() (runtime.Object, error) {
 			annotations[lastApplied] = strings.ReplaceAll(text, quoted(o.namespace), quoted(o.caseNamespace))
 			u.SetAnnotations(annotations)
 		}
-	}
-	if !o.keepStatus {
-		delete(u.Object, "status")
 	}
 	return u, nil
 }
