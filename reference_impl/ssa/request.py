@@ -89,9 +89,10 @@ def entries_of(obj: dict[str, Any] | None) -> list[dict[str, Any]]:
 
 def shown(obj: dict[str, Any]) -> dict[str, Any]:
     """The object as a case's document states it: without the metadata the server owns."""
-    document = json_copy(obj)
-    metadata = document.get("metadata")
-    if isinstance(metadata, dict):
-        for key in SERVER_OWNED:
-            metadata.pop(key, None)
+    document = {}
+    for key, value in obj.items():
+        if key == "metadata" and isinstance(value, dict):  # not copying what is left out (managedFields)
+            document[key] = {name: json_copy(member) for name, member in value.items() if name not in SERVER_OWNED}
+        else:
+            document[key] = json_copy(value)
     return document
