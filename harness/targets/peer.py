@@ -45,6 +45,8 @@ LIBRARY_MODULES = {
     "controller-runtime-fake": "sigs.k8s.io/controller-runtime",
     "argocd-gitops-engine": "github.com/argoproj/gitops-engine",
     "flux-ssa": "github.com/fluxcd/pkg/ssa",
+    "helm-v3": "helm.sh/helm/v3",
+    "helm-v4": "helm.sh/helm/v4",
 }
 # Modules released in step with the library, taken at the same version: an older client-go's fake
 # clientset imports API packages a newer k8s.io/api dropped. (apimachinery stays at the one the
