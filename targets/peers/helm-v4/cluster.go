@@ -315,8 +315,26 @@ func (o *object) Apply(s ssafake.Step, name string) error {
 		kube.ClientUpdateOptionForceReplace(false),
 		kube.ClientUpdateOptionServerSideApply(true, s.Force),
 		kube.ClientUpdateOptionUpgradeClientSideFieldManager(false))
-	return err
+	if err != nil {
+		// Helm names the object in its words: in the case's namespace, not the peer's.
+		caseNamespace := o.caseNamespace
+		if caseNamespace == "" {
+			caseNamespace = "default"
+		}
+		return inCaseNamespace{err: err, text: strings.ReplaceAll(err.Error(), o.namespace+"/", caseNamespace+"/")}
+	}
+	return nil
 }
+
+// inCaseNamespace is Helm's error with its text in the case's namespace; the server's
+// Status stays reachable (errors.As) for the error's class and conflicts.
+type inCaseNamespace struct {
+	err  error
+	text string
+}
+
+func (e inCaseNamespace) Error() string { return e.text }
+func (e inCaseNamespace) Unwrap() error { return e.err }
 
 // Update is another client's PUT of the step's object (with the live resourceVersion unless
 // it states one).
