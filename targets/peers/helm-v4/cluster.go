@@ -91,13 +91,33 @@ func (k *cluster) run(c *ssafake.Case) ([]ssafake.StepResult, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	defer func() {
-		// Deleted in the background: the case's answer does not wait for the namespace to go.
-		_ = k.client.Delete(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}})
-	}()
 	o := &object{ctx: ctx, client: k.client, helm: k.helm, gvk: id.GVK, name: id.Name, namespace: namespace,
 		caseNamespace: id.Namespace}
+	defer k.removeNamespace(o)
 	return ssafake.Run(c, id, o.open)
+}
+
+// removeNamespace deletes the case's object and its namespace, and finalizes the namespace:
+// patchconf's control plane runs no kube-controller-manager, which would otherwise empty and
+// finalize it (a namespace only deleted stays Terminating, its objects with it).
+func (k *cluster) removeNamespace(o *object) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if live, err := o.live(); err == nil {
+		if len(live.GetFinalizers()) > 0 {
+			_ = k.client.Patch(ctx, live, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`)))
+		}
+		_ = k.client.Delete(ctx, live, client.GracePeriodSeconds(0))
+	}
+	namespace := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: o.namespace}}
+	if err := k.client.Delete(ctx, namespace); err != nil {
+		return
+	}
+	if err := k.client.Get(ctx, client.ObjectKey{Name: o.namespace}, namespace); err != nil {
+		return
+	}
+	namespace.Spec.Finalizers = nil
+	_ = k.client.SubResource("finalize").Update(ctx, namespace)
 }
 
 // declined says why the case is not one this peer runs ("" when it is).
