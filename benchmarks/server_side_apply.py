@@ -40,7 +40,7 @@ if str(SOURCE_ROOT) not in sys.path:  # runnable from a clean clone without inst
     sys.path.insert(0, str(SOURCE_ROOT))
 
 from patchconf.harness.corpus.cases import Case, Outcome  # noqa: E402
-from patchconf.harness.running.compare import json_equal  # noqa: E402
+from patchconf.harness.corpus.compare import json_equal  # noqa: E402
 from patchconf.harness.targets.base import TargetCrash  # noqa: E402
 from patchconf.harness.targets.reference import ReferenceTarget  # noqa: E402
 

@@ -45,7 +45,7 @@ SOURCE_ROOT = Path(__file__).resolve().parent.parent
 if str(SOURCE_ROOT) not in sys.path:  # runnable from a clean clone without installing
     sys.path.insert(0, str(SOURCE_ROOT))
 
-from patchconf.harness.running.compare import json_equal  # noqa: E402
+from patchconf.harness.corpus.compare import json_equal  # noqa: E402
 from patchconf.reference_impl import strategic  # noqa: E402
 
 ENV_PER_CONTAINER = 20

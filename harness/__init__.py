@@ -1,9 +1,11 @@
 """patchconf harness: loads the case corpus, runs it against targets, reports divergences.
 
-Sub-packages by concern: ``corpus`` (loading and checking case files), ``running`` (the runner and
-its judging), ``targets`` (what cases run against), ``reporting`` (reports, the matrix, the site),
-``provenance`` (confirming expectations on real Kubernetes), ``controlplane`` (the local
-kube-apiserver), ``fuzz`` (generated inputs); ``cli`` is the command line.
+Sub-packages by concern, each importing only those before it: ``corpus`` (loading and checking
+case files, what their values mean), ``controlplane`` (the local kube-apiserver), ``targets`` (what
+cases run against), ``running`` (the runner and its judging), ``reporting`` (reports, the matrix,
+the site) and ``provenance`` (confirming expectations on real Kubernetes), ``fuzz`` (generated
+inputs); ``cli`` is the command line, ``action`` (the GitHub Action's steps) and ``prcheck`` (the
+pull-request check) are built on it.
 """
 
 from __future__ import annotations

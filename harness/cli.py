@@ -18,14 +18,14 @@ from patchconf.harness import SOURCE_ROOT, corpus_description, default_cases_dir
 from patchconf.harness.corpus.cases import Case, Corpus, cases_root_for, load_corpus
 from patchconf.harness.corpus.coverage import coverage, coverage_text
 from patchconf.harness.corpus.yamlio import yaml11_differences
+from patchconf.harness.reporting.known_failures import KnownFailures, KnownFailuresError, Verdict
+from patchconf.harness.reporting.known_failures import check as check_known_failures
 from patchconf.harness.reporting.report import Run, summary_text
 from patchconf.harness.reporting.run_reports import write_reports
 from patchconf.harness.reporting.summary import FORMATS, run_ok, summary_json, summary_markdown
-from patchconf.harness.running.bounded import MAX_ANSWER_BYTES_ENV, kill_running, parse_size
-from patchconf.harness.running.known_failures import KnownFailures, KnownFailuresError, Verdict
-from patchconf.harness.running.known_failures import check as check_known_failures
 from patchconf.harness.running.runner import Filters, Result, run_cases, terminal_progress
 from patchconf.harness.targets import TARGET_HELP, TargetUnavailable, make_target
+from patchconf.harness.targets.bounded import MAX_ANSWER_BYTES_ENV, kill_running, parse_size
 
 DEFAULT_JUDGES = "upstream,kubectl,kubectl-apply"
 EXIT_SIGINT, EXIT_SIGTERM = 128 + signal.SIGINT, 128 + signal.SIGTERM

@@ -31,12 +31,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from patchconf.harness.corpus.cases import ABSENT, INPUT_KEYS, Case, Outcome, SchemaRef
+from patchconf.harness.corpus.compare import json_equal
 from patchconf.harness.fuzz import choices, livetruth
 from patchconf.harness.fuzz.behaviours import behaviour_ids
 from patchconf.harness.fuzz.divergences import Divergence, covering
 from patchconf.harness.fuzz.generators import GENERATORS
 from patchconf.harness.provenance.record import Unrecordable, expectation_members
-from patchconf.harness.running.compare import json_equal
 from patchconf.harness.running.runner import FAIL, PASS, Result, judge
 from patchconf.harness.targets.base import Actual, ActualError, Target, TargetCrash, TargetDeclined
 from patchconf.reference_impl.kubernetes_object import through_go_json

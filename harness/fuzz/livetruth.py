@@ -28,7 +28,7 @@ import threading
 from typing import Any
 
 from patchconf.harness.corpus.cases import Case
-from patchconf.harness.running.stored_objects import about_status, drop_null_template_timestamps
+from patchconf.harness.corpus.stored_objects import about_status, drop_null_template_timestamps
 from patchconf.harness.targets.base import Actual, Target
 from patchconf.harness.targets.live.conventions import ALLOCATED, JSON_PATCH_APPLY_CLASSES, SERVER_ANNOTATIONS
 from patchconf.harness.targets.live.placement import case_subject
@@ -56,7 +56,7 @@ ADMITTED_TOLERATIONS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/unre
 MAINTAINED_ANNOTATIONS = SERVER_ANNOTATIONS
 # What the live target leaves out of every answer is left out of the target's too:
 # ``status`` unless a step is about status, and an embedded object's ``creationTimestamp: null``
-# (servers before 1.34 write Go's zero time so): harness/running/stored_objects.py.
+# (servers before 1.34 write Go's zero time so): harness/corpus/stored_objects.py.
 
 
 def subject_kind(case: Case) -> str:

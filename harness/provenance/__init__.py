@@ -1,3 +1,2 @@
-"""Where expectations come from: judging cases on real Kubernetes (verify), recording them (record),
-and the pull-request check (prcheck).
+"""Where expectations come from: judging cases on real Kubernetes (verify) and recording them (record).
 """

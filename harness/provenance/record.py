@@ -22,8 +22,8 @@ from typing import Any
 
 from patchconf.harness.corpus.caseedit import CaseAddition, EditError, Quoted, add_to_cases
 from patchconf.harness.corpus.cases import ABSENT, Case, Purpose, load_file
+from patchconf.harness.corpus.compare import show
 from patchconf.harness.provenance.verify import Judgement, judge_name, verify
-from patchconf.harness.running.compare import show
 from patchconf.harness.running.runner import UNCLASSIFIED
 from patchconf.harness.targets.base import Actual, ActualError, Target, TargetCrash, TargetDeclined
 

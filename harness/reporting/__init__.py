@@ -1,3 +1,4 @@
-"""What a run says: reports and their formats (report, resultlog, summary, run_reports), comparing runs
-(rundiff), the compliance matrix and the site (matrix, site), CI (action).
+"""What a run says: reports and their formats (report, resultlog, summary, run_reports), the failures a
+target is known for (known_failures), comparing runs (rundiff), the compliance matrix and the site
+(matrix, site).
 """

@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from patchconf.harness.reporting.known_failures import Verdict
 from patchconf.harness.reporting.report import STATUSES, Run
-from patchconf.harness.running.known_failures import Verdict
 from patchconf.harness.running.runner import ERROR, FAIL
 
 FORMATS = ("text", "json", "markdown")

@@ -1,3 +1,3 @@
-"""Running cases: the runner and its judging (runner, compare, stored_objects), bounded concurrency and
-time (bounded), and the failures a target is known for (known_failures).
+"""Running cases: the runner, which runs each case on a target (in forked copies for in-process
+targets) and judges its answer against the case's expectations (runner).
 """

@@ -19,9 +19,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from patchconf.harness.corpus import stored_objects
 from patchconf.harness.corpus.cases import ABSENT, Case, ExpectedError, Outcome
-from patchconf.harness.running import stored_objects
-from patchconf.harness.running.compare import explain, json_equal, show
+from patchconf.harness.corpus.compare import explain, json_equal, show
 from patchconf.harness.targets.base import Actual, ActualError, Target, TargetCrash, TargetDeclined
 
 PASS, FAIL, ERROR, SKIP = "pass", "fail", "error", "skip"
@@ -159,7 +159,7 @@ def _judged(case: Case, target: Target, actual: Actual, seconds: float) -> Resul
 
 
 def _as_stated(case: Case, outcome: Outcome, actual: Actual) -> Actual:
-    """Step objects without the server-set fields the outcome does not state (harness/running/stored_objects.py)."""
+    """Step objects without the server-set fields the outcome does not state (harness/corpus/stored_objects.py)."""
     steps = actual.document.get("steps") if isinstance(actual.document, dict) else None
     stated = outcome.document.get("steps") if isinstance(outcome.document, dict) else None
     if actual.error is not None or not isinstance(steps, list) or not isinstance(stated, list):

@@ -101,7 +101,7 @@ def make_target(spec: str, timeout: float | None = None, kubeconfig: str | None 
     ``namespace``: a live target runs in this existing namespace instead of creating its own.
 
     ``max_answer_bytes`` bounds what a program target may print per answer (None: the
-    default, or $PATCHCONF_MAX_ANSWER_BYTES; see harness/running/bounded.py).
+    default, or $PATCHCONF_MAX_ANSWER_BYTES; see harness/targets/bounded.py).
     """
     if spec.startswith("live@"):  # a release, not a context: live_local starts that server
         name, argument = "live@", spec.removeprefix("live@")

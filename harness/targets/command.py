@@ -5,7 +5,7 @@ hangs or answers garbage fails that one case with the reason (and its last stder
 is killed and restarted for the next case, and the run goes on.
 
 Answers are read strictly and bounded: a line is at most the answer size limit
-(:mod:`patchconf.harness.running.bounded`), and must be UTF-8 JSON without NaN, Infinity or repeated keys,
+(:mod:`patchconf.harness.targets.bounded`), and must be UTF-8 JSON without NaN, Infinity or repeated keys,
 of the shape the protocol gives; anything else is a protocol error of that case.
 """
 
@@ -25,14 +25,6 @@ from typing import Any, TypeVar
 
 from patchconf.harness.corpus.cases import ABSENT, STEP_EXPECTATIONS, Case, Outcome, named_schema_path
 from patchconf.harness.corpus.yamlio import load_path
-from patchconf.harness.running.bounded import (
-    AnswerTooLarge,
-    Oversize,
-    keep_tail,
-    max_answer_bytes,
-    read_lines,
-    too_large,
-)
 from patchconf.harness.targets.base import (
     ANSWERS,
     LIBRARY,
@@ -45,6 +37,14 @@ from patchconf.harness.targets.base import (
     TargetDeclined,
     TargetInfo,
     TargetUnavailable,
+)
+from patchconf.harness.targets.bounded import (
+    AnswerTooLarge,
+    Oversize,
+    keep_tail,
+    max_answer_bytes,
+    read_lines,
+    too_large,
 )
 
 PROTOCOL_VERSION = 1

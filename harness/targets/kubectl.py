@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from patchconf.harness.corpus.cases import Case
-from patchconf.harness.running import bounded
+from patchconf.harness.targets import bounded
 from patchconf.harness.targets.base import (
     KUBERNETES,
     Actual,

@@ -48,7 +48,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from patchconf.harness.corpus.cases import ABSENT, Case
-from patchconf.harness.running import bounded
+from patchconf.harness.targets import bounded
 from patchconf.harness.targets.base import (
     KUBERNETES,
     Actual,

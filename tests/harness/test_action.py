@@ -1,4 +1,4 @@
-"""harness/reporting/action.py, the steps of action.yml, as GitHub runs them: inputs in the environment,
+"""harness/action.py, the steps of action.yml, as GitHub runs them: inputs in the environment,
 the step summary and outputs files GitHub hands the step, the workspace as working directory."""
 
 import json
@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from patchconf.harness import SOURCE_ROOT
-from patchconf.harness.reporting.action import BadInput, main, read_inputs, run_arguments
+from patchconf.harness.action import BadInput, main, read_inputs, run_arguments
 
 CASES = """
 defaults:
@@ -141,7 +141,7 @@ def test_action_yml_passes_every_input_to_the_script_through_the_environment():
     action = yaml.safe_load((SOURCE_ROOT / "action.yml").read_text())
     assert action["runs"]["using"] == "composite"
     step = next(step for step in action["runs"]["steps"] if step.get("id") == "run")
-    assert step["run"] == '"$RUNNER_TEMP/patchconf-venv/bin/python" -m patchconf.harness.reporting.action'
+    assert step["run"] == '"$RUNNER_TEMP/patchconf-venv/bin/python" -m patchconf.harness.action'
     assert step["env"] == {f"PATCHCONF_ACTION_{name.upper().replace('-', '_')}": f"${{{{ inputs.{name} }}}}"
                            for name in action["inputs"]}
     assert list(action["inputs"]) == ["target", "types", "expect-failures", "format", "cases", "report-dir"]

@@ -16,7 +16,9 @@ from pathlib import Path
 import pytest
 
 from patchconf.harness.corpus.cases import load_file
-from patchconf.harness.running.bounded import (
+from patchconf.harness.running.runner import ERROR, FAIL, PASS, STORED_CHARS, run_case, stored, stored_lines
+from patchconf.harness.targets.base import ProtocolError
+from patchconf.harness.targets.bounded import (
     AnswerTooLarge,
     Oversize,
     parse_size,
@@ -24,8 +26,6 @@ from patchconf.harness.running.bounded import (
     run_bounded,
     wait_for_exit,
 )
-from patchconf.harness.running.runner import ERROR, FAIL, PASS, STORED_CHARS, run_case, stored, stored_lines
-from patchconf.harness.targets.base import ProtocolError
 from patchconf.harness.targets.command import decode_answer
 from patchconf.harness.targets.kubectl import KubectlTarget
 

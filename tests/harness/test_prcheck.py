@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from patchconf.harness.provenance import prcheck
+from patchconf.harness import prcheck
 from patchconf.harness.targets.base import Actual, TargetUnavailable
 
 REPO = Path(__file__).resolve().parents[2]

@@ -11,7 +11,7 @@ import tempfile
 from typing import Any
 
 from patchconf.harness.corpus.cases import Case
-from patchconf.harness.running import bounded
+from patchconf.harness.targets import bounded
 from patchconf.harness.targets.base import Actual, ActualError, TargetDeclined
 from patchconf.harness.targets.kubectl import classify_error
 from patchconf.harness.targets.live.conventions import CREATE_QUERY, LAST_APPLIED

@@ -20,7 +20,7 @@ import tempfile
 from dataclasses import dataclass
 from typing import Any
 
-from patchconf.harness.running import bounded
+from patchconf.harness.targets import bounded
 
 TIMEOUT_SECONDS = 60
 _RESPONSE_BODY = '"Response Body" body='

@@ -7,7 +7,7 @@ from typing import Any
 
 from patchconf.harness.controlplane.live_cluster import Response
 from patchconf.harness.corpus.cases import Case
-from patchconf.harness.running.compare import json_equal
+from patchconf.harness.corpus.compare import json_equal
 from patchconf.harness.targets.base import Actual, ActualError, TargetDeclined
 from patchconf.harness.targets.live.conventions import CONTENT_TYPES, CREATE_QUERY, JSON_PATCH_APPLY_CLASSES
 from patchconf.harness.targets.live.mutations import refusal

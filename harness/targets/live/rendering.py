@@ -9,7 +9,7 @@ from typing import Any
 
 from patchconf.harness.controlplane.live_cluster import ClusterUnreachable, Response
 from patchconf.harness.corpus.cases import Case, Outcome
-from patchconf.harness.running.stored_objects import about_status, drop_null_template_timestamps
+from patchconf.harness.corpus.stored_objects import about_status, drop_null_template_timestamps
 from patchconf.harness.targets.base import Actual
 from patchconf.harness.targets.live.conventions import (
     ALLOCATED,

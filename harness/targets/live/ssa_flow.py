@@ -14,7 +14,7 @@ from typing import Any
 
 from patchconf.harness.controlplane.live_cluster import Response
 from patchconf.harness.corpus.cases import Case
-from patchconf.harness.running.compare import show
+from patchconf.harness.corpus.compare import show
 from patchconf.harness.targets.base import Actual, TargetCrash, TargetDeclined
 from patchconf.harness.targets.live import kubectl_ssa
 from patchconf.harness.targets.live.conventions import (

@@ -1,6 +1,6 @@
 """The pull-request check (``.ci/pr-check``): only what a pull request changed, on every judge here.
 
-``python -m patchconf.harness.provenance.prcheck [BASE_REF] [--kubeconfig PATH]`` in a git checkout:
+``python -m patchconf.harness.prcheck [BASE_REF] [--kubeconfig PATH]`` in a git checkout:
 
 1. finds the case files changed since the merge base with ``BASE_REF`` (default
    ``$PATCHCONF_BASE_REF``, else ``origin/main``, else ``main``), committed or not, new ones

@@ -1,6 +1,6 @@
 """The steps of patchconf's GitHub Action (``action.yml`` at the repository's root).
 
-``action.yml`` installs patchconf and runs ``python -m patchconf.harness.reporting.action`` with the action's inputs
+``action.yml`` installs patchconf and runs ``python -m patchconf.harness.action`` with the action's inputs
 in ``PATCHCONF_ACTION_*`` variables (passed through the environment, never pasted into a shell
 line). This runs ``patchconf run`` on them, prints the summary in the chosen format to the job's
 log and keeps it beside the reports, appends the markdown summary to ``$GITHUB_STEP_SUMMARY``,
@@ -91,9 +91,9 @@ def run_arguments(inputs: Inputs) -> list[str]:
 def markdown_summary(inputs: Inputs) -> str | None:
     """The markdown summary of the run in the report directory (as ``--format markdown`` prints it),
     or None when the run recorded nothing (it stopped before its first case)."""
+    from patchconf.harness.reporting.known_failures import KnownFailures, check
     from patchconf.harness.reporting.resultlog import LOG_NAME, read_log
     from patchconf.harness.reporting.summary import summary_markdown
-    from patchconf.harness.running.known_failures import KnownFailures, check
 
     log = inputs.report_dir / LOG_NAME
     if not log.is_file():
