@@ -15,7 +15,7 @@ import struct
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -392,6 +392,10 @@ def run_cases(
 # A forked process pays for itself (its own start, the schemas it converts again) from about this many cases.
 CASES_PER_PROCESS = 100
 _FRAME_LENGTH = struct.Struct("!Q")
+_TICKET = struct.Struct("!I")
+# Tickets are written at once before any process runs a case: this many fit any pipe's buffer, so the
+# write never waits for a reader.
+_MAX_TICKETS = 1024
 
 
 def _can_fork() -> bool:
@@ -403,10 +407,11 @@ def _run_in_processes(selected: list[Case], target: Target, processes: int,
                       finish: Callable[[int, Result], None]) -> None:
     """Run the cases of an in-process target in ``processes`` processes: this one and forked copies.
 
-    Process ``k`` runs every case whose index is ``k`` modulo ``processes`` (a file's cases
-    spread over all of them: the costly ones come in files). Copies send each result over a
-    pipe as it finishes; this process hands them on between its own cases, so ``finish``
-    runs here only. Cases a copy did not answer (it died) run here after all.
+    The cases are dealt out as tickets (a few consecutive cases each) through one pipe every
+    process reads from, so whoever is free takes the next: this process also writes every
+    result down, and costly cases come in runs. Copies send each result over a pipe of their own
+    as it finishes; this process hands them on between its own cases, so ``finish`` runs here
+    only. Cases nobody answered (a copy died holding them) run here after all.
     """
     children: dict[int, _Child] = {}
     # Objects that exist now (the cases, the target's schemas) outlive the run: frozen, the
@@ -415,56 +420,75 @@ def _run_in_processes(selected: list[Case], target: Target, processes: int,
     # before (patchconf run, its corpus) unfreezes it itself.
     frozen_here = gc.get_freeze_count() == 0
     gc.freeze()
+    answered: set[int] = set()
+
+    def finish_once(index: int, result: Result) -> None:
+        answered.add(index)
+        finish(index, result)
+
+    per_ticket = -(-len(selected) // _MAX_TICKETS)
+    tickets_read, tickets_write = os.pipe()
     try:
-        for share in range(1, processes):
-            child = _Child.start(selected, target, share, processes)
+        os.write(tickets_write, b"".join(_TICKET.pack(start) for start in range(0, len(selected), per_ticket)))
+        os.close(tickets_write)
+        for _ in range(1, processes):
+            child = _Child.start(selected, target, tickets_read, per_ticket)
             children[child.fd] = child
-        for index in range(0, len(selected), processes):
-            finish(index, run_case(selected[index], target))
-            _receive(children, selected, finish, wait=False)
+        for start in _tickets(tickets_read):
+            for index in range(start, min(start + per_ticket, len(selected))):
+                finish_once(index, run_case(selected[index], target))
+                _receive(children, selected, finish_once, wait=False)
         while any(not child.ended for child in children.values()):
-            _receive(children, selected, finish, wait=True)
-        for child in children.values():
-            for index in range(child.share, len(selected), processes):
-                if index not in child.answered:
-                    finish(index, run_case(selected[index], target))
+            _receive(children, selected, finish_once, wait=True)
+        for index in range(len(selected)):
+            if index not in answered:
+                finish_once(index, run_case(selected[index], target))
     finally:
+        os.close(tickets_read)
         if frozen_here:
             gc.unfreeze()
         for child in children.values():
             child.stop()
 
 
+def _tickets(fd: int) -> Iterator[int]:
+    """The first case of each ticket this process takes, until none is left."""
+    while True:
+        data = os.read(fd, _TICKET.size)  # a whole ticket: all were written before anyone read
+        if len(data) < _TICKET.size:
+            return
+        yield _TICKET.unpack(data)[0]
+
+
 @dataclass
 class _Child:
-    """A forked copy of this process running one share of the cases."""
+    """A forked copy of this process running the cases of the tickets it takes."""
 
     pid: int
     fd: int
-    share: int
     buffer: bytearray = field(default_factory=bytearray)
-    answered: set[int] = field(default_factory=set)
     ended: bool = False
 
     @classmethod
-    def start(cls, selected: list[Case], target: Target, share: int, processes: int) -> _Child:
+    def start(cls, selected: list[Case], target: Target, tickets: int, per_ticket: int) -> _Child:
         read_end, write_end = os.pipe()
         pid = os.fork()
-        if pid == 0:  # the copy: answer its share, then leave without running this process's exit code
+        if pid == 0:  # the copy: answer its tickets, then leave without running this process's exit code
             code = 1
             try:
                 os.close(read_end)
                 with open(write_end, "wb") as stream:
-                    for index in range(share, len(selected), processes):
-                        result = run_case(selected[index], target)
-                        payload = pickle.dumps((index, _without_case(result)), pickle.HIGHEST_PROTOCOL)
-                        stream.write(_FRAME_LENGTH.pack(len(payload)) + payload)
-                        stream.flush()
+                    for start in _tickets(tickets):
+                        for index in range(start, min(start + per_ticket, len(selected))):
+                            result = run_case(selected[index], target)
+                            payload = pickle.dumps((index, _without_case(result)), pickle.HIGHEST_PROTOCOL)
+                            stream.write(_FRAME_LENGTH.pack(len(payload)) + payload)
+                            stream.flush()
                 code = 0
             finally:
                 os._exit(code)
         os.close(write_end)
-        return cls(pid, read_end, share)
+        return cls(pid, read_end)
 
     def stop(self) -> None:
         if not self.ended:
@@ -496,7 +520,6 @@ def _receive(children: dict[int, _Child], selected: list[Case], finish: Callable
             payload = bytes(child.buffer[_FRAME_LENGTH.size:_FRAME_LENGTH.size + length])
             del child.buffer[:_FRAME_LENGTH.size + length]
             index, fields = pickle.loads(payload)
-            child.answered.add(index)
             finish(index, _with_case(fields, selected[index]))
 
 

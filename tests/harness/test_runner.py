@@ -1,6 +1,7 @@
 import gc
 import json
 import os
+import time
 
 import pytest
 
@@ -205,21 +206,44 @@ def forking(scripted, monkeypatch):
     return ForkingTarget
 
 
-def test_forked_copies_give_the_results_in_case_order_each_handed_on_once(write_case_file, forking):
+def _runs_seen(directory):
+    """(process id, case name) of every run any process recorded with _record_run."""
+    return [tuple(line.split(" ", 1)) for line in (directory / "runs").read_text().splitlines()] \
+        if (directory / "runs").exists() else []
+
+
+def _record_run(directory, name):
+    with open(directory / "runs", "a") as stream:  # appends of one short line: whole, whichever process
+        stream.write(f"{os.getpid()} {name}\n")
+
+
+def _wait_until(condition, seconds=60.0):
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "the other processes never got there"
+        time.sleep(0.01)
+
+
+def test_forked_copies_give_the_results_in_case_order_each_run_once_and_handed_on_once(
+        write_case_file, forking, tmp_path):
     cases = _many_cases(write_case_file, 9)
     answers = {case.name: Actual(document={"n": int(case.name.split("-")[1])}) for case in cases}
     answers["case-4"] = Actual(document={"n": "four"})
     answers["case-7"] = RuntimeError("bug in target")
     handed_on: list[int] = []
-    ran_here = []
+    parent = str(os.getpid())
 
     class Recording(forking):
         def run(self, case):
-            ran_here.append(case.name)
+            _record_run(tmp_path, case.name)
+            if str(os.getpid()) == parent:  # copies take tickets while this process is busy
+                _wait_until(lambda: any(pid != parent for pid, _ in _runs_seen(tmp_path)))
             return super().run(case)
 
     results = run_cases(cases, Recording(answers), workers=3, on_result=lambda index, result: handed_on.append(index))
-    assert ran_here == ["case-0", "case-3", "case-6"]  # this process's share; two copies ran the rest
+    runs = _runs_seen(tmp_path)
+    assert sorted(name for _, name in runs) == sorted(case.name for case in cases)  # each case once
+    assert {pid for pid, _ in runs} - {parent}  # and copies ran some
     assert [(r.case.name, r.status) for r in results] == [
         (f"case-{n}", {4: FAIL, 7: ERROR}.get(n, PASS)) for n in range(9)]
     assert results[7].reason == "target raised RuntimeError: bug in target"
@@ -228,19 +252,45 @@ def test_forked_copies_give_the_results_in_case_order_each_handed_on_once(write_
     assert [r.json_text for r in results] == [json.dumps(r.to_json(), ensure_ascii=False) for r in results]
 
 
-def test_a_forked_run_freezes_the_heap_while_copies_run_and_leaves_nothing_frozen(write_case_file, forking):
+def test_the_cases_are_dealt_to_whichever_process_is_free(write_case_file, forking, tmp_path):
+    cases = _many_cases(write_case_file, 8)
+    parent = str(os.getpid())
+
+    class OneSlowCase(forking):
+        def run(self, case):
+            _record_run(tmp_path, case.name)
+            if case.name == "case-0":  # busy until every other case is done elsewhere
+                _wait_until(lambda: len(_runs_seen(tmp_path)) == len(cases))
+            return super().run(case)
+
+    answers = {case.name: Actual(document={"n": int(case.name.split("-")[1])}) for case in cases}
+    results = run_cases(cases, OneSlowCase(answers), workers=2)
+    assert [r.status for r in results] == [PASS] * 8
+    runs = dict((name, pid) for pid, name in _runs_seen(tmp_path))
+    # Whoever took case-0 ran nothing else (a fixed share would have given it every other case).
+    assert [name for name, pid in runs.items() if pid == runs["case-0"]] == ["case-0"]
+    assert len(set(runs.values()) | {parent}) == 2
+
+
+def test_a_forked_run_freezes_the_heap_while_copies_run_and_leaves_nothing_frozen(
+        write_case_file, forking, tmp_path):
     cases = _many_cases(write_case_file, 4)
     frozen_while_running = []
+    parent = str(os.getpid())
 
     class Recording(forking):
         def run(self, case):
-            frozen_while_running.append(gc.get_freeze_count() > 0)  # this process's share only
+            _record_run(tmp_path, case.name)
+            if str(os.getpid()) == parent:
+                frozen_while_running.append(gc.get_freeze_count() > 0)
+            else:  # a copy waits for this process to run one: both take part
+                _wait_until(lambda: any(pid == parent for pid, _ in _runs_seen(tmp_path)))
             return super().run(case)
 
     answers = {case.name: Actual(document={"n": int(case.name.split("-")[1])}) for case in cases}
     results = run_cases(cases, Recording(answers), workers=2)
     assert [r.status for r in results] == [PASS] * 4
-    assert frozen_while_running == [True, True]
+    assert frozen_while_running and all(frozen_while_running)
     assert gc.get_freeze_count() == 0
     gc.freeze()  # a caller's (patchconf run's): the run leaves it to that caller to unfreeze
     try:
