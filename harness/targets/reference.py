@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import os
 import re
-from importlib import metadata
 
+from patchconf.harness import patchconf_version
 from patchconf.harness.corpus.cases import Case, Outcome, named_schema_path
 from patchconf.harness.targets.base import KUBERNETES, Actual, ActualError, Target, TargetInfo, TargetUnavailable
 from patchconf.reference_impl import json_patch, kubernetes_object, merge_patch
@@ -22,13 +22,6 @@ DEFAULT_KUBERNETES_VERSION = "1.32"
 # Patch types a case written for a server (its targets name live) is run as the server runs them.
 SERVER_PATCH_TYPES = frozenset({"json-patch", "merge-patch", "strategic"})
 MAX_WORKERS = 4  # processes; more convert the same schemas again for little gain
-
-
-def _version() -> str:
-    try:
-        return metadata.version("patchconf")
-    except metadata.PackageNotFoundError:
-        return "0+unknown"
 
 
 class ReferenceTarget(Target):
@@ -46,7 +39,7 @@ class ReferenceTarget(Target):
         self.info = TargetInfo(
             family="reference",
             category=KUBERNETES,
-            version=_version(),
+            version=patchconf_version(),
             patch_types=frozenset(self._runner_by_type),
             messages=True,
             description=f"patchconf reference_impl (Kubernetes {kubernetes_version}: its strategic merge schemas and "
