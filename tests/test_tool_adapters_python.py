@@ -8,7 +8,8 @@ and differences asserted are the tools' own answers; the two compute the same on
 here but the NetworkPolicy's allow-all egress, which openshift empties.
 
 The server's part both adapters share (adapters/kit/python/apiserver_standin.py) is checked
-without the tools, against what Kubernetes answered.
+without the tools, against what Kubernetes answered; the calls and answers they share
+(adapters/kit/python/client_side_apply.py) with a stand-in tool.
 """
 
 from __future__ import annotations
@@ -224,3 +225,70 @@ def test_standin_stores_what_a_server_stores():
     numbers = standin.stored({"ratio": 1.0, "half": 0.5, "huge": 1e21})
     assert {name: (type(value), value) for name, value in numbers.items()} == {
         "ratio": (int, 1), "half": (float, 0.5), "huge": (float, 1e21)}
+
+
+class MissingMergeKey(Exception):
+    pass
+
+
+class NotFound(Exception):
+    pass
+
+
+class ApiError(Exception):
+    def __init__(self, status, reason):
+        super().__init__(status, reason)
+
+
+def test_client_side_apply_declines_in_order_then_calls_the_tool(monkeypatch):
+    """The kit's helper both adapters are built on, with a stand-in tool: the first reason that
+    applies declines, a missing object is the client's 404, ApplyException is merge-key-missing."""
+    monkeypatch.syspath_prepend(str(REPO / "adapters" / "kit" / "python"))
+    import client_side_apply
+
+    calls = []
+
+    def tool_apply(resource, definition):
+        try:
+            resource.get()
+        except NotFound as exc:
+            calls.append(exc.args[0].args)
+            return resource.create(body=definition)
+        raise MissingMergeKey("Expected key 'name' not found in position Pod.spec.containers")
+
+    tool = client_side_apply.Tool(
+        apply=tool_apply, merge=lambda original, modified, current: {"data": {"b": 1.0}},
+        annotate=lambda obj: obj, merge_key_missing=MissingMergeKey, resource_instance=lambda client, obj: obj,
+        not_found_error=NotFound, api_exception=ApiError)
+    declined = [(client_side_apply.overwrite_false, "no overwrite=false"),
+                (client_side_apply.not_an_object, "objects only"),
+                (client_side_apply.three_way_without_last_applied, "no last-applied")]
+    adapter = client_side_apply.adapter(lambda: tool, declined, name="stand-in", distribution="pytest",
+                                        homepage="https://example.com", version=lambda: "9.9.9")
+    handshake = adapter.handshake()
+    assert handshake["implementation"] == {"name": "stand-in", "version": "9.9.9", "language": "python",
+                                           "homepage": "https://example.com", "category": "tool"}
+    assert handshake["capabilities"]["patch_types"] == ["apply", "merge-patch-3way"]
+
+    config_map = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"a": None}}
+    cases = [
+        {"type": "apply", "options": {"overwrite": False}, "modified": []},
+        {"type": "merge-patch-3way", "original": None, "modified": {"data": {}}, "current": {}},
+        {"type": "merge-patch-3way", "original": None, "modified": config_map, "current": config_map},
+        {"type": "merge-patch-3way", "original": config_map, "modified": config_map, "current": config_map},
+        {"type": "apply", "modified": config_map, "current": None},
+        {"type": "apply", "modified": config_map, "current": config_map},
+    ]
+    answers = [adapter.run(seq, case) for seq, case in enumerate(cases)]
+    assert answers == [
+        {"seq": 0, "skipped": "no overwrite=false"},
+        {"seq": 1, "skipped": "objects only"},
+        {"seq": 2, "skipped": "no last-applied"},
+        {"seq": 3, "result": {"patch": {"data": {"b": 1.0}}}},
+        {"seq": 4, "result": {"document": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"},
+                                           "data": {}}}},  # the created body, as a server stores it
+        {"seq": 5, "error": {"class": "merge-key-missing", "message":
+                             "MissingMergeKey: Expected key 'name' not found in position Pod.spec.containers"}},
+    ]
+    assert calls == [(404, "Not Found")]
+    assert cases[4]["modified"] == config_map  # inputs untouched
