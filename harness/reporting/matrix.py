@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
+from patchconf.harness import cache_root
 from patchconf.harness.reporting.report import Run
 from patchconf.harness.running.runner import ERROR, FAIL, PASS, SKIP, Result
 from patchconf.harness.targets.base import CATEGORIES, KUBERNETES, LIBRARY, TOOL
@@ -27,6 +30,27 @@ FUZZ_COLUMN = "fuzzed: agree with upstream"
 FUZZ_NOTE = (f"*{FUZZ_COLUMN}*: the inputs `patchconf fuzz --seed 1` generates for the patch types the target "
              "and upstream both run, each judged against upstream's answer as `patchconf run` judges a case "
              "(inputs upstream answers inconsistently, or with no expectation, are not counted); `–`: not fuzzed.")
+
+
+def portable(text: str) -> str:
+    """``text`` (a target's name, a command, a path) without this machine's own directories, so a
+    committed page reads the same wherever it was made: a path in patchconf's cache spelled from
+    its default place, ``~/.cache/patchconf/…``; one in the working directory (the checkout, where
+    tox runs the matrix) relative to it, as the command's other paths are; one in the home
+    directory from ``~``. The innermost of these wins; any other path is left as it is."""
+    roots = [(cache_root(), "~/.cache/patchconf"), (Path.cwd(), "."), (Path.home(), "~")]
+    spellings: dict[str, str] = {}
+    for root, spelled in roots:
+        for form in (str(root), str(root.resolve())):
+            if form != root.anchor:  # a working directory of / would make every path relative
+                spellings.setdefault(form, spelled)
+    for form in sorted(spellings, key=len, reverse=True):
+        spelled = spellings[form]
+        # the directory itself, or a path below it (``./x`` written ``x``); not /a/bc for /a/b
+        text = re.sub(rf"(?<![\w.~/-]){re.escape(form)}(?:(/)(?=[\w.~-])|(?![\w.~-]))",
+                      lambda match, spelled=spelled: ("" if spelled == "." else spelled + "/") if match[1] else spelled,
+                      text)
+    return text
 
 
 def _rate(counter: Counter) -> str:
@@ -46,8 +70,9 @@ def _by_tag(run: Run) -> dict[str, Counter]:
 
 def column_labels(runs: Sequence[Run]) -> list[str]:
     """Short, unique column names: a command target is named by the implementation it reports,
-    and by its version too when the same implementation runs at several (a library's history)."""
-    labels = [run.target.family if run.target_name.startswith("cmd:") else run.target_name for run in runs]
+    and by its version too when the same implementation runs at several (a library's history);
+    another by its name, without this machine's directories (``kubectl:PATH``)."""
+    labels = [run.target.family if run.target_name.startswith("cmd:") else portable(run.target_name) for run in runs]
     versions: dict[str, set[str]] = {}
     for label, run in zip(labels, runs, strict=True):
         versions.setdefault(label, set()).add(run.target.version)
@@ -299,7 +324,7 @@ def matrix_summary_markdown(runs: Sequence[Run], title: str = "Compliance matrix
 
 def _detail_line(detail_at: Sequence[str], published: str) -> str:
     what = "The per-case detail (every failure with its reason, every case's status by target) is not on this page"
-    where = (": the command above writes it to " + " and ".join(f"`{path}`" for path in detail_at)
+    where = (": the command above writes it to " + " and ".join(f"`{portable(path)}`" for path in detail_at)
              if detail_at else "; `patchconf matrix --out FILE` or `--html DIR` writes it")
     return what + where + (f", published {published}" if published else "") + "."
 
@@ -322,7 +347,7 @@ def _head_markdown(runs: Sequence[Run], labels: Sequence[str], title: str, comma
     tool_pages = tool_pages or {}
     tags = sorted({tag for run in runs for result in run.results for tag in result.case.tags})
     per_run = [_by_tag(run) for run in runs]
-    produced = f"Produced by `patchconf matrix`; regenerate with `{command}`." if command else \
+    produced = f"Produced by `patchconf matrix`; regenerate with `{portable(command)}`." if command else \
         "Produced by `patchconf matrix`."
     out = [f"# {title}", "", f"{produced} Skipped cases (a target declares what it can run) are "
            "not counted in pass rates; `–`: the target ran none.", ""]
@@ -341,7 +366,7 @@ def _head_markdown(runs: Sequence[Run], labels: Sequence[str], title: str, comma
             implementation = f"{run.target.family} {run.target.version}"
             if run.target.family in tool_pages:
                 implementation = f"[{implementation}]({tool_pages[run.target.family]})"
-            out.append(f"| {label} | `{_cell(run.target_name)}` | {implementation} | {run.target.profile} | "
+            out.append(f"| {label} | `{_cell(portable(run.target_name))}` | {implementation} | {run.target.profile} | "
                        + " | ".join(str(counts.get(s, 0)) for s in (PASS, FAIL, ERROR, SKIP)) + " |" + fuzz_cell)
         out.append("")
     out.pop()
@@ -401,7 +426,7 @@ def matrix_html(runs: Sequence[Run], title: str = "Compliance matrix", command: 
     per_run = [_by_tag(run) for run in runs]
     head = "".join(f"<th>{esc(label)}</th>" for label in labels)
     summary = "".join(
-        f"<tr><td>{esc(label)}</td><td>{esc(run.target.category)}</td><td><code>{esc(run.target_name)}</code></td>"
+        f"<tr><td>{esc(label)}</td><td>{esc(run.target.category)}</td><td><code>{esc(portable(run.target_name))}</code></td>"
         f"<td>{esc(run.target.family)} {esc(run.target.version)}</td><td>{esc(run.target.profile)}</td>"
         + "".join(f"<td>{run.counts().get(s, 0)}</td>" for s in (PASS, FAIL, ERROR, SKIP))
         + (f"<td>{esc(fuzzed.get(run.target_name, '–'))}</td>" if fuzzed else "") + "</tr>"
@@ -433,7 +458,7 @@ def matrix_html(runs: Sequence[Run], title: str = "Compliance matrix", command: 
                   for r in _failures(run)) + "</table>"
         for label, run in zip(labels, runs, strict=True) if _failures(run)
     )
-    produced = (f"Produced by <code>patchconf matrix</code>; regenerate with <code>{esc(command)}</code>."
+    produced = (f"Produced by <code>patchconf matrix</code>; regenerate with <code>{esc(portable(command))}</code>."
                 if command else "Produced by <code>patchconf matrix</code>.")
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>{esc(title)}</title>"
             "<style>body{font-family:system-ui,sans-serif;margin:2em}td,th{border:1px solid #ccc;padding:4px 8px}"

@@ -333,7 +333,9 @@ def test_matrix_summary_option_writes_the_summary_beside_the_detail_and_the_site
         f"matrix: {detail}, {detail.with_suffix('.html')}, {site / 'index.html'}, {summary}\n")
     assert sorted(p.name for p in (tmp_path / "reports").iterdir()) == ["m.md"]  # no .html twin of a summary
     text = summary.read_text()
-    assert f"the command above writes it to `{detail}` and `{site}/`." in text
+    # named from the working directory, as in the regenerate command: no path of this machine's
+    assert "the command above writes it to `build/m.md` and `build/`." in text
+    assert str(tmp_path) not in text
     assert "## Every case" not in text and "## Every case" in detail.read_text()
     assert (site / "implementations" / "reference.html").is_file() and (site / "badges" / "reference.json").is_file()
     assert main(["matrix", "--targets", "reference", "--cases", str(path), "--summary", str(tmp_path / "s.md")]) == 0
@@ -360,3 +362,57 @@ def test_the_summary_groups_kubernetes_tools_and_libraries_and_links_each_tools_
     assert text.index("| libby ", libraries) > libraries
     one_group = matrix_summary_markdown(runs[:1])
     assert "### Libraries" not in one_group and "| libby " in one_group
+
+
+def test_the_summary_names_targets_without_this_machines_directories(write_case_file, scripted, tmp_path,
+                                                                    monkeypatch):
+    """A tox environment's interpreter, a Go peer in the cache, a kubectl in the home directory: the
+    committed page names each as it would be named on any machine."""
+    from patchconf.harness.reporting.matrix import matrix_summary_markdown
+
+    home = tmp_path / "home"
+    checkout, cache = home / "patchconf", home / "caches" / "pc"
+    checkout.mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("PATCHCONF_CACHE", str(cache))
+    monkeypatch.chdir(checkout)
+    cases, _ = load_file(write_case_file("json-patch/m.yaml", CASES))
+    tox_python = f"cmd:{checkout}/.tox/peer-history/bin/python adapters/python-openshift/adapter.py"
+    cached = f"cmd:{cache}/peers/flux-ssa-0123/flux-ssa --strict"
+    kubectl = f"kubectl:{home}/bin/kubectl"
+    runs = _runs(cases, scripted, (tox_python, "python-openshift", "0.13.2", RIGHT),
+                 (cached, "flux-ssa", "0.78.0", RIGHT), (kubectl, "kubectl", "1.33.4", RIGHT))
+    command = f"patchconf matrix --summary {checkout}/reports/m.md --targets '{tox_python},{cached},{kubectl}'"
+    summary = matrix_summary_markdown(runs, "M", command, detail_at=[f"{checkout}/build/m.md"])
+    assert summary.split("\n## Pass rate by behaviour")[0] == """\
+# M
+
+Produced by `patchconf matrix`; regenerate with `patchconf matrix --summary reports/m.md --targets \
+'cmd:.tox/peer-history/bin/python adapters/python-openshift/adapter.py,\
+cmd:~/.cache/patchconf/peers/flux-ssa-0123/flux-ssa --strict,kubectl:~/bin/kubectl'`. \
+Skipped cases (a target declares what it can run) are not counted in pass rates; `–`: the target ran none.
+
+The per-case detail (every failure with its reason, every case's status by target) is not on this page: \
+the command above writes it to `build/m.md`.
+
+| column | target | implementation | profile | pass | fail | error | skip |
+|---|---|---|---|---:|---:|---:|---:|
+| python-openshift | `cmd:.tox/peer-history/bin/python adapters/python-openshift/adapter.py` | python-openshift 0.13.2 \
+| kubernetes | 2 | 0 | 0 | 0 |
+| flux-ssa | `cmd:~/.cache/patchconf/peers/flux-ssa-0123/flux-ssa --strict` | flux-ssa 0.78.0 | kubernetes \
+| 2 | 0 | 0 | 0 |
+| kubectl:~/bin/kubectl | `kubectl:~/bin/kubectl` | kubectl 1.33.4 | kubernetes | 2 | 0 | 0 | 0 |
+"""
+    assert "<td><code>cmd:.tox/peer-history/bin/python adapters/python-openshift/adapter.py</code></td>" \
+        in matrix_html(runs, "M", command)
+    assert str(tmp_path) not in matrix_html(runs, "M", command)
+
+
+def test_only_whole_directories_are_rewritten(tmp_path, monkeypatch):
+    from patchconf.harness.reporting.matrix import portable
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("PATCHCONF_CACHE", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    assert portable(f"cmd:{tmp_path}x/python {tmp_path}/a.py --out={tmp_path} /usr/bin/{tmp_path.name}") == \
+        f"cmd:{tmp_path}x/python a.py --out=. /usr/bin/{tmp_path.name}"
