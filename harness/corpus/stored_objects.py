@@ -10,10 +10,9 @@ judged whole, so who owns them is still asserted.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
-from patchconf.harness.corpus.cases import Case
+from patchconf.harness.corpus.cases import Case, copy_json
 
 
 def drop_null_template_timestamps(actual: Any, expected: Any, top: bool = True) -> None:
@@ -60,7 +59,7 @@ def as_stated(case: Case, steps: list[Any], stated_steps: list[Any]) -> list[Any
         if not isinstance(document, dict) or not isinstance(stated, dict):
             judged.append(step)
             continue
-        document = copy.deepcopy(document)
+        document = copy_json(document)
         if not keep_status and "status" not in stated:
             document.pop("status", None)
         drop_null_template_timestamps(document, stated)

@@ -88,12 +88,58 @@ def walk_struct(value: GoStruct, definition: str, release: Release) -> None:
     defaulter = DEFAULTERS.get(definition)
     if defaulter is not None:
         defaulter(value, release)
+    for name, field, literal, walked in _walk_plan(definition, release):
+        if literal is not _NO_LITERAL:
+            unset = value[name] is None if field["shape"] == "pointer" else is_zero(value[name])
+            if unset:
+                value[name] = json.loads(json.dumps(literal))  # a fresh copy for each object
+        if walked:
+            value[name] = _walk(value[name], field, release)
+
+
+_NO_LITERAL = object()
+
+
+@functools.cache
+def _walk_plan(definition: str, release: Release) -> tuple[tuple[str, dict[str, Any], Any, bool], ...]:
+    """The fields of ``definition`` the walk has something to do at: (name, shape, its literal default
+    or _NO_LITERAL, whether its value is walked), in declaration order. Defaulter-gen's call tree
+    likewise leaves out every field whose type has no defaulter below it; here that is most fields
+    (strings, numbers, lists of them), which the walk used to visit on every object."""
     literals = literal_defaults(release).get(definition, {})
+    plan = []
     for field in fields(definition):
         name = field["name"]
-        if name in literals and (value[name] is None if field["shape"] == "pointer" else is_zero(value[name])):
-            value[name] = json.loads(json.dumps(literals[name]))  # a fresh copy for each object
-        value[name] = _walk(value[name], field, release)
+        literal = literals.get(name, _NO_LITERAL)
+        walked = _reaches_a_defaulter(field, release)
+        if literal is not _NO_LITERAL or walked:
+            plan.append((name, field, literal, walked))
+    return tuple(plan)
+
+
+_PLANNING: set[tuple[str, Release]] = set()
+
+
+def _reaches_a_defaulter(shape: dict[str, Any], release: Release) -> bool:
+    """Whether walking a value of ``shape`` can do anything: a defaulting function, a literal default
+    or a Quantity to rewrite at or below it."""
+    kind = shape["shape"]
+    if kind in ("pointer", "slice"):
+        return _reaches_a_defaulter(shape["elem"], release)
+    if kind == "map":
+        return shape.get("named") in DEFAULTERS
+    if kind == "opaque":
+        return shape.get("named") == QUANTITY
+    if kind != "struct":
+        return False
+    key = (shape["definition"], release)
+    if key in _PLANNING:
+        return True  # a type within itself: assume so (walking more is never wrong)
+    _PLANNING.add(key)
+    try:
+        return shape["definition"] in DEFAULTERS or bool(_walk_plan(*key))
+    finally:
+        _PLANNING.discard(key)
 
 
 def _walk(value: Any, shape: dict[str, Any], release: Release) -> Any:

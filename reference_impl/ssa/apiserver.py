@@ -170,7 +170,10 @@ class Store:
         obj.setdefault("metadata", {})["uid"] = "patchconf-uid"
         cleared = strategies.KEEP_STATUS
         if self.strategy.status_subresource:  # PrepareForCreate: a built-in kind's status is its Go zero value
-            cleared = self._stored(_empty(self.api_version, self.kind)).get("status")
+            if not self.custom_resource and codec.has_go_type(self.api_version, self.kind):
+                cleared = codec.decoded_empty(self.api_version, self.kind, self.release).get("status")
+            else:
+                cleared = self._stored(_empty(self.api_version, self.kind)).get("status")
         return strategies.prepare_for_create(obj, self.api_version, self.kind, cleared)
 
     def _patched(self, step: Step) -> dict[str, Any]:

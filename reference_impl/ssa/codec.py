@@ -16,10 +16,12 @@ the endpoint's business, :mod:`.apiserver`).
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from patchconf.reference_impl.defaults import default_go_value, default_object, defaults_known
 from patchconf.reference_impl.ssa import conversion, gotypes
+from patchconf.reference_impl.ssa.typed import json_copy
 
 
 def has_go_type(api_version: str, kind: str) -> bool:
@@ -47,8 +49,26 @@ def decode(obj: Any, api_version: str, kind: str, release: tuple[int, int]) -> A
 
 def empty(api_version: str, kind: str) -> dict[str, Any]:
     """``creater.New(kind)`` as the field manager sees it: the kind's zero Go value, not defaulted
-    (what a create by update or POST is compared against)."""
+    (what a create by update or POST is compared against). A new value each call."""
+    return json_copy(_empty(api_version, kind))
+
+
+def decoded_empty(api_version: str, kind: str, release: tuple[int, int]) -> dict[str, Any]:
+    """``decode(empty)``: the kind's zero Go value defaulted (what PrepareForCreate resets status to).
+    A new value each call."""
+    return json_copy(_decoded_empty(api_version, kind, release))
+
+
+# Both are the same for every object of a kind: worked out once (a Deployment's zero value walks
+# every field of its pod template), copied for each caller.
+@functools.cache
+def _empty(api_version: str, kind: str) -> dict[str, Any]:
     bare = {"apiVersion": api_version, "kind": kind}
     if not has_go_type(api_version, kind):
         return bare
     return conversion.through_internal_version(gotypes.round_trip(bare, api_version, kind), api_version, kind)
+
+
+@functools.cache
+def _decoded_empty(api_version: str, kind: str, release: tuple[int, int]) -> dict[str, Any]:
+    return decode({"apiVersion": api_version, "kind": kind}, api_version, kind, release)

@@ -147,20 +147,52 @@ def _round_tripped(value: Any, shape: Shape) -> Any:
     return _decoded(value, shape)  # a scalar, bytes or a type with its own encoding: read as written
 
 
+# How ``omitempty`` judges a field of each kind (converter.go isZero), read once per layout.
+_NEVER_EMPTY, _EMPTY_IF_ZERO, _EMPTY_IF_NIL, _EMPTY_IF_NIL_OR_NONE = range(4)
+
+
+@functools.cache
+def _round_trip_layout(definition: str) -> tuple[tuple[str, str, int, Shape, Any], ...]:
+    """A struct's fields for the round trip: (name, kind, how omitempty judges it or _NEVER_EMPTY, shape,
+    the value an absent member reads as: its zero, NIL, or _layout's shape for a struct or opaque)."""
+    layout = []
+    for name, kind, omitempty, field in _layout(definition):
+        if not omitempty or kind in ("struct", "opaque"):
+            emptiness = _NEVER_EMPTY
+        elif kind in SCALAR_ZEROS:
+            emptiness = _EMPTY_IF_ZERO
+        elif kind == "pointer":
+            emptiness = _EMPTY_IF_NIL
+        else:
+            emptiness = _EMPTY_IF_NIL_OR_NONE
+        absent = SCALAR_ZEROS.get(kind, NIL if kind in _NILABLE else field)
+        layout.append((name, kind, emptiness, field, absent))
+    return tuple(layout)
+
+
 def _round_tripped_struct(value: Any, definition: str) -> dict[str, Any]:
     members = value if isinstance(value, dict) else {}
     out = {}
-    for name, kind, omitempty, field in _layout(definition):
+    # _empty's rules inlined: this loop runs for every field of every struct of every decoded object
+    for name, kind, emptiness, field, absent in _round_trip_layout(definition):
         member = members.get(name)
-        if member is None and kind in SCALAR_ZEROS:
-            member = SCALAR_ZEROS[kind]
-        elif member is None and kind in _NILABLE:
-            member = NIL
-        elif not (type(member) in _SCALAR_VALUES and kind in SCALAR_ZEROS):
-            member = _round_tripped(member, field)
-        if omitempty and _empty(member, field):  # left out by the encoding: decoded as absent
-            member = SCALAR_ZEROS.get(kind, NIL)
-        out[name] = member
+        if member is None:
+            # an absent scalar or nilable reads as its zero, which omitempty leaves as it is
+            out[name] = _round_tripped(None, field) if absent is field else absent
+            continue
+        if type(member) in _SCALAR_VALUES and kind in SCALAR_ZEROS:
+            out[name] = absent if emptiness == _EMPTY_IF_ZERO and member == absent else member
+            continue
+        member = _round_tripped(member, field)
+        if emptiness == _EMPTY_IF_ZERO:
+            empty = member == absent
+        elif emptiness == _EMPTY_IF_NIL:
+            empty = member is NIL
+        elif emptiness == _EMPTY_IF_NIL_OR_NONE:
+            empty = member is NIL or len(member) == 0
+        else:
+            empty = False
+        out[name] = absent if empty else member
     return out
 
 
