@@ -221,6 +221,8 @@ class Store:
 
 def _with_defaults(schema: Schema, type_ref: Any, value: Any) -> Any:
     """Structural defaulting: a declared field with a default, absent from an object, gets it."""
+    if type_ref is None or not schema.resolved(type_ref).declares_defaults():
+        return json_copy(value)  # nothing below can get a default: most schemas declare none
     atom = resolve_or_none(schema, type_ref)
     if atom is None:
         return value

@@ -244,8 +244,9 @@ class ResolvedType:
     which validation finds no problem.
     """
 
-    __slots__ = ("_element", "_item", "_key_defaults", "_schema", "_shapes", "accepts", "anything", "atom", "declared",
-                 "list", "map", "member_types", "partial_keys", "ref", "scalar", "scalar_only", "several")
+    __slots__ = ("_declares_defaults", "_element", "_item", "_key_defaults", "_schema", "_shapes", "accepts",
+                 "anything", "atom", "declared", "list", "map", "member_types", "partial_keys", "ref", "scalar",
+                 "scalar_only", "several")
 
     def __init__(self, schema: Schema, ref: TypeRef, atom: Atom | None = None) -> None:
         self.ref = ref
@@ -273,9 +274,26 @@ class ResolvedType:
         self._item: ResolvedType | None = None
         self._shapes: dict[str, ResolvedType] = {}
         self._key_defaults: tuple | None = None
+        self._declares_defaults: bool | None = None
 
     def __repr__(self) -> str:
         return f"ResolvedType({self.ref!r})"
+
+    def declares_defaults(self) -> bool:
+        """Whether a value of this type can get a structural default at or below it (a field's ``default``)."""
+        if self._declares_defaults is None:
+            self._declares_defaults = True  # meanwhile, a type within itself: assume so (defaulting more finds nothing)
+            found = False
+            if self.map is not None:
+                element = self.element()
+                fields = self.map.fields
+                found = (any(declared.default is not ABSENT_DEFAULT for declared in fields)
+                         or any(self._schema.resolved(declared.type).declares_defaults() for declared in fields)
+                         or (element is not None and element.declares_defaults()))
+            if not found and self.list is not None:
+                found = self.item().declares_defaults()
+            self._declares_defaults = found
+        return self._declares_defaults
 
     def deduced(self, kind: str | None) -> ResolvedType:
         """helpers.go deduceAtom: of a type allowing several shapes, the one a value of ``kind`` has."""
