@@ -241,3 +241,17 @@ func ModuleVersion(path string) string {
 	}
 	return "unknown"
 }
+
+// KubernetesRelease is the Kubernetes release 1.X.Y of the k8s.io module path (released as
+// v0.X.Y) this binary was built with, for the handshake's `kubernetes` ("" when unknown).
+func KubernetesRelease(path string) string {
+	return kubernetesRelease(ModuleVersion(path))
+}
+
+func kubernetesRelease(moduleVersion string) string {
+	var minor, patch int
+	if _, err := fmt.Sscanf(moduleVersion, "v0.%d.%d", &minor, &patch); err != nil {
+		return ""
+	}
+	return fmt.Sprintf("1.%d.%d", minor, patch)
+}

@@ -132,3 +132,11 @@ func TestRender(t *testing.T) {
 		}
 	}
 }
+
+func TestKubernetesReleaseOfAStagingModuleVersion(t *testing.T) {
+	for version, want := range map[string]string{"v0.37.1": "1.37.1", "v0.33.13": "1.33.13", "unknown": "", "v1.2.3": ""} {
+		if got := kubernetesRelease(version); got != want {
+			t.Errorf("kubernetesRelease(%q) = %q, want %q", version, got, want)
+		}
+	}
+}

@@ -3,16 +3,6 @@ module patchconf.dev/targets/peers/flux-ssa
 go 1.26.0
 
 require (
-	github.com/fluxcd/pkg/ssa v0.78.0
-	k8s.io/api v0.37.0
-	k8s.io/apimachinery v0.37.0
-	k8s.io/client-go v0.37.0
-	patchconf.dev/targets/peerkit v0.0.0
-	patchconf.dev/targets/peerkit/ssafake v0.0.0
-	sigs.k8s.io/controller-runtime v0.25.0
-)
-
-require (
 	github.com/Azure/go-ansiterm v0.0.0-20250102033503-faa5f7b0171c // indirect
 	github.com/MakeNowJust/heredoc v1.0.0 // indirect
 	github.com/blang/semver/v4 v4.0.0 // indirect
@@ -22,6 +12,7 @@ require (
 	github.com/evanphx/json-patch/v5 v5.9.11 // indirect
 	github.com/exponent-io/jsonpath v0.0.0-20210407135951-1de76d718b3f // indirect
 	github.com/fluxcd/cli-utils v1.3.0 // indirect
+	github.com/fluxcd/pkg/ssa v0.78.0
 	github.com/fxamacker/cbor/v2 v2.9.3 // indirect
 	github.com/go-errors/errors v1.5.1 // indirect
 	github.com/go-logr/logr v1.4.4 // indirect
@@ -75,12 +66,16 @@ require (
 	google.golang.org/protobuf v1.36.12 // indirect
 	gopkg.in/evanphx/json-patch.v4 v4.13.0 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
+	k8s.io/apimachinery v0.37.0
 	k8s.io/cli-runtime v0.37.0 // indirect
 	k8s.io/component-base v0.37.0 // indirect
 	k8s.io/klog/v2 v2.140.0 // indirect
 	k8s.io/kube-openapi v0.0.0-20260821135717-be32def86098 // indirect
 	k8s.io/kubectl v0.37.0 // indirect
 	k8s.io/utils v0.0.0-20260707023825-cf1189d6abe3 // indirect
+	patchconf.dev/targets/peerkit v0.0.0
+	patchconf.dev/targets/peerkit/clusterkit v0.0.0
+	patchconf.dev/targets/peerkit/ssafake v0.0.0
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
 	sigs.k8s.io/kustomize/api v0.21.1 // indirect
 	sigs.k8s.io/kustomize/kyaml v0.21.1 // indirect
@@ -89,6 +84,14 @@ require (
 	sigs.k8s.io/yaml v1.6.0 // indirect
 )
 
+require (
+	k8s.io/api v0.37.0 // indirect
+	k8s.io/client-go v0.37.0 // indirect
+	sigs.k8s.io/controller-runtime v0.25.0 // indirect
+)
+
 replace patchconf.dev/targets/peerkit => ../../peerkit
 
 replace patchconf.dev/targets/peerkit/ssafake => ../../peerkit/ssafake
+
+replace patchconf.dev/targets/peerkit/clusterkit => ../../peerkit/clusterkit

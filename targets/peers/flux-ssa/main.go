@@ -6,36 +6,49 @@
 // apply itself only when they differ, always with force). The other steps are what the
 // cluster's other clients send (an update, a patch, a write to /status), sent as plain
 // requests with controller-runtime's client. Everything runs against a real kube-apiserver
-// (patchconf's control plane), each case in a namespace of its own, deleted after it.
+// (patchconf's control plane), each case in a namespace of its own, removed after it
+// (targets/peerkit/clusterkit, shared with helm-v4).
 // It is a peer for the compliance matrix, not a judge: where Flux's apply departs from a
 // client's server-side apply, that is its answer.
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
-	"os/signal"
-	"path/filepath"
-	"syscall"
 
-	"encoding/json"
+	"github.com/fluxcd/pkg/ssa"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"patchconf.dev/targets/peerkit"
+	"patchconf.dev/targets/peerkit/clusterkit"
 	"patchconf.dev/targets/peerkit/ssafake"
 )
 
 const libraryModule = "github.com/fluxcd/pkg/ssa"
 
+// flux is what Flux brings to clusterkit: its apply, and documents without status unless the
+// case is about it, as on the live target.
+var flux = clusterkit.Tool{Name: "Flux", NamespacePrefix: "pcg-flux-", Apply: apply, StatusOnlyWhenStated: true}
+
+// apply is Flux's: ResourceManager.Apply with the step's manager as its field owner and its
+// default options (no force-recreate, no selectors, no cleanup, no drift ignore rules). Flux
+// applies with force whatever the step says.
+func apply(o *clusterkit.Object, s ssafake.Step, u *unstructured.Unstructured) error {
+	manager := ssa.NewResourceManager(o.Client, nil, ssa.Owner{Field: s.FieldManager(), Group: "patchconf.dev"})
+	_, err := manager.Apply(o.Ctx, u, ssa.DefaultApplyOptions())
+	return err
+}
+
 func main() {
 	version := peerkit.ModuleVersion(libraryModule)
 	clientGo := peerkit.ModuleVersion("k8s.io/client-go")
-	kubeconfig, stop, err := controlPlane()
+	kubeconfig, stop, err := clusterkit.ControlPlane("flux-ssa")
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "patchconf peer: flux-ssa: %v\n", err)
 		os.Exit(1)
 	}
-	cluster, err := connect(kubeconfig)
+	cluster, err := clusterkit.Connect(kubeconfig, flux)
 	if err != nil {
 		stop()
 		fmt.Fprintf(os.Stderr, "patchconf peer: flux-ssa: %v\n", err)
@@ -44,12 +57,12 @@ func main() {
 	peer := peerkit.Peer{
 		Implementation: peerkit.Implementation{Name: "flux-ssa", Version: version, Language: "go",
 			Homepage: "https://pkg.go.dev/github.com/fluxcd/pkg/ssa", Category: "tool",
-			Kubernetes: kubernetesRelease(clientGo)},
+			Kubernetes: peerkit.KubernetesRelease("k8s.io/client-go")},
 		// Built-in kinds the server serves; "none": a case that starts with no object names
 		// its kind only in its steps. Custom kinds would need a CRD of the case; they skip.
 		Capabilities: ssafake.Capabilities("builtin", "none"),
 		Answer: func(raw json.RawMessage) peerkit.Answer {
-			return ssafake.Answer("flux-ssa", raw, cluster.run)
+			return ssafake.Answer("flux-ssa", raw, cluster.Run)
 		},
 	}
 	fmt.Fprintf(os.Stderr, "patchconf peer: %s %s (ResourceManager.Apply; client-go %s; %s)\n",
@@ -60,52 +73,4 @@ func main() {
 		fmt.Fprintf(os.Stderr, "patchconf peer: %v\n", serveErr)
 		os.Exit(1)
 	}
-}
-
-// controlPlane is the kubeconfig of the server the cases run on: $PATCHCONF_KUBECONFIG, or a
-// private control plane started with `patchconf apiserver start` and stopped by stop.
-func controlPlane() (kubeconfig string, stop func(), err error) {
-	if path := os.Getenv("PATCHCONF_KUBECONFIG"); path != "" {
-		return path, func() {}, nil
-	}
-	dir, err := os.MkdirTemp("", "patchconf-flux-ssa-")
-	if err != nil {
-		return "", nil, err
-	}
-	kubeconfig = filepath.Join(dir, "kubeconfig")
-	start := exec.Command("patchconf", "apiserver", "start", "--kubeconfig", kubeconfig)
-	start.Stdout, start.Stderr = os.Stderr, os.Stderr
-	if err := start.Run(); err != nil {
-		_ = os.RemoveAll(dir)
-		return "", nil, fmt.Errorf("no PATCHCONF_KUBECONFIG, and `patchconf apiserver start` failed: %v", err)
-	}
-	stopped := false
-	stop = func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		end := exec.Command("patchconf", "apiserver", "stop", "--kubeconfig", kubeconfig)
-		end.Stdout, end.Stderr = os.Stderr, os.Stderr
-		_ = end.Run()
-		_ = os.RemoveAll(dir)
-	}
-	// The harness ends a peer that overran a deadline with a signal: the server goes with it.
-	signals := make(chan os.Signal, 1)
-	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	go func() {
-		<-signals
-		stop()
-		os.Exit(1)
-	}()
-	return kubeconfig, stop, nil
-}
-
-// kubernetesRelease is client-go v0.X.Y's Kubernetes release, 1.X.Y.
-func kubernetesRelease(clientGo string) string {
-	var minor, patch int
-	if _, err := fmt.Sscanf(clientGo, "v0.%d.%d", &minor, &patch); err != nil {
-		return ""
-	}
-	return fmt.Sprintf("1.%d.%d", minor, patch)
 }

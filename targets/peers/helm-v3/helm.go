@@ -9,11 +9,8 @@ import (
 	"bytes"
 	"encoding/json"
 
-	"strings"
-
 	"helm.sh/helm/v3/pkg/kube"
-
-	"patchconf.dev/targets/peerkit"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 )
 
 const (
@@ -22,13 +19,9 @@ const (
 	callName      = "kube.Client.Update(original, target, force=false)"
 )
 
-// clientSideTypes are the flows Helm 3 implements: its createPatch is a three-way strategic
-// merge patch (overwrite=true) for kinds of its scheme and a two-way JSON merge patch for
-// the others.
-var clientSideTypes = []string{"apply", "strategic-3way", "merge-patch-3way"}
-
-func updateObjects(host string, original, modified json.RawMessage, originalGiven bool) error {
-	client := kube.New(loopbackGetter{host: host})
+// updateObjects is helmupgrade.Update with Helm 3's client.
+func updateObjects(getter genericclioptions.RESTClientGetter, original, modified json.RawMessage, originalGiven bool) error {
+	client := kube.New(getter)
 	target, err := client.Build(bytes.NewReader(modified), false)
 	if err != nil {
 		return err
@@ -41,14 +34,4 @@ func updateObjects(host string, original, modified json.RawMessage, originalGive
 	}
 	_, err = client.Update(previous, target, false)
 	return err
-}
-
-// kubernetesRelease is the Kubernetes release whose modules Helm was built with
-// (k8s.io/apimachinery v0.37.0 -> 1.37.0): its strategic merge code is that release's.
-func kubernetesRelease() string {
-	version := peerkit.ModuleVersion("k8s.io/apimachinery")
-	if rest, ok := strings.CutPrefix(version, "v0."); ok {
-		return "1." + rest
-	}
-	return version
 }

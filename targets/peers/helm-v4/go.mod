@@ -3,18 +3,6 @@ module patchconf.dev/targets/peers/helm-v4
 go 1.26.0
 
 require (
-	gopkg.in/evanphx/json-patch.v4 v4.13.0
-	helm.sh/helm/v4 v4.3.1
-	k8s.io/api v0.37.1
-	k8s.io/apimachinery v0.37.1
-	k8s.io/cli-runtime v0.37.1
-	k8s.io/client-go v0.37.1
-	patchconf.dev/targets/peerkit v0.0.0
-	patchconf.dev/targets/peerkit/ssafake v0.0.0
-	sigs.k8s.io/controller-runtime v0.25.2
-)
-
-require (
 	github.com/Azure/go-ansiterm v0.0.0-20250102033503-faa5f7b0171c // indirect
 	github.com/MakeNowJust/heredoc v1.0.0 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
@@ -77,12 +65,19 @@ require (
 	golang.org/x/time v0.15.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
+	helm.sh/helm/v4 v4.3.1
 	k8s.io/apiextensions-apiserver v0.37.1 // indirect
+	k8s.io/apimachinery v0.37.1
+	k8s.io/cli-runtime v0.37.1
 	k8s.io/component-base v0.37.1 // indirect
 	k8s.io/klog/v2 v2.140.0 // indirect
 	k8s.io/kube-openapi v0.0.0-20260721132016-d427ff9ee9ad // indirect
 	k8s.io/kubectl v0.37.1 // indirect
 	k8s.io/utils v0.0.0-20260626114624-be93311217bd // indirect
+	patchconf.dev/targets/peerkit v0.0.0
+	patchconf.dev/targets/peerkit/clusterkit v0.0.0
+	patchconf.dev/targets/peerkit/helmupgrade v0.0.0
+	patchconf.dev/targets/peerkit/ssafake v0.0.0
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
 	sigs.k8s.io/kustomize/api v0.21.1 // indirect
 	sigs.k8s.io/kustomize/kyaml v0.21.2 // indirect
@@ -91,6 +86,17 @@ require (
 	sigs.k8s.io/yaml v1.6.0 // indirect
 )
 
+require (
+	gopkg.in/evanphx/json-patch.v4 v4.13.0 // indirect
+	k8s.io/api v0.37.1 // indirect
+	k8s.io/client-go v0.37.1 // indirect
+	sigs.k8s.io/controller-runtime v0.25.2 // indirect
+)
+
 replace patchconf.dev/targets/peerkit => ../../peerkit
 
 replace patchconf.dev/targets/peerkit/ssafake => ../../peerkit/ssafake
+
+replace patchconf.dev/targets/peerkit/helmupgrade => ../../peerkit/helmupgrade
+
+replace patchconf.dev/targets/peerkit/clusterkit => ../../peerkit/clusterkit

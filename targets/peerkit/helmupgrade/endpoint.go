@@ -1,4 +1,4 @@
-package main
+package helmupgrade
 
 // The loopback endpoint Helm's kube client talks to: for one case at a time it serves
 // legacy discovery for the case's kinds, the live object (GET), the namespaces the objects
@@ -6,7 +6,7 @@ package main
 // the live object with that patch applied as an API server applies it (apimachinery's
 // strategicpatch with the kind's Go type, or a JSON merge patch), which is the answer's
 // `document`; the endpoint neither defaults nor validates, like patchconf's kubectl-apply
-// endpoint (harness/targets/kubectl_apply.py). This file is the same in helm-v3 and helm-v4.
+// endpoint (harness/targets/kubectl_apply.py).
 
 import (
 	"encoding/json"
@@ -127,21 +127,26 @@ func (s *served) sent(method string) []recorded {
 	return found
 }
 
-// endpoint is one loopback HTTP server, serving one case at a time.
-type endpoint struct {
+// Endpoint is one loopback HTTP server, serving one case at a time; a peer makes one for
+// its process (NewEndpoint) and answers its cases through it (Answer).
+type Endpoint struct {
 	server *httptest.Server
 	mu     sync.Mutex
 	state  *served
 }
 
-func newEndpoint() *endpoint {
-	e := &endpoint{}
+// NewEndpoint starts the loopback server; Close stops it.
+func NewEndpoint() *Endpoint {
+	e := &Endpoint{}
 	e.server = httptest.NewServer(http.HandlerFunc(e.handle))
 	return e
 }
 
+// Close stops the loopback server.
+func (e *Endpoint) Close() { e.server.Close() }
+
 // serve makes state the one the endpoint answers with, until the returned function is called.
-func (e *endpoint) serve(state *served) func() {
+func (e *Endpoint) serve(state *served) func() {
 	e.mu.Lock()
 	e.state = state
 	e.mu.Unlock()
@@ -169,7 +174,7 @@ func reply(w http.ResponseWriter, code int, body interface{}) {
 	_, _ = w.Write(data)
 }
 
-func (e *endpoint) handle(w http.ResponseWriter, r *http.Request) {
+func (e *Endpoint) handle(w http.ResponseWriter, r *http.Request) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	state := e.state

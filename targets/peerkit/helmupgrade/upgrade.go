@@ -1,12 +1,12 @@
-package main
-
-// One case as a `helm upgrade` of one object: the previous release's manifest is the case's
-// `original` (null: the object was not in it), the new manifest its `modified`, the live
-// object its `current` (absent: not on the cluster). Both manifests go through Helm's
-// Client.Build, and the update through the peer's updateObjects (helm.go: Helm's
-// Client.Update), against the loopback endpoint. The answer is what Helm sent: the PATCH
-// body as `patch`, the live object after it as `document`; a POST (Helm created the object)
-// answers with the created object. This file is the same in helm-v3 and helm-v4.
+// Package helmupgrade is what the helm-v3 and helm-v4 peers share: one case as a `helm
+// upgrade` of one object, against a loopback endpoint in the peer's process. The previous
+// release's manifest is the case's `original` (null: the object was not in it), the new
+// manifest its `modified`, the live object its `current` (absent: not on the cluster). The
+// peer's Update makes its Helm major's calls (Client.Build of both manifests, Client.Update)
+// against the endpoint; the answer is what Helm sent: the PATCH body as `patch`, the live
+// object after it as `document`; a POST (Helm created the object) answers with the created
+// object. Nothing here imports Helm: its two majors differ only in the peer's Update.
+package helmupgrade
 
 import (
 	"bytes"
@@ -26,6 +26,11 @@ import (
 
 	"patchconf.dev/targets/peerkit"
 )
+
+// CaseTypes are the case types Answer runs: Helm's createPatch is a three-way strategic
+// merge patch (overwrite=true) for kinds of its scheme and a two-way JSON merge patch for the
+// others, judged as `apply` too (kubectl apply's request).
+var CaseTypes = []string{"apply", "strategic-3way", "merge-patch-3way"}
 
 // threeWayCase is an `apply`, `strategic-3way` or `merge-patch-3way` request.
 type threeWayCase struct {
@@ -96,10 +101,14 @@ func (g loopbackGetter) ToRawKubeConfigLoader() clientcmd.ClientConfig {
 
 var _ genericclioptions.RESTClientGetter = loopbackGetter{}
 
-var loopback *endpoint
+// Update is the peer's Helm update of one object: Client.Build of the new manifest (and of
+// the previous one when originalGiven) through getter, then Client.Update as its Helm
+// major's `helm upgrade` calls it.
+type Update func(getter genericclioptions.RESTClientGetter, original, modified json.RawMessage, originalGiven bool) error
 
-// answerThreeWay runs one case through Helm's client-side update.
-func answerThreeWay(raw json.RawMessage) peerkit.Answer {
+// Answer runs one `apply`, `strategic-3way` or `merge-patch-3way` case through update
+// against the endpoint.
+func (e *Endpoint) Answer(raw json.RawMessage, update Update) peerkit.Answer {
 	var c threeWayCase
 	decoder := json.NewDecoder(bytes.NewReader(raw))
 	decoder.UseNumber()
@@ -164,8 +173,8 @@ func answerThreeWay(raw json.RawMessage) peerkit.Answer {
 		state.objects[resource.objectPath(head.Metadata.Name, head.Metadata.Namespace)] = live
 	}
 
-	done := loopback.serve(state)
-	updateErr := updateObjects(loopback.server.URL, c.Original, c.Modified, originalGiven)
+	done := e.serve(state)
+	updateErr := update(loopbackGetter{host: e.server.URL}, c.Original, c.Modified, originalGiven)
 	done()
 
 	if len(state.unexpected) > 0 {
