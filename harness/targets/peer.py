@@ -6,8 +6,9 @@ against, ``client-go-fake`` (``k8s.io/client-go/kubernetes/fake.NewClientset``) 
 ``controller-runtime-fake`` (``sigs.k8s.io/controller-runtime/pkg/client/fake``), and the tools
 users' objects pass through (Helm, Argo CD's diff, Flux's resource manager: SERVER_PEERS run on
 a kube-apiserver). Each
-speaks harness/PROTOCOL.md through the kit in ``targets/peerkit`` (the fakes share its
-``ssafake`` module too). A peer is built on first use into
+speaks harness/PROTOCOL.md through the kit in ``targets/peerkit``; what several peers share
+lives beside it in modules of its own (``ssafake``, ``clusterkit``, ``helmupgrade``), copied
+with it. A peer is built on first use into
 ``$PATCHCONF_CACHE/peers/<name>-<source digest>/`` (default ``~/.cache/patchconf``) with the
 upstream target's build helpers, and reused while its and the kit's sources are unchanged.
 Peers are compared, not trusted: their answers are judged against the corpus like any
