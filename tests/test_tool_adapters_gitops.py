@@ -210,3 +210,22 @@ def test_flux_skips_custom_kinds_and_named_schemas(flux):
                              "CustomResourceDefinition, which this peer does not create")
     widget = run_case(cases["widget-same-apply-twice-is-no-op"], flux)
     assert widget.status == SKIP
+
+
+@needs_go
+def test_flux_leaves_no_namespace_terminating(flux, corpus_cases, request):
+    # patchconf's control plane runs no namespace controller: a case's namespace that is only
+    # deleted stays Terminating (it did before clusterkit finalized it).
+    kubernetes = pytest.importorskip("kubernetes", reason="the kubernetes Python client is not installed")
+    kubeconfig = os.environ.get("PATCHCONF_KUBECONFIG") or str(request.getfixturevalue("live_kubeconfig"))
+
+    def terminating_flux_namespaces() -> set[str]:
+        with kubernetes.config.new_client_from_config(config_file=kubeconfig) as client:
+            namespaces = kubernetes.client.CoreV1Api(client).list_namespace(label_selector="patchconf.dev/run").items
+        return {ns.metadata.name for ns in namespaces
+                if ns.metadata.name.startswith("pcg-flux-") and ns.status.phase == "Terminating"}
+
+    before = terminating_flux_namespaces()
+    result = run_case(corpus_cases[FIRST_APPLY], flux)
+    assert result.status == PASS, result.reason
+    assert terminating_flux_namespaces() - before == set()
