@@ -233,6 +233,31 @@ _SCALAR_PYTHON_TYPES = {
 }
 
 
+def _reaches_a_default(start: ResolvedType) -> bool:
+    """Whether some field with a ``default`` is reachable from ``start`` through member, element and
+    item types: a search of the type graph (types may contain themselves, as the untyped one does)."""
+    seen: set[int] = set()
+    pending = [start]
+    while pending:
+        rtype = pending.pop()
+        if id(rtype) in seen or rtype._declares_defaults is False:  # False is known exactly
+            continue
+        if rtype._declares_defaults is True:
+            return True
+        seen.add(id(rtype))
+        if rtype.map is not None:
+            for declared in rtype.map.fields:
+                if declared.default is not ABSENT_DEFAULT:
+                    return True
+                pending.append(rtype._schema.resolved(declared.type))
+            element = rtype.element()
+            if element is not None:
+                pending.append(element)
+        if rtype.list is not None:
+            pending.append(rtype.item())
+    return False
+
+
 class ResolvedType:
     """A type reference resolved once (elements.go ``Resolve``, with helpers.go's ``deduceAtom``
     shapes and ``FindField`` answers kept): the typed walks ask it for each value's shape, a map
@@ -282,17 +307,7 @@ class ResolvedType:
     def declares_defaults(self) -> bool:
         """Whether a value of this type can get a structural default at or below it (a field's ``default``)."""
         if self._declares_defaults is None:
-            self._declares_defaults = True  # meanwhile, a type within itself: assume so (defaulting more finds nothing)
-            found = False
-            if self.map is not None:
-                element = self.element()
-                fields = self.map.fields
-                found = (any(declared.default is not ABSENT_DEFAULT for declared in fields)
-                         or any(self._schema.resolved(declared.type).declares_defaults() for declared in fields)
-                         or (element is not None and element.declares_defaults()))
-            if not found and self.list is not None:
-                found = self.item().declares_defaults()
-            self._declares_defaults = found
+            self._declares_defaults = _reaches_a_default(self)
         return self._declares_defaults
 
     def deduced(self, kind: str | None) -> ResolvedType:
