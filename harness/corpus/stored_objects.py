@@ -10,7 +10,6 @@ judged whole, so who owns them is still asserted.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 from patchconf.harness.corpus.cases import Case, copy_json
@@ -19,27 +18,32 @@ from patchconf.harness.corpus.cases import Case, copy_json
 def drop_null_template_timestamps(actual: Any, expected: Any) -> None:
     """``creationTimestamp: null`` in an embedded object's metadata (a pod template's), which servers
     before 1.34 write for the Go zero time and later ones leave out, unless the case states it."""
-    for metadata in list(_null_template_timestamps(actual, expected, top=True)):
+    for metadata in _null_template_timestamps(actual, expected, top=True):
         del metadata["creationTimestamp"]
 
 
-def _null_template_timestamps(actual: Any, expected: Any, top: bool) -> Iterator[dict[str, Any]]:
+def _null_template_timestamps(actual: Any, expected: Any, top: bool) -> list[dict[str, Any]]:
     """Each embedded metadata of ``actual`` whose null creationTimestamp ``expected`` does not state."""
-    if isinstance(actual, list):
-        for index, item in enumerate(actual):
-            stated = expected[index] if isinstance(expected, list) and index < len(expected) else None
-            yield from _null_template_timestamps(item, stated, False)
-        return
-    if not isinstance(actual, dict):
-        return
-    metadata = actual.get("metadata")
-    stated_metadata = expected.get("metadata") if isinstance(expected, dict) else None
-    if (not top and isinstance(metadata, dict) and "creationTimestamp" in metadata
-            and metadata["creationTimestamp"] is None
-            and not (isinstance(stated_metadata, dict) and "creationTimestamp" in stated_metadata)):
-        yield metadata
-    for key, value in actual.items():
-        yield from _null_template_timestamps(value, expected.get(key) if isinstance(expected, dict) else None, False)
+    found = []
+    # a stack, not recursion: every answer is walked whole
+    pending = [(actual, expected, top)] if isinstance(actual, (dict, list)) else []
+    while pending:
+        value, stated, at_top = pending.pop()
+        if isinstance(value, list):
+            stated_items = stated if isinstance(stated, list) else ()
+            pending.extend((item, stated_items[index] if index < len(stated_items) else None, False)
+                           for index, item in enumerate(value) if isinstance(item, (dict, list)))
+            continue
+        metadata = value.get("metadata")
+        stated_members = stated if isinstance(stated, dict) else {}
+        stated_metadata = stated_members.get("metadata")
+        if (not at_top and isinstance(metadata, dict) and "creationTimestamp" in metadata
+                and metadata["creationTimestamp"] is None
+                and not (isinstance(stated_metadata, dict) and "creationTimestamp" in stated_metadata)):
+            found.append(metadata)
+        pending.extend((member, stated_members.get(key), False)
+                       for key, member in value.items() if isinstance(member, (dict, list)))
+    return found
 
 
 def about_status(case: Case) -> bool:
@@ -69,7 +73,7 @@ def as_stated(case: Case, steps: list[Any], stated_steps: list[Any]) -> list[Any
             continue
         if not keep_status and "status" not in stated and "status" in document:
             document = {key: value for key, value in document.items() if key != "status"}
-        if any(_null_template_timestamps(document, stated, top=True)):
+        if _null_template_timestamps(document, stated, top=True):
             document = copy_json(document)  # copied only to be changed: most answers have none to drop
             drop_null_template_timestamps(document, stated)
         judged.append({**step, "document": document})
