@@ -10,6 +10,7 @@ numbers).
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -134,13 +135,19 @@ def decode_managed_fields(entries: Any, memo: FieldsV1Memo | None = None) -> Man
     return managed
 
 
+@functools.lru_cache(maxsize=1024)
+def _identifier_members(identifier: str) -> dict[str, str]:
+    """A manager identifier's members (read for every entry written; managers repeat). Not to be changed."""
+    return json.loads(identifier)
+
+
 def encode_managed_fields(managed: Managed, memo: FieldsV1Memo | None = None) -> list[dict[str, Any]] | None:
     if not managed.fields:
         return None
     entries = []
     written = []
     for identifier, versioned in managed.fields.items():
-        entry = json.loads(identifier)
+        entry = dict(_identifier_members(identifier))
         entry["apiVersion"] = versioned.api_version
         if versioned.applied:
             entry["operation"] = "Apply"
