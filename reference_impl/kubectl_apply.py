@@ -6,10 +6,12 @@ three-way patch built from that configuration (``original``), the new configurat
 (``modified``) and the live object (``current``). This module follows
 ``k8s.io/kubectl/pkg/cmd/apply`` (``Patcher.patchSimple``) and ``pkg/util/apply.go``:
 
-- The configuration is read as an ``Unstructured`` object (a ``kind`` is required) and
-  annotated (``GetModifiedConfiguration``): the annotation holds the JSON of the
-  configuration *without* the annotation, as Go's ``encoding/json`` writes it (keys
-  sorted, HTML-safe escapes, a final newline), and that configuration carries an empty
+- The configuration is read as an ``Unstructured`` object (a ``kind`` is required) whose
+  metadata decodes into ``ObjectMeta`` (cli-runtime's file reader:
+  :mod:`patchconf.reference_impl.object_meta`), and annotated
+  (``GetModifiedConfiguration``): the annotation holds the JSON of the configuration
+  *without* the annotation, as Go's ``encoding/json`` writes it (keys sorted, HTML-safe
+  escapes, a final newline), and that configuration carries an empty
   ``metadata.annotations: {}`` when it had no annotations.
 - No live object: kubectl creates the configuration with the annotation set (and, since
   1.31, without its null members; the annotation keeps them).
@@ -33,6 +35,7 @@ from typing import Any
 
 from patchconf.reference_impl import go_json, kubernetes_object, merge_patch
 from patchconf.reference_impl.errors import InvalidDocument
+from patchconf.reference_impl.object_meta import check_readable_metadata
 from patchconf.reference_impl.strategic.apply import apply as strategic_apply
 from patchconf.reference_impl.strategic.create import create_three_way
 from patchconf.reference_impl.strategic.patchmeta import PatchMeta
@@ -63,6 +66,9 @@ def apply(configuration: Json, live: Json, meta: PatchMeta | None, overwrite: bo
     a strategic schema (kubectl then sends a JSON merge patch).
     """
     config = decode_object(configuration)
+    # kubectl reads the file with cli-runtime's builder, which also wants its metadata to
+    # decode into ObjectMeta (as written: 2.0 is no int64).
+    check_readable_metadata(configuration)
     if live is None:
         created = _with_annotations(config, {**_annotations(config), LAST_APPLIED: last_applied_configuration(config)})
         # kubectl (1.31+) drops null members from what it creates, after writing the

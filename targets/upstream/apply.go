@@ -4,8 +4,10 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/jsonmergepatch"
 	"k8s.io/apimachinery/pkg/util/mergepatch"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
@@ -15,7 +17,8 @@ import (
 )
 
 // apply is kubectl's client-side apply, offline, following k8s.io/kubectl/pkg/cmd/apply:
-// the configuration (`modified`) is read as an Unstructured object and annotated with
+// the configuration (`modified`) is read as an Unstructured object (whose metadata must
+// decode into ObjectMeta, as kubectl's file reader checks) and annotated with
 // util.GetModifiedConfiguration; the live object (`current`) carries the last-applied
 // configuration (`original`) in its kubectl.kubernetes.io/last-applied-configuration
 // annotation; the patch is Patcher.patchSimple's (strategicpatch.CreateThreeWayMergePatch
@@ -27,6 +30,9 @@ func (c *patchCase) apply() (*result, string, *caseError) {
 	codec := unstructured.UnstructuredJSONScheme
 	config, err := decodeObject(c.modified.bytes)
 	if err != nil {
+		return fail("invalid-document", err)
+	}
+	if err := readableMetadata(c.modified.written); err != nil { // its first error in the file's order
 		return fail("invalid-document", err)
 	}
 	if !c.current.present || c.current.isNull() {
@@ -134,6 +140,20 @@ func pruneNulls(value interface{}) {
 			pruneNulls(element)
 		}
 	}
+}
+
+// metadataOnlyObject is what kubectl's file reader decodes an object into besides
+// Unstructured (k8s.io/cli-runtime pkg/resource, metadataValidatingDecoder); its name is
+// the one Go's decoding errors give for a `metadata` that is no object.
+type metadataOnlyObject struct {
+	metav1.TypeMeta   `json:""`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+}
+
+// readableMetadata: whether kubectl reads a file holding `data` (already an Unstructured
+// object): its metadata must decode into ObjectMeta (a number label value does not).
+func readableMetadata(data []byte) error {
+	return utiljson.Unmarshal(data, &metadataOnlyObject{})
 }
 
 // decodeObject reads a document the way kubectl's resource builder does (.Unstructured()).

@@ -17,6 +17,7 @@ type input struct {
 	present bool
 	value   interface{} // decoded with UseNumber
 	bytes   []byte      // the value marshalled back to JSON: what the library is handed
+	written []byte      // the member as the case was sent (members in its order, as a file has them)
 }
 
 func (in input) isObject() bool {
@@ -98,7 +99,7 @@ func parseCase(raw json.RawMessage) (*patchCase, error) {
 		if err != nil {
 			return nil, fmt.Errorf("case member %q: %v", name, err)
 		}
-		target.present, target.bytes = true, marshalled
+		target.present, target.bytes, target.written = true, marshalled, v
 	}
 	options, err := parseOptions(members["options"])
 	if err != nil {

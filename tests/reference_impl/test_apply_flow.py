@@ -248,18 +248,24 @@ def test_refused_applies(configuration, live, last_applied, meta, error_class) -
     assert raised.value.error_class == error_class
 
 
-def test_annotations_that_are_not_all_strings_read_as_none() -> None:
-    # Unstructured.GetAnnotations fails on the number, so kubectl sets a fresh map.
+def test_annotations_that_are_not_all_strings_refuse_the_file() -> None:
+    # kubectl 1.32.4 (apply --dry-run=client -f): its file reader decodes metadata into ObjectMeta
     configuration = cm({"a": "1"}, md={"annotations": {"n": 5}})
-    assert apply(configuration, None, CONFIG_MAP).live["metadata"] == {
-        "annotations": {LAST_APPLIED: CM_A1},
-        "name": "c",
-    }
+    with pytest.raises(PatchError) as raised:
+        apply(configuration, None, CONFIG_MAP)
+    assert (raised.value.error_class, raised.value.message) == (
+        "invalid-document",
+        "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.annotations of type string")
 
 
-def test_metadata_that_is_not_a_map_gets_no_annotation() -> None:
+def test_metadata_that_is_not_a_map_refuses_the_file() -> None:
+    # kubectl 1.32.4 (apply --dry-run=client -f), as above
     configuration = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": "oops", "data": {"a": "1"}}
-    assert apply(configuration, None, CONFIG_MAP).live == configuration
+    with pytest.raises(PatchError) as raised:
+        apply(configuration, None, CONFIG_MAP)
+    assert (raised.value.error_class, raised.value.message) == (
+        "invalid-document",
+        "json: cannot unmarshal string into Go struct field metadataOnlyObject.metadata of type v1.ObjectMeta")
 
 
 def test_unreadable_annotation_on_the_live_object_is_an_invalid_document() -> None:
