@@ -19,6 +19,7 @@ from typing import Any
 from patchconf.harness.corpus.cases import copy_json
 from patchconf.harness.fuzz.choices import Choices, pick, shuffled, some
 from patchconf.reference_impl import jsonpointer
+from patchconf.reference_impl.kubernetes_object import through_go_json
 
 Json = Any
 Members = dict[str, Any]
@@ -440,7 +441,8 @@ def apply(c: Choices) -> Members:
         members["original"] = members["current"] = None
         return _namespaced(members)
     members["original"] = None if roll == 8 else last_applied  # 8: a live object without the annotation
-    members["current"] = live(c, last_applied, make)
+    # kubectl GETs the live object from a server, which writes it with Go's encoder (2.0 as 2)
+    members["current"] = through_go_json(live(c, last_applied, make))
     return _namespaced(members)
 
 
