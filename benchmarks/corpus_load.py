@@ -52,7 +52,25 @@ from patchconf.harness.corpus.casecache import ENVIRONMENT_VARIABLE  # noqa: E40
 from patchconf.harness.corpus.cases import case_schema, iter_case_files, load_corpus  # noqa: E402
 
 # What the installed `patchconf` command runs (console_main; a tree from before it has only main).
-RUN = "import sys; from patchconf.harness import cli; sys.exit(getattr(cli, 'console_main', cli.main)())"
+# The command run from a tree: its own code, whatever patchconf is installed. A tree with the
+# package layout (patchconf/ beside harness/ and reference_impl/, mapped by pyproject.toml) has
+# its packages mapped here as an installation maps them; an older tree (harness/ a top-level
+# package) is imported as it is.
+RUN = """
+import importlib.util, pathlib, sys
+tree = pathlib.Path.cwd()
+if (tree / "patchconf" / "__init__.py").is_file():
+    for name, folder in (("patchconf", "patchconf"), ("patchconf.reference_impl", "reference_impl"),
+                         ("patchconf.harness", "harness")):
+        spec = importlib.util.spec_from_file_location(name, tree / folder / "__init__.py",
+                                                      submodule_search_locations=[str(tree / folder)])
+        module = sys.modules[name] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    from patchconf.harness import cli
+else:
+    from harness import cli
+sys.exit(getattr(cli, "console_main", cli.main)())
+"""
 
 
 def median_seconds(action, rounds: int) -> float:
