@@ -4,8 +4,9 @@ Documents that are Kubernetes objects are patched as they are. A bare JSON docum
 RFC example, say) is carried in an envelope object — ``{"apiVersion": ..., "kind": ...,
 "metadata": ..., "doc": <document>}`` — with JSON Patch paths prefixed by ``/doc`` and a
 merge patch nested under ``doc``. That exercises the same library code below the root;
-cases whose meaning depends on the root itself (a root ``path: ""``, a non-object
-document, a non-object merge patch) cannot be enveloped and are skipped with that reason.
+cases whose meaning depends on the root itself (a root ``path: ""``, a pointer without a
+leading ``/``, a non-object document, a non-object merge patch) cannot be enveloped and
+are skipped with that reason.
 """
 
 from __future__ import annotations
@@ -188,6 +189,10 @@ def _envelope_problem(case: Case) -> str | None:
         for op in patch:
             if isinstance(op, dict) and (op.get("path") == "" or op.get("from") == ""):
                 return "an operation on the root pointer cannot be run inside an envelope"
+            if isinstance(op, dict) and any(isinstance(op.get(key), str) and not op[key].startswith("/")
+                                            for key in ("path", "from")):
+                # the library reads "#/a" or "a" from the root's last token: not the enveloped doc's
+                return "a pointer without a leading / cannot be prefixed inside an envelope"
     if case.type == "json-patch" and not isinstance(patch, list):
         return "a malformed (non-array) JSON patch cannot be enveloped"
     return None

@@ -31,6 +31,11 @@ CASES = """
         original: {foo: 1}
         patch: [{op: replace, path: "", value: 2}]
         expected: 2
+      - name: fragment-pointer
+        description: a pointer without a leading / cannot be prefixed inside an envelope
+        original: {a: 0}
+        patch: [{op: move, from: /a, path: "#/a"}]
+        expected: {a: 0}
       - name: merge
         description: merge patch enveloped
         type: merge-patch
@@ -58,7 +63,8 @@ def test_kubectl_runs_objects_and_enveloped_documents(write_case_file):
         target.close()
     assert target.info.family == "kubectl" and target.info.version.count(".") == 2
     assert {r.case.name: r.status for r in results} == {
-        "object": PASS, "bare": PASS, "root": SKIP, "merge": PASS, "strategic-custom": PASS}
+        "object": PASS, "bare": PASS, "root": SKIP, "fragment-pointer": SKIP, "merge": PASS,
+        "strategic-custom": PASS}
     bare = next(r for r in results if r.case.name == "bare")
     assert bare.actual["notes"] == ["enveloped"]
     assert "/doc/" not in bare.actual["error"]["message"]
