@@ -333,6 +333,9 @@ def _data_end(message: str, start: int, token: str) -> int:
 
 def _trim(segment: str) -> str:
     segment = segment.strip().strip(",.;:").strip()
+    # a ")" closing what an earlier segment opened (kubectl's "missing field (/b/-: missing value)")
+    while segment.endswith(")") and segment.count(")") > segment.count("("):
+        segment = segment[:-1].rstrip()
     return _TRAILING_WORDS.sub("", segment).strip()
 
 

@@ -250,6 +250,8 @@ def test_a_server_side_apply_disagreement_names_the_step(write_case_file, script
     ("Object 'Kind' is missing in '{\"a\":1}'", "Object 'Kind' is missing"),
     ("invalid value for special key: $patch", "invalid value for special key"),
     ("/foo/3: missing value", "missing value"),
+    # kubectl 1.32.4's rewording of a JSON patch's "doc is missing key" (its message as printed)
+    ("Object to be patched is missing field (/b/-: missing value)", "missing value"),
     ("json: cannot unmarshal array into Go value of type map[string]interface {}",
      "cannot unmarshal array into Go value of type"),
 ])
