@@ -14,6 +14,10 @@ departs from RFC 6902:
   member that does not exist adds it; ``replace`` of the root with a scalar does nothing.
 - ``copy`` from a missing object member copies ``null``; ``test`` of a missing member
   against ``null`` passes.
+- A ``null`` written by ``add`` or ``replace`` with ``"value": null`` is not the ``null`` of
+  a parsed document: the library holds it as a node without text, which as an object's
+  member equals nothing (a ``test`` of ``{"a": null}`` after ``add /a null`` fails), and a
+  ``copy`` of it is the text ``null``, which tests equal to ``{}`` and not to ``null``.
 - Only ``~0`` and ``~1`` are escapes; any other ``~`` is kept as it is.
 - A ``null`` patch is an empty patch.
 - A ``null`` document reads as an empty object until something writes into it, and a
@@ -71,7 +75,11 @@ def apply(document: Json, patch: Json) -> Json:
     root = _working_copy(document)
     for operation in operations:
         root = operation.apply(root)
-    return None if isinstance(root, _NullDocument) else root
+    if isinstance(root, _NullDocument):
+        return None
+    if any(operation.writes_null_node for operation in operations):
+        root = _plain(root)
+    return root
 
 
 def decode(patch: Json) -> list[Operation]:
@@ -123,6 +131,8 @@ class Operation:
     def __init__(self, spec: Mapping[str, Json], kind: str) -> None:
         self.spec = spec
         self.kind = kind
+        # add/replace with "value": null write a null node; a copy may copy one
+        self.writes_null_node = kind in ("add", "replace") and "value" in spec and spec["value"] is None
 
     def apply(self, root: Container) -> Container:
         """Apply this step to ``root`` in place; return the root, new only after a root replace."""
@@ -149,8 +159,12 @@ class Operation:
         raise InvalidPatch(f"{self.kind} operation failed to decode {member}: {reason}")
 
     def _value_or_null(self) -> Json:
-        """A private copy of "value"; ``null`` when it is absent, as upstream writes then."""
-        return copy.deepcopy(self.spec.get("value"))
+        """A private copy of "value"; ``null`` when it is absent, as upstream writes then,
+        and the written null node for ``"value": null``."""
+        value = self.spec.get("value", _ABSENT)
+        if value is None:
+            return WRITTEN_NULL
+        return None if value is _ABSENT else copy.deepcopy(value)
 
 
 class AddOperation(Operation):
@@ -234,7 +248,7 @@ class CopyOperation(Operation):
         path = self._pointer("path", detailed=False)
         container, key = _parent(root, path, f"copy operation does not apply: doc is missing destination path: {path}")
         try:
-            _insert(container, key, copy.deepcopy(value))
+            _insert(container, key, _copied(value))
         except PatchError as error:
             raise _wrapped(error, "error while adding value during copy", path) from None
         return root
@@ -257,7 +271,8 @@ class TestOperation(Operation):
                 raise _wrapped(error, f"error in test for path: '{path}'", path) from None
         if expected is _ABSENT and (actual is None or path == jsonpointer.ROOT):
             raise InvalidPatch(f"test operation has no value ({UPSTREAM_PANIC})", path)
-        if expected is _ABSENT or not _equal(actual, expected):
+        if expected is _ABSENT or not (_equal(actual, expected) if path == jsonpointer.ROOT
+                                       else _value_equal(actual, expected)):
             raise TestFailed(f"testing value {path} failed: test failed", path)
         return root
 
@@ -381,12 +396,77 @@ def _equal(actual: Json, expected: Json) -> bool:
         return (
             isinstance(expected, dict)
             and actual.keys() == expected.keys()
-            and all(_equal(value, expected[key]) for key, value in actual.items())
+            and all(_member_equal(value, expected[key]) for key, value in actual.items())
         )
     if isinstance(actual, list):
-        return isinstance(expected, list) and len(actual) == len(expected) and all(map(_equal, actual, expected))
+        return isinstance(expected, list) and len(actual) == len(expected) and \
+            all(map(_element_equal, actual, expected))
     # type() and not isinstance(): True is not 1, 1 is not 1.0.
     return type(actual) is type(expected) and actual == expected
+
+
+def _is_empty_object(value: Json) -> bool:
+    return isinstance(value, dict) and not value
+
+
+def _value_equal(actual: Json, expected: Json) -> bool:
+    """``test`` at a path: the written null node equals ``null``; its copy (the text
+    ``null``, which the library reads as an empty object) equals ``{}``."""
+    if actual is WRITTEN_NULL:
+        return expected is None
+    if actual is COPIED_NULL:
+        return _is_empty_object(expected)
+    return _equal(actual, expected)
+
+
+def _member_equal(actual: Json, expected: Json) -> bool:
+    """An object's members: the written null node is not the nil of a parsed null."""
+    if actual is WRITTEN_NULL:
+        return False
+    if actual is COPIED_NULL:
+        return _is_empty_object(expected)
+    return _equal(actual, expected)
+
+
+def _element_equal(actual: Json, expected: Json) -> bool:
+    # against a null element upstream panics; we compare as RFC 6902 says
+    if isinstance(actual, _NullNode):
+        return expected is None or (actual is COPIED_NULL and _is_empty_object(expected))
+    return _equal(actual, expected)
+
+
+class _NullNode:
+    """A null the library holds as a node rather than as nil (see the module docstring)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"<{self.name} null>"
+
+    def __deepcopy__(self, memo: dict) -> _NullNode:
+        return self
+
+
+WRITTEN_NULL = _NullNode("written")  # "value": null of add/replace: a node without text
+COPIED_NULL = _NullNode("copied")  # a copy of a null node: the text null
+
+
+def _copied(value: Json) -> Json:
+    """What ``copy`` inserts: the source written out and read again (null nodes in it become
+    plain nulls), a null node the text ``null``."""
+    if isinstance(value, _NullNode):
+        return COPIED_NULL
+    return _plain(value)
+
+
+def _plain(value: Json) -> Json:
+    """A new structure with every null node a plain null (as the result is written out)."""
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    return None if isinstance(value, _NullNode) else value
 
 
 def _wrapped(error: PatchError, context: str, pointer: str) -> PatchError:

@@ -1089,3 +1089,41 @@ def test_copy_then_change_source_does_not_leak():
         [{"op": "copy", "from": "/src", "path": "/dst"}, add("/src/a/-", 2)],
     )
     assert result == {"src": {"a": [1, 2]}, "dst": {"a": [1]}}
+
+
+# A null written by add/replace with "value": null is a node without text in the library; a copy
+# of it is the text null. Outcomes as the upstream target (library, v4.12.0) gave them.
+_ADD_A_NULL = {"op": "add", "path": "/a", "value": None}
+_COPY_A_TO_C = {"op": "copy", "from": "/a", "path": "/c"}
+
+
+@pytest.mark.parametrize(("document", "patch", "outcome"), [
+    ({}, [_ADD_A_NULL, {"op": "test", "path": "", "value": {"a": None}}], TestFailed),
+    ({}, [{"op": "add", "path": "/a"}, {"op": "test", "path": "", "value": {"a": None}}], {"a": None}),
+    ({}, [_ADD_A_NULL, {"op": "test", "path": "/a", "value": None}], {"a": None}),
+    ({}, [_ADD_A_NULL, {"op": "test", "path": "/a", "value": {}}], TestFailed),
+    ({}, [_ADD_A_NULL, {"op": "test", "path": "/a"}], TestFailed),
+    ({"o": {}}, [{"op": "add", "path": "/o/b", "value": None}, {"op": "test", "path": "/o", "value": {"b": None}}],
+     TestFailed),
+    ({"a": 1}, [{"op": "replace", "path": "/a", "value": None}, {"op": "test", "path": "", "value": {"a": None}}],
+     TestFailed),
+    ({}, [_ADD_A_NULL, {"op": "move", "from": "/a", "path": "/m"}, {"op": "test", "path": "", "value": {"m": None}}],
+     TestFailed),
+    ({}, [_ADD_A_NULL, _COPY_A_TO_C, {"op": "test", "path": "/c", "value": None}], TestFailed),
+    ({}, [_ADD_A_NULL, _COPY_A_TO_C, {"op": "test", "path": "/c", "value": {}}], {"a": None, "c": None}),
+    ({}, [_ADD_A_NULL, _COPY_A_TO_C, {"op": "remove", "path": "/a"}, {"op": "test", "path": "", "value": {"c": {}}}],
+     {"c": None}),
+    ({}, [_ADD_A_NULL, _COPY_A_TO_C, {"op": "copy", "from": "/c", "path": "/d"},
+          {"op": "test", "path": "/d", "value": {}}], {"a": None, "c": None, "d": None}),
+    ({"a": None}, [_COPY_A_TO_C, {"op": "test", "path": "/c", "value": None}], {"a": None, "c": None}),
+    ({"o": {}}, [{"op": "add", "path": "/o/b", "value": None}, {"op": "copy", "from": "/o", "path": "/p"},
+                 {"op": "test", "path": "/p", "value": {"b": None}}], {"o": {"b": None}, "p": {"b": None}}),
+])
+def test_a_null_an_operation_writes_is_not_a_parsed_null(document, patch, outcome):
+    if outcome is TestFailed:
+        with pytest.raises(TestFailed):
+            json_patch.apply(document, patch)
+    else:
+        result = json_patch.apply(document, patch)
+        assert result == outcome
+        assert json.dumps(result)  # only plain JSON comes out
