@@ -16,6 +16,7 @@ from patchconf.harness.running.runner import PASS, judge
 from patchconf.harness.targets.base import Actual, ActualError
 from patchconf.harness.targets.reference import ReferenceTarget
 from patchconf.reference_impl import kubernetes_object
+from patchconf.reference_impl.object_meta import check_readable_metadata
 from patchconf.reference_impl.ssa.request import entries_of, shown
 
 REFERENCE = ReferenceTarget()
@@ -49,6 +50,8 @@ def _through_api(case: Case) -> Actual:
     kind = {"api_version": schema.api_version, "kind": schema.kind} if schema is not None else {}
     if schema is not None and schema.version:
         kind["kubernetes_version"] = schema.version
+    if case.type in ("json-patch", "merge-patch", "strategic") and kubernetes_object.is_object(original):
+        check_readable_metadata(original)  # kubectl reads the object from a file first, as the target models
     if case.type == "json-patch":
         document = patchconf.apply_json_patch(kubernetes_object.through_go_json(original),
                                               kubernetes_object.through_yaml(inputs["patch"]))

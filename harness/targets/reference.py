@@ -17,8 +17,11 @@ from patchconf.harness.corpus.cases import Case, Outcome, named_schema_path
 from patchconf.harness.targets.base import KUBERNETES, Actual, ActualError, Target, TargetInfo, TargetUnavailable
 from patchconf.reference_impl import json_patch, kubernetes_object, merge_patch
 from patchconf.reference_impl.errors import NoStrategicSchema, PatchError
+from patchconf.reference_impl.object_meta import check_readable_metadata
 
 DEFAULT_KUBERNETES_VERSION = "1.32"
+# The patches kubectl applies to an object it reads from a file (kubectl patch --local -f).
+KUBECTL_READS_THE_ORIGINAL = frozenset({"json-patch", "merge-patch", "strategic"})
 # Patch types a case written for a server (its targets name live) is run as the server runs them.
 SERVER_PATCH_TYPES = frozenset({"json-patch", "merge-patch", "strategic"})
 MAX_WORKERS = 4  # processes; more convert the same schemas again for little gain
@@ -70,6 +73,8 @@ class ReferenceTarget(Target):
             return self._as_a_server_stores_it(case)
         original = case.inputs.get("original")
         try:
+            if case.type in KUBECTL_READS_THE_ORIGINAL and kubernetes_object.is_object(original):
+                check_readable_metadata(original)  # kubectl patch --local -f reads it with cli-runtime
             result = self._runner_by_type[case.type](case)
             if isinstance(result, Actual):
                 return result
