@@ -45,8 +45,9 @@ ERROR_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"does not contain declared merge key|cannot merge lists without merge key", "merge-key-missing"),
     (r"list element types are not identical|expected a .* but received|data type is not struct", "type-mismatch"),
     (r"unable to decode \"|unstructured\.detector", "invalid-document"),
-    # Before retainKeys: an unknown $patch's message quotes its map, which may hold "$retainKeys".
-    (r"unknown patch type: .* in map:", "invalid-directive"),
+    # Before retainKeys: an unknown $patch's message quotes its map, and the $setElementOrder
+    # mismatch its lists, either of which may hold "$retainKeys" (as upstream's classify.go).
+    (r"unknown patch type: .* in map:|doesn't match \$setElementOrder", "invalid-directive"),
     (r"retainKeys", "retain-keys-violation"),
     (
         r"invalid patch format of|merging lists cannot yet be specified|doesn't match \$setElementOrder",

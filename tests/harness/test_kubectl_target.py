@@ -89,6 +89,9 @@ def test_explicit_binary_path_and_missing_binary():
     ("map: map[image:b] does not contain declared merge key: name", "merge-key-missing"),
     ("unknown patch type: bogus in map: map[$patch:bogus $retainKeys:[]]", "invalid-directive"),
     ("invalid patch format of retainKeys: map[$retainKeys:1]", "retain-keys-violation"),
+    # kubectl 1.32.4 (fuzz --seed 8314462, input 140); upstream classifies it invalid-directive
+    ("The order in patch list:\n[map[env:[map[$retainKeys:[]]] name:b] map[]]\n doesn't match $setElementOrder list:\n"
+     "[map[name:b]]", "invalid-directive"),
     ("something nobody expected", "unclassified"),
 ])
 def test_error_classifier_on_real_messages(message, error_class):
