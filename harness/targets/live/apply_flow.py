@@ -14,7 +14,7 @@ from patchconf.harness.corpus.cases import Case
 from patchconf.harness.targets import bounded
 from patchconf.harness.targets.base import Actual, ActualError, TargetDeclined
 from patchconf.harness.targets.kubectl import classify_error
-from patchconf.harness.targets.live.conventions import CREATE_QUERY, LAST_APPLIED
+from patchconf.harness.targets.live.conventions import CREATE_QUERY, LAST_APPLIED, SERVER_OWNED_METADATA
 from patchconf.harness.targets.live.placement import Placement
 from patchconf.reference_impl import go_json
 
@@ -23,6 +23,12 @@ class ClientSideApplyFlow:
     def _run_apply(self, case: Case, placement: Placement) -> Actual:
         """kubectl apply's three-way flow against the server (real kubectl, when present)."""
         custom = placement.api_version != placement.case_api_version
+        configuration = case.inputs.get("modified")
+        stated = configuration.get("metadata") if isinstance(configuration, dict) else None
+        owned = [key for key in SERVER_OWNED_METADATA if key in stated] if isinstance(stated, dict) else []
+        if owned:  # what kubectl would read is not what the case states: the case cannot be asked here
+            raise TargetDeclined(f"the configuration states metadata.{owned[0]}, which the live target leaves out "
+                                 "of the file it applies (the server owns it)")
         if not self.kubectl and not custom:
             raise TargetDeclined("kubectl is not on PATH, and the reference implementation has no strategic "
                                  "three-way merge: `apply` cases on built-in kinds need kubectl")
