@@ -91,7 +91,8 @@ PurePythonLoader.add_constructor(yamlio.INT_TAG, lambda loader, node: yamlio._in
 
 
 def stages(rounds: int, scratch: Path) -> list[tuple[str, float]]:
-    from patchconf.harness.reporting.report import Run, write_reports
+    from patchconf.harness.reporting.report import Run
+    from patchconf.harness.reporting.run_reports import write_reports
     from patchconf.harness.running.runner import run_cases
     from patchconf.harness.targets import make_target
 
@@ -191,7 +192,9 @@ def main() -> int:
                     Variant("this tree, case cache cold", SOURCE_ROOT),
                     Variant("this tree, no bytecode cache", SOURCE_ROOT, case_cache=str(warm), bytecode=False)]
         if args.baseline:
-            variants.append(Variant("baseline", args.baseline.resolve()))
+            # its own warm case cache, as "default" has: a cold one made the baseline look slower
+            baseline_cache = str(Path(scratch) / "case-cache-baseline")
+            variants.append(Variant("baseline", args.baseline.resolve(), case_cache=baseline_cache))
         bytecode = Path(scratch) / "pycache"
         timings: dict[str, list[tuple[float, float]]] = {variant.label: [] for variant in variants}
         for variant in variants:  # bytecode compiled, case cache filled
