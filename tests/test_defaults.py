@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 import yaml
 
-from patchconf.reference_impl.defaults import default_object, quantity, supported_releases
+from patchconf.reference_impl.defaults import default_object, generated, quantity, supported_releases
 from patchconf.reference_impl.ssa import gotypes
 from tests.fixtures.defaults.masks import masked
 
@@ -184,3 +184,18 @@ def test_pod_fields_v1_conversion_kept_in_step_are_defaulted_from_1_37() -> None
 
 def test_releases_modelled() -> None:
     assert supported_releases() == [(1, minor) for minor in range(27, 38)]
+
+
+def test_the_walk_visits_only_the_fields_that_reach_a_defaulter() -> None:
+    # as zz_generated.defaults.go's calls go (core/v1, apps/v1 of 1.32): nothing in a ConfigMap; a
+    # Deployment's walk goes down spec.template only (its own function sets the rest of spec); a
+    # Container's reaches its ports, env (valueFrom.fieldRef), resources (quantities), probes and
+    # lifecycle (their handlers)
+    def visited(definition: str) -> list[str]:
+        return [name for name, *_ in generated._walk_plan(definition, (1, 32))]
+
+    assert visited("io.k8s.api.core.v1.ConfigMap") == []
+    assert visited("io.k8s.api.apps.v1.Deployment") == ["spec"]
+    assert visited("io.k8s.api.apps.v1.DeploymentSpec") == ["template"]
+    assert visited("io.k8s.api.core.v1.Container") == [
+        "ports", "env", "resources", "livenessProbe", "readinessProbe", "startupProbe", "lifecycle"]

@@ -452,3 +452,19 @@ def test_regenerate_renders_reduced_definitions_and_kinds():
         }, "type": "object"},
         "io.k8s.api.core.v1.Pod": {"type": "object"},
     }
+
+
+def test_a_type_declares_defaults_where_a_declared_default_is_reachable_below_it():
+    # structural defaulting (apiserver._with_defaults) copies, without walking, what no default can reach
+    widget = S.named_custom_resource(Path(__file__).resolve().parents[2] / "cases" / "schemas" / "ssa-widget.yaml")
+    root = widget.resolved(widget.root)
+    metadata = root.member("metadata")
+    assert root.declares_defaults() is True  # spec.ports[].protocol: TCP
+    assert root.member("status").declares_defaults() is False
+    # ObjectMeta's model gives an owner reference's keys "" as their default
+    assert metadata.declares_defaults() is True
+    assert metadata.member("ownerReferences").declares_defaults() is True
+    assert metadata.member("labels").declares_defaults() is False
+    # FieldsV1 is untyped, a type that contains itself: it has no default, however deep
+    assert metadata.member("managedFields").declares_defaults() is False
+    assert metadata.member("managedFields").item().member("fieldsV1").declares_defaults() is False
