@@ -147,15 +147,16 @@ def _round_tripped(value: Any, shape: Shape) -> Any:
     return _decoded(value, shape)  # a scalar, bytes or a type with its own encoding: read as written
 
 
-# How ``omitempty`` judges a field of each kind (converter.go isZero), read once per layout.
+# How ``omitempty`` judges a field of each kind (converter.go isZero), read once per struct.
 _NEVER_EMPTY, _EMPTY_IF_ZERO, _EMPTY_IF_NIL, _EMPTY_IF_NIL_OR_NONE = range(4)
 
 
 @functools.cache
-def _round_trip_layout(definition: str) -> tuple[tuple[str, str, int, Shape, Any], ...]:
-    """A struct's fields for the round trip: (name, kind, how omitempty judges it or _NEVER_EMPTY, shape,
-    the value an absent member reads as: its zero, NIL, or _layout's shape for a struct or opaque)."""
-    layout = []
+def _struct_fields(definition: str) -> tuple[tuple[str, str, int, Shape, Any], ...]:
+    """A struct's fields for the round trip and the encoding: (name, kind, how omitempty judges it or
+    _NEVER_EMPTY, shape, the value an absent member reads as: its zero, NIL, or the shape itself for
+    a struct or opaque). A struct is never empty, nor a type with its own encoding."""
+    fields = []
     for name, kind, omitempty, field in _layout(definition):
         if not omitempty or kind in ("struct", "opaque"):
             emptiness = _NEVER_EMPTY
@@ -166,15 +167,27 @@ def _round_trip_layout(definition: str) -> tuple[tuple[str, str, int, Shape, Any
         else:
             emptiness = _EMPTY_IF_NIL_OR_NONE
         absent = SCALAR_ZEROS.get(kind, NIL if kind in _NILABLE else field)
-        layout.append((name, kind, emptiness, field, absent))
-    return tuple(layout)
+        fields.append((name, kind, emptiness, field, absent))
+    return tuple(fields)
+
+
+def _omitted(value: Any, emptiness: int, zero: Any) -> bool:
+    """What ``omitempty`` leaves out, judged as _struct_fields says."""
+    if emptiness == _EMPTY_IF_ZERO:
+        return value == zero
+    if emptiness == _EMPTY_IF_NIL:
+        return value is NIL
+    if emptiness == _EMPTY_IF_NIL_OR_NONE:
+        return value is NIL or len(value) == 0
+    return False
 
 
 def _round_tripped_struct(value: Any, definition: str) -> dict[str, Any]:
     members = value if isinstance(value, dict) else {}
     out = {}
-    # _empty's rules inlined: this loop runs for every field of every struct of every decoded object
-    for name, kind, emptiness, field, absent in _round_trip_layout(definition):
+    # this loop runs for every field of every struct of every decoded object: absent members and
+    # scalars, most of them, are judged without a call
+    for name, kind, emptiness, field, absent in _struct_fields(definition):
         member = members.get(name)
         if member is None:
             # an absent scalar or nilable reads as its zero, which omitempty leaves as it is
@@ -184,26 +197,8 @@ def _round_tripped_struct(value: Any, definition: str) -> dict[str, Any]:
             out[name] = absent if emptiness == _EMPTY_IF_ZERO and member == absent else member
             continue
         member = _round_tripped(member, field)
-        if emptiness == _EMPTY_IF_ZERO:
-            empty = member == absent
-        elif emptiness == _EMPTY_IF_NIL:
-            empty = member is NIL
-        elif emptiness == _EMPTY_IF_NIL_OR_NONE:
-            empty = member is NIL or len(member) == 0
-        else:
-            empty = False
-        out[name] = absent if empty else member
+        out[name] = absent if _omitted(member, emptiness, absent) else member
     return out
-
-
-def _empty(value: Any, shape: Shape) -> bool:
-    """converter.go isZero: what ``omitempty`` leaves out. A struct is never empty."""
-    kind = shape["shape"]
-    if kind in ("struct", "opaque"):
-        return False
-    if kind in ("pointer", "slice", "map", "bytes"):
-        return value is NIL or (kind != "pointer" and len(value) == 0)
-    return value == SCALAR_ZEROS[kind]
 
 
 def _encoded(value: Any, shape: Shape) -> Any:
@@ -226,9 +221,9 @@ def _encoded(value: Any, shape: Shape) -> Any:
 
 def _encoded_struct(value: dict[str, Any], definition: str) -> dict[str, Any]:
     out = {}
-    for name, kind, omitempty, field in _layout(definition):
+    for name, kind, emptiness, field, zero in _struct_fields(definition):
         member = value[name]
-        if omitempty and _empty(member, field):
+        if _omitted(member, emptiness, zero):
             continue
         out[name] = member if kind in SCALAR_ZEROS or member is NIL else _encoded(member, field)
     return out
