@@ -27,9 +27,10 @@ from pathlib import Path
 
 import pytest
 
-from patchconf.harness.corpus.cases import Case, Outcome, load_corpus
+from patchconf.harness.corpus.cases import Case, Outcome
 from patchconf.harness.running.runner import FAIL, PASS, run_case
 from patchconf.harness.targets import make_target
+from tests.fixtures.corpus import cases_by_id
 
 REPO = Path(__file__).resolve().parent.parent
 ADAPTERS = REPO / "adapters"
@@ -274,11 +275,7 @@ def started():
 
 
 def load_cases() -> dict[str, Case]:
-    ids = {case_id for statuses in EXPECTED_STATUS.values() for case_id in statuses}
-    files = sorted({REPO / case_id.split("::")[0] for case_id in ids})
-    corpus = load_corpus(files)
-    assert not corpus.errors, corpus.errors
-    return {case.id: case for case in corpus.cases}
+    return cases_by_id(case_id for statuses in EXPECTED_STATUS.values() for case_id in statuses)
 
 
 @pytest.fixture(scope="module")

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from patchconf.harness.corpus.cases import load_corpus
 from patchconf.harness.running.runner import FAIL, PASS, SKIP, run_case
 from patchconf.harness.targets import make_target
+from tests.fixtures.corpus import cases_by_id
 
 REPO = Path(__file__).resolve().parent.parent
 JAR = REPO / "adapters" / "java" / "target" / "patchconf-java-adapters.jar"
@@ -77,10 +77,7 @@ def _command(library: str) -> str:
 
 @pytest.fixture(scope="module")
 def corpus_cases():
-    ids = {case_id for _, _, _, statuses in LIBRARIES.values() for case_id in statuses}
-    corpus = load_corpus(sorted({REPO / case_id.split("::")[0] for case_id in ids}))
-    assert not corpus.errors, corpus.errors
-    return {case.id: case for case in corpus.cases}
+    return cases_by_id(case_id for _, _, _, statuses in LIBRARIES.values() for case_id in statuses)
 
 
 @pytest.mark.parametrize("library", sorted(LIBRARIES))

@@ -21,6 +21,7 @@ from patchconf.harness.corpus.cases import load_corpus
 from patchconf.harness.running.runner import FAIL, PASS, SKIP, run_case
 from patchconf.harness.targets import make_target
 from patchconf.harness.targets.peer import PeerTarget
+from tests.fixtures.corpus import cases_by_id, peer_kubeconfig
 
 # The tools' Go builds take minutes each on a cold machine: their tests run where the tools are
 # measured (tox -e compliance sets PATCHCONF_TOOL_TESTS=1), not in every tox.
@@ -55,9 +56,7 @@ USED = (KEY_RENAMED, ANNOTATIONS_DROPPED, OVERWRITE_FALSE, CONTAINER_ADDED, CUST
 
 @pytest.fixture(scope="module")
 def corpus_cases():
-    corpus = load_corpus(sorted({REPO / case_id.split("::")[0] for case_id in USED}))
-    assert not corpus.errors, corpus.errors
-    return {case.id: case for case in corpus.cases}
+    return cases_by_id(USED)
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +69,7 @@ def argocd():
 @pytest.fixture(scope="module")
 def flux(request):
     """The Flux peer on $PATCHCONF_KUBECONFIG's server, else the session's control plane."""
-    kubeconfig = os.environ.get("PATCHCONF_KUBECONFIG") or str(request.getfixturevalue("live_kubeconfig"))
+    kubeconfig = peer_kubeconfig(request)
     target = PeerTarget("flux-ssa", kubeconfig=kubeconfig)
     yield target
     target.close()
@@ -217,7 +216,7 @@ def test_flux_leaves_no_namespace_terminating(flux, corpus_cases, request):
     # patchconf's control plane runs no namespace controller: a case's namespace that is only
     # deleted stays Terminating (it did before clusterkit finalized it).
     kubernetes = pytest.importorskip("kubernetes", reason="the kubernetes Python client is not installed")
-    kubeconfig = os.environ.get("PATCHCONF_KUBECONFIG") or str(request.getfixturevalue("live_kubeconfig"))
+    kubeconfig = peer_kubeconfig(request)
 
     def terminating_flux_namespaces() -> set[str]:
         with kubernetes.config.new_client_from_config(config_file=kubeconfig) as client:

@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import os
 import shutil
-from pathlib import Path
 
 import pytest
 
-from patchconf.harness.corpus.cases import load_corpus
 from patchconf.harness.running.runner import FAIL, PASS, SKIP, run_case
 from patchconf.harness.targets import make_target
 from patchconf.harness.targets.peer import PeerTarget
+from tests.fixtures.corpus import cases_by_id, peer_kubeconfig
 
 # The tools' Go builds take minutes each on a cold machine: their tests run where the tools are
 # measured (tox -e compliance sets PATCHCONF_TOOL_TESTS=1), not in every tox.
@@ -29,7 +28,6 @@ needs_go = pytest.mark.skipif(
     reason="the Helm peers are Go programs built on first use: run with Go and PATCHCONF_TOOL_TESTS=1 "
            "(tox -e compliance)")
 
-REPO = Path(__file__).resolve().parent.parent
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 
 KEY_RENAMED = "cases/apply/configmaps.yaml::key-renamed"
@@ -51,9 +49,7 @@ USED = (KEY_RENAMED, CUSTOM_DRIFT, NOT_IN_RELEASE, ANNOTATIONS_DROPPED, OVERWRIT
 
 @pytest.fixture(scope="module")
 def corpus_cases():
-    corpus = load_corpus(sorted({REPO / case_id.split("::")[0] for case_id in USED}))
-    assert not corpus.errors, corpus.errors
-    return {case.id: case for case in corpus.cases}
+    return cases_by_id(USED)
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +62,7 @@ def helm3():
 @pytest.fixture(scope="module")
 def helm4(request):
     """The Helm 4 peer on $PATCHCONF_KUBECONFIG's server, else the session's control plane."""
-    kubeconfig = os.environ.get("PATCHCONF_KUBECONFIG") or str(request.getfixturevalue("live_kubeconfig"))
+    kubeconfig = peer_kubeconfig(request)
     target = PeerTarget("helm-v4", kubeconfig=kubeconfig)
     yield target
     target.close()

@@ -18,6 +18,7 @@ import pytest
 from patchconf.harness.corpus.cases import load_corpus
 from patchconf.harness.running.runner import FAIL, PASS, SKIP, run_case
 from patchconf.harness.targets import TargetUnavailable, make_target
+from tests.fixtures.corpus import cases_by_id
 
 needs_go = pytest.mark.skipif(shutil.which("go") is None, reason="Go is not installed: peers are Go programs")
 
@@ -44,9 +45,7 @@ USED = (JP_A1, JP_REMOVE_MISSING, JP_NEGATIVE_INDEX, JP_NON_NUMERIC_INDEX, MP_BI
 
 @pytest.fixture(scope="module")
 def corpus_cases():
-    corpus = load_corpus(sorted({REPO / case_id.split("::")[0] for case_id in USED}))
-    assert not corpus.errors, corpus.errors
-    return {case.id: case for case in corpus.cases}
+    return cases_by_id(USED)
 
 
 @pytest.fixture(scope="module")
