@@ -221,11 +221,10 @@ class Store:
 
 def _with_defaults(schema: Schema, type_ref: Any, value: Any) -> Any:
     """Structural defaulting: a declared field with a default, absent from an object, gets it."""
-    if type_ref is None or not schema.resolved(type_ref).declares_defaults():
+    resolved = schema.resolved(type_ref)
+    if not resolved.declares_defaults():
         return json_copy(value)  # nothing below can get a default: most schemas declare none
-    atom = resolve_or_none(schema, type_ref)
-    if atom is None:
-        return value
+    atom = resolved.atom  # resolved: a type that reaches a default has a map or a list
     if atom.map is not None and isinstance(value, dict):
         out = {}
         for key, child in value.items():
