@@ -44,14 +44,18 @@ def test_a_checkout_runs_its_own_corpus_from_any_directory_inside_it(tmp_path):
     assert corpus_version(SOURCE_ROOT / "cases").startswith(("git ", "patchconf "))
 
 
-@pytest.fixture(scope="module")
-def wheel(tmp_path_factory) -> Path:
+def _setuptools_for_the_build() -> None:
     if importlib.util.find_spec("setuptools") is None:
         pytest.skip("setuptools is not installed here: no wheel to build")
     import setuptools
 
     if int(setuptools.__version__.split(".")[0]) < 77:
         pytest.skip(f"setuptools {setuptools.__version__} here; the build needs 77 or later")
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    _setuptools_for_the_build()
     out = tmp_path_factory.mktemp("wheel")
     # This environment's setuptools, without isolation: no package index needed.
     built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
@@ -96,3 +100,27 @@ def test_the_unpacked_wheel_runs_its_bundled_corpus_from_an_empty_directory(whee
     results = json.loads((work / "reports" / "reference" / "results.json").read_text())
     assert results["corpus"]["path"] == str(site / "patchconf" / "cases")
     assert results["summary"]["pass"] > 200 and set(results["summary"]) <= {"pass", "skip"}
+
+
+def test_an_editable_install_leaves_every_module_compiled_even_where_bytecode_is_not_written(tmp_path):
+    _setuptools_for_the_build()
+    # A copy of the tracked tree without bytecode: the hook writes into the checkout it builds.
+    checkout = tmp_path / "checkout"
+    tracked = subprocess.run(["git", "ls-files"], cwd=SOURCE_ROOT, capture_output=True, text=True,
+                             check=True).stdout.split("\n")
+    for path in filter(None, tracked):
+        target = checkout / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes((SOURCE_ROOT / path).read_bytes())
+    out = tmp_path / "wheel"
+    out.mkdir()
+    build = ("import sys; sys.path.insert(0, 'buildhooks'); import compiled_editable; "
+             f"print(compiled_editable.build_editable({str(out)!r}))")
+    built = subprocess.run([sys.executable, "-c", build], cwd=checkout, capture_output=True, text=True, check=False,
+                           env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    assert built.returncode == 0, built.stderr
+    assert (out / built.stdout.split()[-1]).is_file()
+    sources = [path for top in set(PACKAGE_DIRS.values()) for path in (checkout / top).rglob("*.py")]
+    assert len(sources) > 100
+    uncompiled = [path for path in sources if not Path(importlib.util.cache_from_source(str(path))).is_file()]
+    assert uncompiled == []
