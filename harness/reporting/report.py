@@ -10,13 +10,44 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
-from xml.etree import ElementTree as ET
 
 from patchconf.harness.corpus.cases import LoadError
 from patchconf.harness.running.runner import ERROR, FAIL, PASS, SKIP, Result
 from patchconf.harness.targets.base import TargetInfo
 
 STATUSES = (PASS, FAIL, ERROR, SKIP)
+
+
+@dataclass(frozen=True)
+class Tally:
+    """A run's counts: by status, of the results the server changed, by patch type and by behaviour
+    (each table sorted by its key; each counter's statuses in the order they first occur)."""
+
+    counts: Counter
+    server_changed: Counter
+    by_type: dict[str, Counter]
+    by_tag: dict[str, Counter]
+
+    @classmethod
+    def of(cls, results: Sequence[Result]) -> Tally:
+        by_type: list[tuple[str, str]] = []
+        by_tag: list[tuple[str, str]] = []
+        for result in results:  # one pass for every table; Counter counts the pairs in C
+            case, status = result.case, result.status
+            by_type.append((case.type, status))
+            by_tag.extend([(tag, status) for tag in case.tags])
+        return cls(Counter(r.status for r in results), Counter(r.status for r in results if r.server_changes),
+                   _table(Counter(by_type)), _table(Counter(by_tag)))
+
+
+def _table(pairs: Counter) -> dict[str, Counter]:
+    table: dict[str, Counter] = {}
+    for (value, status), count in pairs.items():
+        counter = table.get(value)
+        if counter is None:
+            counter = table[value] = Counter()
+        counter[status] = count
+    return dict(sorted(table.items()))
 
 
 @dataclass
@@ -32,6 +63,7 @@ class Run:
     interrupted: str | None = None  # why the run stopped early (SIGINT, SIGTERM, killed, harness error)
     corpus: dict[str, str] = field(default_factory=dict)  # {"path", "version"} of the case files it read
     patchconf: str = ""  # the version of patchconf that ran it
+    _tally: tuple[tuple[Result, ...], Tally] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def ok(self) -> bool:
@@ -46,26 +78,31 @@ class Run:
         return (f"INTERRUPTED ({self.interrupted}) after {len(self.results)}{of} cases: "
                 "these results are those of the cases that finished")
 
+    def tally(self) -> Tally:
+        """Every count of the results, worked out once for as long as the results stay the same ones
+        (results and cases are frozen: the same objects count the same)."""
+        results = tuple(self.results)
+        if self._tally is None or self._tally[0] != results:
+            self._tally = (results, Tally.of(results))
+        return self._tally[1]
+
     def counts(self) -> Counter:
-        return Counter(r.status for r in self.results)
+        return self.tally().counts.copy()
 
     def server_changed_counts(self) -> Counter:
         """Statuses of the results whose objects the server changed beyond the request (admission, policy)."""
-        return Counter(r.status for r in self.results if r.server_changes)
+        return self.tally().server_changed.copy()
 
     def counts_by(self, key: str) -> dict[str, Counter]:
-        table: dict[str, Counter] = defaultdict(Counter)
-        for result in self.results:
-            keys = result.case.tags if key == "tag" else (result.case.type,)
-            for value in keys:
-                table[value][result.status] += 1
-        return dict(sorted(table.items()))
+        tally = self.tally()
+        return {value: counter.copy() for value, counter in (tally.by_tag if key == "tag" else tally.by_type).items()}
 
     def to_json(self) -> dict[str, Any]:
         return {**self.summary_json(), "results": [r.to_json() for r in self.results]}
 
     def summary_json(self) -> dict[str, Any]:
         """:meth:`to_json` without the results."""
+        tally = self.tally()
         return {
             "patchconf_results": 1,
             "target": {"name": self.target_name, **self.target.to_json()},
@@ -77,10 +114,10 @@ class Run:
             "arguments": self.arguments,
             "planned": self.planned if self.planned is not None else len(self.results),
             "interrupted": self.interrupted,
-            "summary": dict(self.counts()),
-            **({"server_changed": dict(changed)} if (changed := self.server_changed_counts()) else {}),
-            "by_type": {k: dict(v) for k, v in self.counts_by("type").items()},
-            "by_tag": {k: dict(v) for k, v in self.counts_by("tag").items()},
+            "summary": dict(tally.counts),
+            **({"server_changed": dict(tally.server_changed)} if tally.server_changed else {}),
+            "by_type": {k: dict(v) for k, v in tally.by_type.items()},
+            "by_tag": {k: dict(v) for k, v in tally.by_tag.items()},
             "load_errors": [
                 {"file": e.file, "case": e.case, "pointer": e.pointer, "message": e.message}
                 for e in self.load_errors
@@ -111,12 +148,13 @@ def server_changes_lines(result: Result) -> list[str]:
 
 def _server_changed_sentence(run: Run) -> str:
     """How many results ran on objects the server changed, apart from the rest, or '' when none did."""
-    changed = run.server_changed_counts()
+    tally = run.tally()
+    changed = tally.server_changed
     if not changed:
         return ""
     failing = changed.get(FAIL, 0) + changed.get(ERROR, 0)
     return (f"server changes (admission, defaulting, policy): {failing} of "
-            f"{run.counts().get(FAIL, 0) + run.counts().get(ERROR, 0)} failures and {changed.get(PASS, 0)} passes "
+            f"{tally.counts.get(FAIL, 0) + tally.counts.get(ERROR, 0)} failures and {changed.get(PASS, 0)} passes "
             "ran on objects the server changed beyond the request")
 
 
@@ -141,10 +179,11 @@ def summary_text(run: Run, verbose_failures: bool = True) -> str:
                 lines.extend(f"    {line}" for line in details)
                 lines.extend(f"    {line}" for line in server_changes_lines(result))
     lines.append("")
-    lines.append(_text_table("type", run.counts_by("type")))
+    tally = run.tally()
+    lines.append(_text_table("type", tally.by_type))
     lines.append("")
-    lines.append(_text_table("behaviour", run.counts_by("tag")))
-    counts = run.counts()
+    lines.append(_text_table("behaviour", tally.by_tag))
+    counts = tally.counts
     lines.append("")
     skipped_reasons = Counter(r.reason for r in run.results if r.status == SKIP)
     for reason, count in skipped_reasons.most_common():
@@ -174,42 +213,84 @@ def results_json(run: Run) -> str:
     return f'{head[:-2]},\n  "results": {body}\n}}\n'
 
 
+# junit.xml is written as text, byte for byte as ElementTree wrote it (ET.indent, then ET.tostring with
+# its declaration): building and serializing the tree took five times as long.
+JUNIT_DECLARATION = "<?xml version='1.0' encoding='utf-8'?>\n"
+
+
+def _xml_text(text: str) -> str:
+    """Character data escaped as ElementTree escapes it."""
+    if "&" in text:
+        text = text.replace("&", "&amp;")
+    if "<" in text:
+        text = text.replace("<", "&lt;")
+    if ">" in text:
+        text = text.replace(">", "&gt;")
+    return text
+
+
+def _xml_attribute(text: str) -> str:
+    """An attribute value escaped as ElementTree escapes it (line ends and tabs as character references)."""
+    text = _xml_text(text)
+    if '"' in text:
+        text = text.replace('"', "&quot;")
+    if "\r" in text:
+        text = text.replace("\r", "&#13;")
+    if "\n" in text:
+        text = text.replace("\n", "&#10;")
+    if "\t" in text:
+        text = text.replace("\t", "&#09;")
+    return text
+
+
+def _junit_outcome(tag: str, message: str, text: str | None, indent: str) -> str:
+    """A testcase's one child element at ``indent``, empty when it holds no text."""
+    body = f">{_xml_text(text)}</{tag}>" if text else " />"
+    return f'{indent}<{tag} message="{_xml_attribute(message)}"{body}'
+
+
+def _junit_case(classname: str, name: str, time: str, outcome: str) -> str:
+    timing = f' time="{time}"' if time else ""
+    head = f'\n    <testcase classname="{classname}" name="{_xml_attribute(name)}"{timing}'
+    return f"{head}>{outcome}\n    </testcase>" if outcome else f"{head} />"
+
+
 def junit_xml(run: Run) -> str:
-    suites = ET.Element("testsuites", name=f"patchconf {run.target_name}")
     by_file: dict[str, list[Result]] = defaultdict(list)
     for result in run.results:
         by_file[result.case.file].append(result)
     for error in run.load_errors:
         by_file.setdefault(error.file, [])
+    suites = []
     if run.interrupted:  # an error a CI system shows: the run is incomplete
-        suite = ET.SubElement(suites, "testsuite", name="patchconf run", tests="1", failures="0", errors="1",
-                              skipped="0")
-        case = ET.SubElement(suite, "testcase", classname="patchconf", name="(run)")
-        ET.SubElement(case, "error", message="interrupted").text = run.stopped_early()
+        suites.append('\n  <testsuite name="patchconf run" tests="1" failures="0" errors="1" skipped="0">'
+                      + _junit_case("patchconf", "(run)", "",
+                                    _junit_outcome("error", "interrupted", run.stopped_early(), "\n      "))
+                      + "\n  </testsuite>")
     for file, results in sorted(by_file.items()):
         counts = Counter(r.status for r in results)
         file_errors = [e for e in run.load_errors if e.file == file]
-        suite = ET.SubElement(
-            suites, "testsuite", name=file, tests=str(len(results) + len(file_errors)),
-            failures=str(counts[FAIL]), errors=str(counts[ERROR] + len(file_errors)),
-            skipped=str(counts[SKIP]),
-        )
-        for error in file_errors:
-            case = ET.SubElement(suite, "testcase", classname=file, name=error.case or "(file)")
-            ET.SubElement(case, "error", message="load error").text = str(error)
+        classname = _xml_attribute(file)
+        cases = [_junit_case(classname, error.case or "(file)", "",
+                             _junit_outcome("error", "load error", str(error), "\n      "))
+                 for error in file_errors]
         for result in results:
-            case = ET.SubElement(
-                suite, "testcase", classname=file, name=result.case.name, time=f"{result.seconds:.4f}"
-            )
-            if result.status == FAIL:
-                text = "\n".join([*result.diff, *server_changes_lines(result)])
-                ET.SubElement(case, "failure", message=result.reason[:200]).text = text
-            elif result.status == ERROR:
-                ET.SubElement(case, "error", message=result.reason[:200]).text = result.reason
-            elif result.status == SKIP:
-                ET.SubElement(case, "skipped", message=result.reason)
-    ET.indent(suites)
-    return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
+            status = result.status
+            if status == FAIL:
+                outcome = _junit_outcome("failure", result.reason[:200],
+                                         "\n".join([*result.diff, *server_changes_lines(result)]), "\n      ")
+            elif status == ERROR:
+                outcome = _junit_outcome("error", result.reason[:200], result.reason, "\n      ")
+            elif status == SKIP:
+                outcome = _junit_outcome("skipped", result.reason, None, "\n      ")
+            else:
+                outcome = ""
+            cases.append(_junit_case(classname, result.case.name, f"{result.seconds:.4f}", outcome))
+        head = (f'\n  <testsuite name="{classname}" tests="{len(results) + len(file_errors)}" '
+                f'failures="{counts[FAIL]}" errors="{counts[ERROR] + len(file_errors)}" skipped="{counts[SKIP]}"')
+        suites.append(f"{head}>{''.join(cases)}\n  </testsuite>" if cases else f"{head} />")
+    head = f'{JUNIT_DECLARATION}<testsuites name="{_xml_attribute(f"patchconf {run.target_name}")}"'
+    return (f"{head}>{''.join(suites)}\n</testsuites>" if suites else f"{head} />") + "\n"
 
 
 def _md(text: str) -> str:
@@ -217,7 +298,8 @@ def _md(text: str) -> str:
 
 
 def markdown(run: Run) -> str:
-    counts = run.counts()
+    tally = run.tally()
+    counts = tally.counts
     out = [
         f"# patchconf report: {run.target_name}",
         "",
@@ -236,10 +318,10 @@ def markdown(run: Run) -> str:
         out += ["## Files that could not be loaded", ""]
         out += [f"- `{e}`" for e in run.load_errors]
         out.append("")
-    for title, key in (("By patch type", "type"), ("By behaviour", "tag")):
+    for title, key, table in (("By patch type", "type", tally.by_type), ("By behaviour", "tag", tally.by_tag)):
         out += [f"## {title}", "", f"| {key} | " + " | ".join(STATUSES) + " |",
                 "|---|" + "---:|" * len(STATUSES)]
-        out += [f"| {k} | " + " | ".join(_count_cells(c)) + " |" for k, c in run.counts_by(key).items()]
+        out += [f"| {k} | " + " | ".join(_count_cells(c)) + " |" for k, c in table.items()]
         out.append("")
     bad = [r for r in run.results if r.status in (FAIL, ERROR)]
     # Failures where the server itself changed the objects (admission, policy) are shown apart:

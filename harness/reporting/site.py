@@ -350,8 +350,8 @@ def run_body(run: Run, heading: str, nav: str = "", badge_src: str = "", with_in
     ``with_inputs`` shows each failure's inputs from its case (results do not record them, so a
     report rendered from results alone leaves them out).
     """
-    counts = run.counts()
-    by_type, by_tag = run.counts_by("type"), run.counts_by("tag")
+    tally = run.tally()
+    counts, by_type, by_tag = tally.counts, tally.by_type, tally.by_tag
     notes = ""
     if run.interrupted:
         notes += f'<p class="note"><strong>{esc(run.stopped_early())}</strong></p>'
