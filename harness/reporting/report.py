@@ -6,7 +6,7 @@ import json
 import platform
 import re
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -207,10 +207,24 @@ def _text_table(label: str, rows: dict[str, Counter]) -> str:
 def results_json(run: Run) -> str:
     """results.json: the run indented, each result on one line (Python's indenting encoder is ten
     times slower than its compact one, and a result per line reads and diffs well)."""
+    return "".join(results_json_parts(run))
+
+
+def results_json_parts(run: Run) -> Iterator[str]:
+    """:func:`results_json` in pieces, to be written one after another: joined, a corpus run's results
+    are megabytes of fresh memory (two bytes a character once one result holds a character beyond
+    Latin-1) filled only to be copied out again."""
     head = json.dumps(run.summary_json(), indent=2, ensure_ascii=False)
-    lines = ",\n    ".join(result.json_text for result in run.results)
-    body = f"[\n    {lines}\n  ]" if run.results else "[]"
-    return f'{head[:-2]},\n  "results": {body}\n}}\n'
+    if not run.results:
+        yield f'{head[:-2]},\n  "results": []\n}}\n'
+        return
+    yield f'{head[:-2]},\n  "results": [\n    '
+    separator = ""
+    for result in run.results:
+        yield separator
+        yield result.json_text
+        separator = ",\n    "
+    yield "\n  ]\n}\n"
 
 
 # junit.xml is written as text, byte for byte as ElementTree wrote it (ET.indent, then ET.tostring with

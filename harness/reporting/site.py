@@ -19,7 +19,7 @@ import html
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -233,10 +233,15 @@ SCRIPT = """
 
 
 def _page(title: str, body: str) -> str:
-    return (f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
-            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f'<link rel="icon" href="data:,"><title>{esc(title)}</title><style>{STYLE}</style></head>\n'
-            f"<body>\n{body}\n<script>{SCRIPT}</script>\n</body></html>\n")
+    return "".join(_page_parts(title, (body,)))
+
+
+def _page_parts(title: str, body: Iterable[str]) -> Iterator[str]:
+    yield (f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+           f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+           f'<link rel="icon" href="data:,"><title>{esc(title)}</title><style>{STYLE}</style></head>\n<body>\n')
+    yield from body
+    yield f"\n<script>{SCRIPT}</script>\n</body></html>\n"
 
 
 def _options(values: Iterable[str], everything: str) -> str:
@@ -308,13 +313,28 @@ def _other_detail(result: Result) -> str:
     return ""
 
 
-def _result_row(result: Result, with_inputs: bool) -> str:
-    case = result.case
-    detail = _failure_detail(result, with_inputs) if result.status in FAILING else _other_detail(result)
-    return (f'<tr class="row"{_attrs((case.type,), case.tags, (result.status,))}>'
-            f'<td><span class="chip {esc(result.status)}">{esc(result.status)}</span></td>'
-            f'<td><code>{esc(case.id)}</code><div class="desc">{esc(case.description)}</div></td>'
-            f"<td>{esc(case.type)}</td><td>{esc(' '.join(case.tags))}</td><td>{detail}</td></tr>")
+def _result_rows(results: Iterable[Result], with_inputs: bool) -> list[str]:
+    """A row per result (status, case, type, behaviours and detail), each but the last followed by the
+    separator. The markup around a row's case depends only on its status, type and behaviours, which most
+    rows share: it is escaped once per combination."""
+    before_case: dict[tuple[str, str, tuple[str, ...]], str] = {}
+    after_case: dict[tuple[str, tuple[str, ...]], str] = {}
+    rows = []
+    for result in results:
+        case, status = result.case, result.status
+        kind, tags = case.type, case.tags
+        head = before_case.get((status, kind, tags))
+        if head is None:
+            head = before_case[status, kind, tags] = (
+                f'<tr class="row"{_attrs((kind,), tags, (status,))}>'
+                f'<td><span class="chip {esc(status)}">{esc(status)}</span></td><td><code>')
+        tail = after_case.get((kind, tags))
+        if tail is None:
+            tail = after_case[kind, tags] = f"</div></td><td>{esc(kind)}</td><td>{esc(' '.join(tags))}</td><td>"
+        detail = _failure_detail(result, with_inputs) if status in FAILING else _other_detail(result)
+        rows.append(f'{head}{esc(case.id)}</code><div class="desc">{esc(case.description)}{tail}{detail}</td></tr>')
+        rows.append(ROW_SEPARATOR)
+    return rows[:-1]
 
 
 def _counts_table(key: str, rows: Mapping[str, Counter]) -> str:
@@ -350,6 +370,11 @@ def run_body(run: Run, heading: str, nav: str = "", badge_src: str = "", with_in
     ``with_inputs`` shows each failure's inputs from its case (results do not record them, so a
     report rendered from results alone leaves them out).
     """
+    return "".join(_run_body_parts(run, heading, nav, badge_src, with_inputs))
+
+
+def _run_body_parts(run: Run, heading: str, nav: str, badge_src: str, with_inputs: bool) -> list[str]:
+    """:func:`run_body` in pieces, a row a piece: a file is written from them without joining them first."""
     tally = run.tally()
     counts, by_type, by_tag = tally.counts, tally.by_type, tally.by_tag
     notes = ""
@@ -370,25 +395,33 @@ def run_body(run: Run, heading: str, nav: str = "", badge_src: str = "", with_in
     implementation = f"{target.family} {target.version}"
     if target.description and not target.description.startswith(implementation):
         implementation += f", {target.description}"
-    return (f"{nav}<h1>{esc(heading)}{badge_img}</h1>"
-            f"<p><code>{esc(run.target_name)}</code>: {esc(implementation)}; judged by the "
-            f"<strong>{esc(target.profile)}</strong> profile. Started {esc(run.started.isoformat(timespec='seconds'))}"
-            f", {run.seconds:.1f}s.</p>{notes}{_totals(counts)}"
-            f'<h2>Summary</h2><div class="tables">{_counts_table("type", by_type)}'
-            f'{_counts_table("tag", by_tag)}</div>{skips}'
-            "<h2>Results: failures first</h2>"
-            + ("" if counts.get(FAIL) or counts.get(ERROR) else "<p>No failures: every case that ran matched.</p>")
-            + _filter_bar(by_type, by_tag, counts, unchecked=(SKIP,) if counts.get(SKIP) else (),
-                          count_for=("results",))
-            + '<table class="results" id="results" data-filterable><colgroup><col class="st"><col class="case">'
-            '<col class="type"><col class="tags"><col></colgroup>'
-            "<thead><tr><th>status</th><th>case</th><th>type</th><th>behaviours</th><th>detail</th></tr></thead>"
-            f"<tbody>{ROW_SEPARATOR.join(_result_row(result, with_inputs) for result in ordered)}</tbody></table>")
+    started = run.started.isoformat(timespec="seconds")
+    summary = (f"{nav}<h1>{esc(heading)}{badge_img}</h1>"
+              f"<p><code>{esc(run.target_name)}</code>: {esc(implementation)}; judged by the "
+              f"<strong>{esc(target.profile)}</strong> profile. Started {esc(started)}"
+              f", {run.seconds:.1f}s.</p>{notes}{_totals(counts)}"
+              f'<h2>Summary</h2><div class="tables">{_counts_table("type", by_type)}'
+              f'{_counts_table("tag", by_tag)}</div>{skips}'
+              "<h2>Results: failures first</h2>"
+              + ("" if counts.get(FAIL) or counts.get(ERROR) else "<p>No failures: every case that ran matched.</p>")
+              + _filter_bar(by_type, by_tag, counts, unchecked=(SKIP,) if counts.get(SKIP) else (),
+                            count_for=("results",))
+              + '<table class="results" id="results" data-filterable><colgroup><col class="st"><col class="case">'
+              '<col class="type"><col class="tags"><col></colgroup>'
+              "<thead><tr><th>status</th><th>case</th><th>type</th><th>behaviours</th><th>detail</th></tr></thead>"
+              "<tbody>")
+    return [summary, *_result_rows(ordered, with_inputs), "</tbody></table>"]
 
 
 def run_page(run: Run) -> str:
     """A run's report.html."""
-    return _page(f"patchconf: {run.target_name}", run_body(run, f"patchconf report: {run.target_name}"))
+    return "".join(run_page_parts(run))
+
+
+def run_page_parts(run: Run) -> Iterator[str]:
+    """:func:`run_page` in pieces, to be written one after another."""
+    body = _run_body_parts(run, f"patchconf report: {run.target_name}", "", "", False)
+    return _page_parts(f"patchconf: {run.target_name}", body)
 
 
 # ---- the site ------------------------------------------------------------------------------------
