@@ -10,6 +10,7 @@ write) and the registry strategies' reset fields (the main resource cannot chang
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,6 +30,18 @@ DEFAULT_MANAGER = "patchconf"
 # The release whose rules run_case follows unless told: the corpus's (upstream's pinned 1.32, live 1.33).
 DEFAULT_KUBERNETES_VERSION = "1.32"
 STATUS = make_path("status")
+
+
+class _Time:
+    """The time a store's field managers stamp on entries: the store's clock, as of its current step."""
+
+    __slots__ = ("now",)
+
+    def __init__(self, now: int) -> None:
+        self.now = now
+
+    def __call__(self) -> int:
+        return self.now
 
 
 @dataclass
@@ -53,20 +66,20 @@ class Store:
         has_status = self.strategy.status_subresource
         main_reset = FieldSet.of(STATUS) if has_status else None
         status_reset = FieldSet.of(*(make_path(*path) for path in self.strategy.status_keeps)) if has_status else None
+        # The managers' clock, defaulter and creater do not hold this store: a store and its managers
+        # referring to each other would be freed only by the cyclic collector (everything they hold too).
+        self._time = _Time(self.clock)
+        # The scheme's defaulter for a built-in kind: an applied result is turned into the Go type and
+        # defaulted before anything else sees it; a custom kind has none.
+        defaulter = (None if self.custom_resource
+                     else functools.partial(codec.decode, api_version=self.api_version, kind=self.kind,
+                                            release=self.release))
+        creater = functools.partial(codec.empty, self.api_version, self.kind)
         self.managers = {
-            subresource: FieldManager(self.schema, self.api_version, self.kind, subresource, reset, self._now,
-                                      self.release, object_defaulter=self._defaulted,
-                                      object_creater=self._new_object)
+            subresource: FieldManager(self.schema, self.api_version, self.kind, subresource, reset, self._time,
+                                      self.release, object_defaulter=defaulter, object_creater=creater)
             for subresource, reset in (("", main_reset), ("status", status_reset))
         }
-
-    def _now(self) -> int:
-        return self.clock
-
-    def _defaulted(self, obj: dict[str, Any]) -> dict[str, Any]:
-        """The field manager's defaulter (the scheme's, for a built-in kind): an applied result is
-        turned into the Go type and defaulted before anything else sees it."""
-        return obj if self.custom_resource else codec.decode(obj, self.api_version, self.kind, self.release)
 
     def start(self, current: dict[str, Any] | None) -> None:
         if current is None:
@@ -79,6 +92,7 @@ class Store:
 
     def run(self, step: Step) -> StepResult:
         self.clock += 1
+        self._time.now = self.clock
         if step.op in migration.OPS:  # several requests in the one step
             return migration.run(self, step)
         return self.request(step)
@@ -89,7 +103,8 @@ class Store:
         try:
             after = self._request(step)
         except RequestError as exc:
-            return StepResult(error=exc)
+            # without its traceback, whose frames hold the result holding it: no cycle to collect
+            return StepResult(error=exc.with_traceback(None))
         except PatchError as exc:
             return StepResult(error=RequestError(exc.error_class, exc.message, 422, "Invalid"))
         after = _ignore_timestamp_only_changes(before, after)

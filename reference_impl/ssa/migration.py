@@ -44,7 +44,7 @@ def _csa_upgrade(store: Endpoint, step: Step) -> StepResult:
     try:
         sent = _upgrade(store, step.csa_managers, step.manager or "", step.subresource)
     except RequestError as exc:
-        return StepResult(error=exc)
+        return StepResult(error=exc.with_traceback(None))  # as Endpoint.request keeps it: no cycle
     return _result(store, sent is not None and sent.changed)
 
 

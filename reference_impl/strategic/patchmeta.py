@@ -145,7 +145,8 @@ class _Memo(PatchMeta):
             try:
                 answer = find(key)
             except (NoStrategicSchema, ListOfLists, TypeMismatch) as error:
-                answer = error
+                # kept without its traceback: that holds this frame, which holds the memo holding the error
+                answer = error.with_traceback(None)
             memo[key] = answer
         if isinstance(answer, Exception):
             # A fresh error each time: the merge code sets the pointer on it.

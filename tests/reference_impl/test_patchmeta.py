@@ -7,6 +7,9 @@ apimachinery's (kubectl prints it for the same lookups, see test_strategic_apply
 
 from __future__ import annotations
 
+import gc
+import weakref
+
 import pytest
 
 from patchconf.reference_impl.errors import ListOfLists, NoStrategicSchema, TypeMismatch
@@ -259,3 +262,21 @@ def test_list_of_lists_in_struct_metadata_is_refused():
     )
     with pytest.raises(ListOfLists, match="unexpected slice of slice"):
         definitions.node({"$ref": "#/$defs/T"}).lookup_list("m")
+
+
+def test_a_failed_lookup_is_remembered_without_keeping_the_schema_alive():
+    # The memo keeps the error; with its traceback it would hold the frames holding the memo, a cycle
+    # that reference counting never frees (a named schema's metadata is made for every case).
+    meta = named_patch_meta("widget")
+    freed = weakref.ref(meta)
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        for _ in range(2):  # worked out, then remembered: raised anew each time
+            with pytest.raises(NoStrategicSchema, match="unable to find api field"):
+                meta.lookup_map("no-such-field")
+        del meta
+        assert freed() is None
+    finally:
+        if collecting:
+            gc.enable()

@@ -6,7 +6,9 @@ FieldsV1 encoding) or follow from the apimachinery chain's documented rules.
 
 from __future__ import annotations
 
+import gc
 import json
+import weakref
 
 import pytest
 
@@ -216,3 +218,22 @@ def test_an_apply_that_only_reorders_is_a_change_from_1_29_and_a_no_op_before():
     assert (old["document"]["tags"], old["changed"], old["managed_fields"][0]["time"]) == (["x", "y"], False, 1)
     new = run_ports(steps, "1.29")[1]
     assert (new["document"]["tags"], new["changed"], new["managed_fields"][0]["time"]) == (["y", "x"], True, 2)
+
+
+def test_a_store_and_its_field_managers_are_freed_by_reference_counting():
+    # The managers' clock, defaulter and creater must not hold the store: a cycle between them would
+    # keep every object, managedFields entry and field set of a sequence for the cyclic collector.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        store = apiserver.Store(CM_SCHEMA, "v1", "ConfigMap")
+        result = store.run(apiserver.Step.from_json(
+            {"op": "apply", "manager": "m", "object": {"apiVersion": "v1", "kind": "ConfigMap",
+                                                        "metadata": {"name": "c"}, "data": {"a": "1"}}}))
+        assert result.to_json()["managed_fields"][0]["manager"] == "m"
+        freed = weakref.ref(store)
+        del store
+        assert freed() is None
+    finally:
+        if collecting:
+            gc.enable()
