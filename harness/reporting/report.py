@@ -30,24 +30,29 @@ class Tally:
 
     @classmethod
     def of(cls, results: Sequence[Result]) -> Tally:
-        by_type: list[tuple[str, str]] = []
-        by_tag: list[tuple[str, str]] = []
-        for result in results:  # one pass for every table; Counter counts the pairs in C
-            case, status = result.case, result.status
-            by_type.append((case.type, status))
-            by_tag.extend([(tag, status) for tag in case.tags])
-        return cls(Counter(r.status for r in results), Counter(r.status for r in results if r.server_changes),
-                   _table(Counter(by_type)), _table(Counter(by_tag)))
+        # Results are counted by what the tables need of them (type, behaviours, status, whether the
+        # server changed them), a few hundred kinds for a corpus, and the tables are filled per kind.
+        # Kinds come in the order they first occur, so each counter's statuses do too.
+        kinds = Counter([(case.type, case.tags, result.status, bool(result.server_changes))
+                         for result in results for case in [result.case]])
+        counts, server_changed = Counter(), Counter()
+        by_type: dict[str, Counter] = {}
+        by_tag: dict[str, Counter] = {}
+        for (kind, tags, status, changed), count in kinds.items():
+            counts[status] += count
+            if changed:
+                server_changed[status] += count
+            _count(by_type, kind, status, count)
+            for tag in tags:
+                _count(by_tag, tag, status, count)
+        return cls(counts, server_changed, dict(sorted(by_type.items())), dict(sorted(by_tag.items())))
 
 
-def _table(pairs: Counter) -> dict[str, Counter]:
-    table: dict[str, Counter] = {}
-    for (value, status), count in pairs.items():
-        counter = table.get(value)
-        if counter is None:
-            counter = table[value] = Counter()
-        counter[status] = count
-    return dict(sorted(table.items()))
+def _count(table: dict[str, Counter], value: str, status: str, count: int) -> None:
+    counter = table.get(value)
+    if counter is None:
+        counter = table[value] = Counter()
+    counter[status] += count
 
 
 @dataclass
