@@ -108,6 +108,17 @@ class Result:
         """:meth:`to_json` as JSON text, encoded once for results.jsonl and results.json alike."""
         return json.dumps(self.to_json(), ensure_ascii=False)
 
+    def __getattr__(self, name: str) -> Any:
+        # A result a forked copy sent (_with_case) came as its JSON text: its expected and actual
+        # values, which only a failure's report shows, are read from that text when first asked for.
+        fields = self.__dict__
+        if name in _SENT_AS_TEXT and "json_text" in fields and "case" in fields:
+            data = json.loads(fields["json_text"])
+            for member in _SENT_AS_TEXT:
+                fields[member] = data[member]
+            return fields[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
 
 def expectations(case: Case, target: Target) -> tuple[list[Outcome], str]:
     """The outcomes this target is judged by, and where they come from."""
@@ -528,17 +539,22 @@ def _receive(children: dict[int, _Child], selected: list[Case], finish: Callable
             finish(index, _with_case(fields, selected[index]))
 
 
+# What a copy sends of a result only inside its JSON text: the largest members, and the slowest to unpickle.
+_SENT_AS_TEXT = ("expected", "actual")
+
+
 def _without_case(result: Result) -> dict[str, Any]:
-    """A result as a copy sends it: the case is known by its index; the JSON text once encoded."""
-    fields = {name: getattr(result, name) for name in Result.__dataclass_fields__ if name != "case"}
+    """A result as a copy sends it: the case is known by its index; the JSON text once encoded, which
+    also carries the expected and actual values (read from it only if asked for: Result.__getattr__)."""
+    fields = {name: getattr(result, name) for name in Result.__dataclass_fields__
+              if name != "case" and name not in _SENT_AS_TEXT}
     fields["json_text"] = result.json_text
     return fields
 
 
 def _with_case(fields: dict[str, Any], case: Case) -> Result:
-    json_text = fields.pop("json_text")
-    result = Result(case, **fields)
-    result.__dict__["json_text"] = json_text  # the cached property, as the copy computed it
+    result = object.__new__(Result)  # every field but those sent as text, and the cached json_text
+    result.__dict__.update(fields, case=case)
     return result
 
 

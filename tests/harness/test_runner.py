@@ -2,6 +2,7 @@ import gc
 import json
 import os
 import time
+from dataclasses import replace
 
 import pytest
 
@@ -225,7 +226,7 @@ def _wait_until(condition, seconds=60.0):
 
 
 def test_forked_copies_give_the_results_in_case_order_each_run_once_and_handed_on_once(
-        write_case_file, forking, tmp_path):
+        write_case_file, scripted, forking, tmp_path):
     cases = _many_cases(write_case_file, 9)
     answers = {case.name: Actual(document={"n": int(case.name.split("-")[1])}) for case in cases}
     answers["case-4"] = Actual(document={"n": "four"})
@@ -250,6 +251,11 @@ def test_forked_copies_give_the_results_in_case_order_each_run_once_and_handed_o
     assert results[4].diff == ('document /n: expected 4, got "four" (int vs str)',)
     assert sorted(handed_on) == list(range(9))
     assert [r.json_text for r in results] == [json.dumps(r.to_json(), ensure_ascii=False) for r in results]
+    # A copy's results came as their JSON text (expected and actual read from it when asked for):
+    # the same results as this process alone gives, field by field.
+    alone = run_cases(cases, scripted(answers), workers=1)
+    assert [replace(r, seconds=0.0) for r in results] == [replace(r, seconds=0.0) for r in alone]
+    assert [r.expected for r in results] == [r.expected for r in alone]
 
 
 def test_the_cases_are_dealt_to_whichever_process_is_free(write_case_file, forking, tmp_path):
