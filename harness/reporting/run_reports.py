@@ -5,6 +5,8 @@ not beside it)."""
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -35,7 +37,14 @@ def write_reports(run: Run, directory: Path) -> list[Path]:
 
 
 def _write(path: Path, parts: Iterable[str]) -> None:
-    """The text ``parts`` make, written as one file, as Path.write_text would write it joined. The buffer
-    is large so that megabytes go to the file in a few writes, not a write per 8 KiB."""
-    with open(path, "w", encoding="utf-8", buffering=WRITE_BUFFER) as file:
+    """The text ``parts`` make, as Path.write_text would write it joined, in a few large writes.
+
+    A file already there is written over in place and then cut to its new length, not emptied first:
+    emptying a file of megabytes costs more than writing it (ext4 frees its blocks, and writes the new
+    ones out at close so that a crash cannot leave the file empty).
+    """
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT, 0o666)
+    with open(descriptor, "w", encoding="utf-8", buffering=WRITE_BUFFER) as file:
         file.writelines(parts)
+        if stat.S_ISREG(os.fstat(descriptor).st_mode):  # a device or a pipe has no length to cut
+            file.truncate()
