@@ -45,6 +45,8 @@ def _write(path: Path, parts: Iterable[str]) -> None:
     """
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT, 0o666)
     with open(descriptor, "w", encoding="utf-8", buffering=WRITE_BUFFER) as file:
-        file.writelines(parts)
-        if stat.S_ISREG(os.fstat(descriptor).st_mode):  # a device or a pipe has no length to cut
-            file.truncate()
+        try:
+            file.writelines(parts)
+        finally:  # stopped part way (an interrupt), it holds what was written, as an emptied file would
+            if stat.S_ISREG(os.fstat(descriptor).st_mode):  # a device or a pipe has no length to cut
+                file.truncate()

@@ -1,10 +1,15 @@
 import json
+import re
+from collections import Counter, defaultdict
+from dataclasses import replace
 from xml.etree import ElementTree as ET
 
+import pytest
+
 from patchconf.harness.corpus.cases import LoadError, load_file
-from patchconf.harness.reporting.report import Run, summary_text
+from patchconf.harness.reporting.report import Run, junit_xml, server_changes_lines, summary_text
 from patchconf.harness.reporting.run_reports import write_reports
-from patchconf.harness.running.runner import run_cases
+from patchconf.harness.running.runner import ERROR, FAIL, PASS, SKIP, run_cases
 from patchconf.harness.targets.base import Actual, ActualError
 
 CASES = """
@@ -75,3 +80,107 @@ def test_reports_are_written_in_every_format(write_case_file, scripted, tmp_path
     assert "document /spec/replicas: expected absent, got 0" in markdown
     assert "| JP-REPLACE | 2 | 1 | 0 | 0 |" in markdown
     assert "report.yaml::bad" in (tmp_path / "out" / "report.html").read_text()
+
+
+def _hostile(run):
+    """The run with results whose text needs every kind of XML escaping, an empty failure and error,
+    a skip, load errors with and without a case, and an interrupt."""
+    good, bad, err = run.results
+    text = 'a & b < c > d "q" \'s\' \r\n\ttab'
+    results = [
+        good,
+        replace(bad, reason=text * 20, diff=(text, "second line"),
+                server_changes=({"change": "added", "pointer": "/x", "value": '"<v>"'},)),
+        replace(bad, diff=(), reason=""),
+        replace(err, status=ERROR, reason=text),
+        replace(err, status=ERROR, reason=""),
+        replace(good, status=SKIP, reason=text),
+    ]
+    errors = [LoadError("cases/json-patch/report.yaml", text, case="c<1>"), LoadError("cases/a&b.yaml", text)]
+    return replace(run, results=results, load_errors=errors, interrupted="SIGTERM", planned=9)
+
+
+def _junit_by_elementtree(run):
+    """junit.xml as ElementTree builds and serializes it: the bytes junit_xml must give."""
+    suites = ET.Element("testsuites", name=f"patchconf {run.target_name}")
+    by_file = defaultdict(list)
+    for result in run.results:
+        by_file[result.case.file].append(result)
+    for error in run.load_errors:
+        by_file.setdefault(error.file, [])
+    if run.interrupted:
+        suite = ET.SubElement(suites, "testsuite", name="patchconf run", tests="1", failures="0", errors="1",
+                              skipped="0")
+        case = ET.SubElement(suite, "testcase", classname="patchconf", name="(run)")
+        ET.SubElement(case, "error", message="interrupted").text = run.stopped_early()
+    for file, results in sorted(by_file.items()):
+        counts = Counter(r.status for r in results)
+        file_errors = [e for e in run.load_errors if e.file == file]
+        suite = ET.SubElement(suites, "testsuite", name=file, tests=str(len(results) + len(file_errors)),
+                              failures=str(counts[FAIL]), errors=str(counts[ERROR] + len(file_errors)),
+                              skipped=str(counts[SKIP]))
+        for error in file_errors:
+            case = ET.SubElement(suite, "testcase", classname=file, name=error.case or "(file)")
+            ET.SubElement(case, "error", message="load error").text = str(error)
+        for result in results:
+            case = ET.SubElement(suite, "testcase", classname=file, name=result.case.name,
+                                 time=f"{result.seconds:.4f}")
+            if result.status == FAIL:
+                ET.SubElement(case, "failure", message=result.reason[:200]).text = "\n".join(
+                    [*result.diff, *server_changes_lines(result)])
+            elif result.status == ERROR:
+                ET.SubElement(case, "error", message=result.reason[:200]).text = result.reason
+            elif result.status == SKIP:
+                ET.SubElement(case, "skipped", message=result.reason)
+    ET.indent(suites)
+    return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def test_junit_is_what_elementtree_writes(write_case_file, scripted):
+    run = _run(write_case_file, scripted)
+    hostile = _hostile(run)
+    for each in (run, hostile, replace(run, results=[], load_errors=[])):
+        assert junit_xml(each) == _junit_by_elementtree(each)
+    text = junit_xml(hostile)
+    assert '<failure message="" />' in text and '<error message="" />' in text
+    assert 'message="a &amp; b &lt; c &gt; d &quot;q&quot; \'s\' &#13;&#10;&#09;tab"' in text
+    assert ET.fromstring(text.encode()).find(".//skipped").get("message") == 'a & b < c > d "q" \'s\' \r\n\ttab'
+
+
+def test_counts_follow_the_results(write_case_file, scripted):
+    run = _run(write_case_file, scripted)
+    assert run.counts() == {"pass": 2, "fail": 1}
+    run.counts()[PASS] += 5  # a caller's copy: the run's counts stay its results'
+    run.counts_by("tag")["JP-REPLACE"][PASS] += 5
+    assert run.counts() == {"pass": 2, "fail": 1}
+    assert run.counts_by("tag") == {"JP-REPLACE": {"pass": 2, "fail": 1}}
+    run.results.append(replace(run.results[0], status=SKIP))
+    assert run.counts() == {"pass": 2, "fail": 1, "skip": 1}
+    run.results[0] = replace(run.results[0], status=ERROR)
+    assert run.counts() == {"pass": 1, "fail": 1, "skip": 1, "error": 1}
+    assert run.counts_by("type") == {"json-patch": {"error": 1, "fail": 1, "pass": 1, "skip": 1}}
+    run.results = run.results[:1]
+    assert run.summary_json()["summary"] == {"error": 1}
+
+
+def test_reports_written_over_longer_ones_are_cut_to_length(write_case_file, scripted, tmp_path):
+    run = _hostile(_run(write_case_file, scripted))
+    out = tmp_path / "out"
+    write_reports(run, out)
+    longer = {path.name: path.read_bytes() for path in out.iterdir()}
+    write_reports(replace(run, results=run.results[:1], load_errors=[], interrupted=None), out)
+    fresh = tmp_path / "fresh"
+    write_reports(replace(run, results=run.results[:1], load_errors=[], interrupted=None), fresh)
+    for name, before in longer.items():
+        now = (out / name).read_bytes()
+        assert now == (fresh / name).read_bytes() and len(now) < len(before)
+
+
+def test_a_report_that_cannot_be_written_raises(write_case_file, scripted, tmp_path):
+    run = _run(write_case_file, scripted)
+    out = tmp_path / "out"
+    (out / "report.md").mkdir(parents=True)
+    with pytest.raises(IsADirectoryError, match=re.escape(f"Is a directory: '{out / 'report.md'}'")):
+        write_reports(run, out)
+    assert json.loads((out / "results.json").read_text())["summary"] == {"pass": 2, "fail": 1}
+    assert not (out / "report.html").exists()  # written in order: it comes after the one that failed
