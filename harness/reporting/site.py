@@ -15,7 +15,6 @@ shields.io endpoint JSON and a flat SVG.
 
 from __future__ import annotations
 
-import html
 import json
 import re
 from collections import Counter
@@ -25,7 +24,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from patchconf.harness.reporting.matrix import GROUP_TITLES, changes, column_labels, describe, matrix_groups
 from patchconf.harness.reporting.report import server_changes_lines
 from patchconf.harness.running.runner import ERROR, FAIL, FAILING, PASS, SKIP, Result
 
@@ -37,7 +35,13 @@ STATUSES = (PASS, FAIL, ERROR, SKIP)
 SHOWN_JSON_CHARS = 20_000  # per block of expected, actual or inputs; results themselves cap members at 64 KiB
 BADGE_LABEL = "patchconf"
 ROW_SEPARATOR = "\n"  # a row a line: committed pages diff readably
-esc = html.escape
+
+
+def esc(text: str) -> str:
+    """``html.escape(text)``, quotes too, without importing :mod:`html` (and its table of every entity,
+    some 2 ms) into each run that writes a report."""
+    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+            .replace("'", "&#x27;"))
 
 
 # ---- numbers and colours ------------------------------------------------------------------------
@@ -482,6 +486,8 @@ def _matrix_table(list_id: str, key: str, labels: Sequence[str], pages: Sequence
 
 
 def _changes_table(runs: Sequence[Run], pages: Sequence[str]) -> str:
+    from patchconf.harness.reporting.matrix import changes, column_labels, describe
+
     page_of = dict(zip(column_labels(runs), pages, strict=True))
     rows = []
     for case_id, segments in changes(runs):
@@ -499,6 +505,9 @@ def _changes_table(runs: Sequence[Run], pages: Sequence[str]) -> str:
 
 
 def index_page(runs: Sequence[Run], title: str, command: str = "") -> str:
+    # imported here: a run's own report (run_page) needs nothing of the matrix, nor its imports
+    from patchconf.harness.reporting.matrix import GROUP_TITLES, column_labels, matrix_groups
+
     labels = column_labels(runs)
     pages = [f"implementations/{slug(label)}.html" for label in labels]
     page_of = dict(zip(labels, pages, strict=True))
@@ -551,6 +560,8 @@ def index_page(runs: Sequence[Run], title: str, command: str = "") -> str:
 def write_site(runs: Sequence[Run], directory: Path, title: str = "Compliance matrix",
                command: str = "") -> list[Path]:
     """index.html, implementations/<label>.html and badges/<label>.json|.svg under ``directory``."""
+    from patchconf.harness.reporting.matrix import column_labels
+
     labels = column_labels(runs)
     (directory / "implementations").mkdir(parents=True, exist_ok=True)
     (directory / "badges").mkdir(exist_ok=True)

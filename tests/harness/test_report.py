@@ -1,4 +1,5 @@
 import json
+import platform
 import re
 from collections import Counter, defaultdict
 from dataclasses import replace
@@ -184,3 +185,7 @@ def test_a_report_that_cannot_be_written_raises(write_case_file, scripted, tmp_p
         write_reports(run, out)
     assert json.loads((out / "results.json").read_text())["summary"] == {"pass": 2, "fail": 1}
     assert not (out / "report.html").exists()  # written in order: it comes after the one that failed
+
+
+def test_results_name_the_python_that_ran_them(write_case_file, scripted):
+    assert _run(write_case_file, scripted).summary_json()["python"] == platform.python_version()
