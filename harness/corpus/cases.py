@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import copy
 import enum
+import errno
 import json
 import math
+import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -363,34 +365,109 @@ def behaviours_path(root: Path) -> Path:
 
 def iter_case_files(paths: Iterable[Path]) -> Iterator[Path]:
     """Case files under each path (a file, or a directory searched recursively)."""
+    for path, _ in _case_files(paths):
+        yield path
+
+
+# What a search of a directory passes over, as pathlib's glob does (a file gone meanwhile, a symlink loop).
+_IGNORED_ERRNOS = (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP)
+
+
+def _case_files(paths: Iterable[Path]) -> Iterator[tuple[Path, str | None]]:
+    """Each case file with its resolved path when the search knows it without asking the file system.
+
+    A directory is searched as ``sorted(path.rglob("*"))`` finds files: in the order of their path
+    components, not into symlinked directories, a symlink to a file included. The directory is
+    resolved once: below it, a file that is no symlink is its resolved directory plus the names.
+    """
     for path in paths:
         if path.is_file():
-            yield path
+            yield path, None
             continue
-        for candidate in sorted(path.rglob("*")):
-            if candidate.suffix not in CASE_SUFFIXES or not candidate.is_file():
+        top = os.fspath(path)
+        if not os.path.isdir(top):
+            continue
+        resolved_top = os.path.realpath(top)
+        for parts, is_link in sorted(_files_below(top, ())):
+            if SCHEMAS_DIR in parts[:-1] or parts[-1] == SCHEMA_FILE:
                 continue
-            relative = candidate.relative_to(path)
-            if SCHEMAS_DIR in relative.parts[:-1] or candidate.name == SCHEMA_FILE:
-                continue
-            yield candidate
+            yield path.joinpath(*parts), None if is_link else os.path.join(resolved_top, *parts)
+
+
+def _files_below(directory: str, parts: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], bool]]:
+    """The relative path components of the files with a case suffix below ``directory``, and
+    whether each is a symlink."""
+    try:
+        with os.scandir(directory) as scan:
+            entries = list(scan)
+    except PermissionError:
+        return
+    for entry in entries:
+        name = entry.name
+        try:
+            if entry.is_dir() and not entry.is_symlink():
+                yield from _files_below(entry.path, (*parts, name))
+            elif _suffix(name) in CASE_SUFFIXES and entry.is_file():
+                yield (*parts, name), entry.is_symlink()
+        except OSError as exc:
+            if exc.errno not in _IGNORED_ERRNOS:
+                raise
+
+
+def _suffix(name: str) -> str:
+    """The name's suffix as :attr:`pathlib.PurePath.suffix` says it (none for ``.yaml`` alone)."""
+    dot = name.rfind(".")
+    return name[dot:] if 0 < dot < len(name) - 1 else ""
 
 
 def display_path(path: Path) -> str:
     """Path shown in case ids: relative to the cases root's parent (``cases/…``)."""
-    resolved = path.resolve()
-    root = cases_root_for(resolved.parent)
-    try:
-        return resolved.relative_to(root.parent).as_posix()
-    except ValueError:
-        return path.as_posix()
+    return _Places().place(path, str(path.resolve())).shown
+
+
+class _Place:
+    """Where a case file's cases are shown (``shown``), and checked: its corpus's ``root``
+    and the BEHAVIOURS.md its tags go by (``behaviours``)."""
+
+    __slots__ = ("behaviours", "root", "shown")
+
+    def __init__(self, shown: str, root: Path, behaviours: Path) -> None:
+        self.shown, self.root, self.behaviours = shown, root, behaviours
+
+
+class _Places:
+    """Each case file's place, looked up once per directory: the case schema above it, the
+    behaviours beside that (a corpus's files share them; 110 files, some 20 directories)."""
+
+    def __init__(self) -> None:
+        self._roots: dict[str, tuple[Path, str, Path]] = {}
+
+    def place(self, path: Path, resolved: str | None = None) -> _Place:
+        """``path``'s place; ``resolved`` is its resolved path when already known."""
+        if resolved is None:
+            resolved = os.path.realpath(path)
+        directory = os.path.dirname(resolved)
+        known = self._roots.get(directory)
+        if known is None:
+            root = cases_root_for(Path(directory))
+            known = self._roots[directory] = (root, os.path.join(str(root.parent), ""), behaviours_path(root))
+        root, prefix, behaviours = known
+        if resolved.startswith(prefix):
+            shown = resolved[len(prefix):]
+        else:
+            try:
+                shown = Path(resolved).relative_to(root.parent).as_posix()
+            except ValueError:
+                shown = path.as_posix()
+        return _Place(shown, root, behaviours)
 
 
 def load_corpus(paths: Iterable[Path | str], purpose: Purpose = Purpose.CORPUS) -> Corpus:
     corpus = Corpus()
     case_cache = CaseCache.from_environment()
-    for file in iter_case_files(Path(p) for p in paths):
-        cases, errors = _load_file(file, purpose, case_cache)
+    places = _Places()
+    for file, resolved in _case_files(Path(p) for p in paths):
+        cases, errors = _load_file(file, purpose, case_cache, places.place(file, resolved))
         corpus.cases.extend(cases)
         corpus.errors.extend(errors)
     return corpus
@@ -404,17 +481,17 @@ def load_file(path: Path, purpose: Purpose = Purpose.CORPUS) -> tuple[list[Case]
     comes from the cache of loaded files (:mod:`patchconf.harness.corpus.casecache`) when nothing it depends on
     has changed.
     """
-    return _load_file(path, purpose, CaseCache.from_environment())
+    return _load_file(path, purpose, CaseCache.from_environment(), _Places().place(path, str(path.resolve())))
 
 
-def _load_file(path: Path, purpose: Purpose, case_cache: CaseCache | None) -> tuple[list[Case], list[LoadError]]:
-    shown = display_path(path)
-    root = cases_root_for(path.resolve().parent)
+def _load_file(path: Path, purpose: Purpose, case_cache: CaseCache | None,
+               place: _Place) -> tuple[list[Case], list[LoadError]]:
+    shown, root = place.shown, place.root
     key = None
     try:
         content = read_bytes(path)
         if case_cache is not None:
-            key = case_cache.key(content, shown, root, purpose.value, behaviours_path(root))
+            key = case_cache.key(content, shown, root, purpose.value, place.behaviours)
             cached = case_cache.get(key)
             if cached is not None:
                 return [_build_case(shown, effective, path) for effective in cached], []

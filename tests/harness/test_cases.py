@@ -1,7 +1,17 @@
+import json
 import textwrap
 from pathlib import Path
 
-from patchconf.harness.corpus.cases import ABSENT, Purpose, load_corpus, load_file, version_matches
+from patchconf.harness.corpus.cases import (
+    ABSENT,
+    Purpose,
+    display_path,
+    iter_case_files,
+    load_corpus,
+    load_file,
+    version_matches,
+)
+from patchconf.harness.corpus.yamlio import load_text
 
 GOOD = """
     defaults:
@@ -266,3 +276,38 @@ def test_a_server_side_apply_divergence_gives_one_outcome_per_step(write_case_fi
         "cases/server-side-apply/divergences.yaml::two-steps at /cases/0/divergences/2/steps/1: "
         "'expected_error' cannot be combined with 'expected' or 'expected_patch'",
     ]
+
+
+def test_a_directory_is_searched_as_pathlib_globs_it(write_case_file, tmp_path):
+    # The loader walks directories itself (resolving each once); pathlib's sorted rglob is what it must match:
+    # component order ("a" before "a-b"), hidden directories, no named schemas, symlinked files in,
+    # symlinked directories not entered, broken links and loops passed over.
+    for relative in ("a/one.yaml", "a-b/two.yaml", "a.b/three.yml", ".hidden/five.yaml",
+                     "sub/schemas/named.yaml", "sub/deep/six.yaml", "dir.yaml/seven.yaml", ".yaml", "eight.yaml.bak"):
+        write_case_file(relative, GOOD)
+    write_case_file("A/four.json", json.dumps(load_text(textwrap.dedent(GOOD))))
+    root = tmp_path / "cases"
+    (root / "sub" / "linked.yaml").symlink_to(root / "a" / "one.yaml")
+    (root / "sub" / "linked-dir").symlink_to(root / "a", target_is_directory=True)
+    (root / "sub" / "broken.yaml").symlink_to(root / "nowhere.yaml")
+    (root / "sub" / "loop.yaml").symlink_to(root / "sub" / "loop.yaml")
+
+    def by_pathlib(path: Path) -> list[Path]:
+        return [candidate for candidate in sorted(path.rglob("*"))
+                if candidate.suffix in (".yaml", ".yml", ".json") and candidate.is_file()
+                and "schemas" not in candidate.relative_to(path).parts[:-1] and candidate.name != "case.schema.json"]
+
+    for top in (root, root / "sub", root / "sub" / "linked-dir"):
+        found = list(iter_case_files([top]))
+        assert found == by_pathlib(top)
+    assert [p.relative_to(root).as_posix() for p in iter_case_files([root])] == [
+        ".hidden/five.yaml", "A/four.json", "a/one.yaml", "a-b/two.yaml", "a.b/three.yml", "dir.yaml/seven.yaml",
+        "sub/deep/six.yaml", "sub/linked.yaml"]
+    corpus = load_corpus([root])
+    assert corpus.errors == []
+    # Shown as resolved: a symlinked file under the name of what it links to.
+    assert [case.file for case in corpus.cases][::2] == [
+        "cases/.hidden/five.yaml", "cases/A/four.json", "cases/a/one.yaml", "cases/a-b/two.yaml",
+        "cases/a.b/three.yml", "cases/dir.yaml/seven.yaml", "cases/sub/deep/six.yaml", "cases/a/one.yaml"]
+    assert [case.path for case in corpus.cases][::2] == list(iter_case_files([root]))
+    assert [display_path(path) for path in iter_case_files([root])] == [case.file for case in corpus.cases][::2]
