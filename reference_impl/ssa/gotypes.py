@@ -182,17 +182,35 @@ def _omitted(value: Any, emptiness: int, zero: Any) -> bool:
     return False
 
 
+@functools.cache
+def _round_trip_plan(definition: str) -> tuple[dict[str, Any], tuple[tuple[str, Shape], ...], dict[str, tuple]]:
+    """A struct's round trip laid out once: every field as it reads when absent, in field order (None
+    for a struct or a type with its own encoding, made afresh per value); those fields; and each
+    field by name, as _struct_fields has it."""
+    fields = _struct_fields(definition)
+    absent_values = {name: None if absent is field else absent for name, _, _, field, absent in fields}
+    made = tuple((name, field) for name, _, _, field, absent in fields if absent is field)
+    by_name = {name: (kind, emptiness, field, absent) for name, kind, emptiness, field, absent in fields}
+    return absent_values, made, by_name
+
+
+_NO_MEMBERS: dict[str, Any] = {}
+
+
 def _round_tripped_struct(value: Any, definition: str) -> dict[str, Any]:
-    members = value if isinstance(value, dict) else {}
-    out = {}
-    # this loop runs for every field of every struct of every decoded object: absent members and
-    # scalars, most of them, are judged without a call
-    for name, kind, emptiness, field, absent in _struct_fields(definition):
-        member = members.get(name)
-        if member is None:
-            # an absent scalar or nilable reads as its zero, which omitempty leaves as it is
-            out[name] = _round_tripped(None, field) if absent is field else absent
+    absent_values, made, by_name = _round_trip_plan(definition)
+    members = value if isinstance(value, dict) else _NO_MEMBERS
+    # Absent members read as their zeros, which omitempty leaves as they are: copied in one go, so
+    # only the members an object has (a few of a struct's dozens of fields) are judged one by one.
+    out = absent_values.copy()
+    for name, field in made:
+        if members.get(name) is None:
+            out[name] = _round_tripped(None, field)
+    for name, member in members.items():
+        found = by_name.get(name) if member is not None else None
+        if found is None:  # absent (null), or not a field of the struct: dropped as Go drops it
             continue
+        kind, emptiness, field, absent = found
         if type(member) in _SCALAR_VALUES and kind in SCALAR_ZEROS:
             out[name] = absent if emptiness == _EMPTY_IF_ZERO and member == absent else member
             continue
