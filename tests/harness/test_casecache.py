@@ -101,6 +101,23 @@ def test_a_damaged_entry_is_ignored_and_replaced(write_case_file, cache_dir, dam
     assert entry.read_bytes() == intact
 
 
+def test_an_entry_holds_each_string_once_and_shared_members_stay_shared(write_case_file, cache_dir):
+    path = write_case_file("merge.yaml", "defaults:\n  provenance: [{implementation: kubectl, version: '1.32.4'}]\n"
+                           + CASE.replace("    provenance: [{implementation: kubectl, version: \"1.32.4\"}]\n", "")
+                           + CASE.split("cases:\n")[1].replace("add-a-key", "add-another").replace(
+                               "    provenance: [{implementation: kubectl, version: \"1.32.4\"}]\n", ""))
+    first, errors = load_file(path)
+    assert errors == [] and len(first) == 2
+    (entry,) = entries(cache_dir)
+    payload = entry.read_bytes()[len(FORMAT) + casecache.DIGEST_BYTES:]
+    assert payload.count(b"merge-patch") == payload.count(b"MP-NESTED") == 1
+    assert marshal.loads(payload) == [dict(case.raw) for case in first]
+    second, _ = load_file(path)
+    assert [case.raw for case in second] == [case.raw for case in first]
+    assert second[0].raw["provenance"] is second[1].raw["provenance"]  # the file's defaults, as a full load has them
+    assert first[0].raw["provenance"] is first[1].raw["provenance"]
+
+
 def test_a_file_with_problems_is_never_stored_and_reported_every_time(write_case_file, cache_dir):
     path = write_case_file("merge.yaml", CASE + """\
   - name: no-expectation

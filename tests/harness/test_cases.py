@@ -1,3 +1,4 @@
+import dataclasses
 import json
 import textwrap
 from pathlib import Path
@@ -139,6 +140,11 @@ def test_bundled_corpus_loads_without_errors():
     corpus = load_corpus([Path(__file__).resolve().parents[2] / "cases"])
     assert [str(e) for e in corpus.errors] == []
     assert len(corpus.cases) > 0
+    # The loader fills cases and outcomes in without their __init__: what it makes is what __init__ makes.
+    outcomes = [outcome for case in corpus.cases
+                for outcome in (case.outcome, *case.alternatives, *(p.outcome for p in case.profiles.values()))]
+    for made in [*corpus.cases, *outcomes]:
+        assert list(vars(dataclasses.replace(made)).items()) == list(vars(made).items())
 
 
 DRAFT = """
