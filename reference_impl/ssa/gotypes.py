@@ -241,7 +241,11 @@ def _encoded_struct(value: dict[str, Any], definition: str) -> dict[str, Any]:
     out = {}
     for name, kind, emptiness, field, zero in _struct_fields(definition):
         member = value[name]
-        if _omitted(member, emptiness, zero):
+        if member is NIL:  # most fields of a Go value: judged here, as _omitted would, without a call
+            if emptiness < _EMPTY_IF_NIL:
+                out[name] = None
             continue
-        out[name] = member if kind in SCALAR_ZEROS or member is NIL else _encoded(member, field)
+        if emptiness != _NEVER_EMPTY and _omitted(member, emptiness, zero):
+            continue
+        out[name] = member if kind in SCALAR_ZEROS else _encoded(member, field)
     return out
