@@ -155,7 +155,7 @@ def _judged(case: Case, target: Target, actual: Actual, seconds: float) -> Resul
     matched = next((outcome for outcome in outcomes if _same_success(outcome, actual)), None)
     if matched is not None and case.type != "server-side-apply":
         # The usual pass, found without explaining how the other outcomes differ (deepdiff is slow to load).
-        return Result(case, PASS, "", (), stored(matched.to_json()), stored(actual.to_json()), judged_by, seconds)
+        return _result(case, PASS, "", (), matched.to_json(), actual.to_json(), judged_by, seconds)
     if case.type == "server-side-apply":
         attempts = [_steps_mismatches(outcome, _as_stated(case, outcome, actual), target.compares_messages(case))
                     for outcome in outcomes]
@@ -165,8 +165,26 @@ def _judged(case: Case, target: Target, actual: Actual, seconds: float) -> Resul
     status = PASS if not best else FAIL
     diff = stored_lines(best)
     reason = "" if status == PASS else "; ".join(diff[:3])
-    expected = stored(outcomes[attempts.index(best)].to_json())
-    return Result(case, status, reason, diff, expected, stored(actual.to_json()), judged_by, seconds)
+    return _result(case, status, reason, diff, outcomes[attempts.index(best)].to_json(), actual.to_json(), judged_by,
+                   seconds)
+
+
+def _result(case: Case, status: str, reason: str, diff: tuple[str, ...], expected: dict[str, Any],
+            actual: dict[str, Any], judged_by: str, seconds: float) -> Result:
+    """The result, its expected and actual values as it keeps them; their JSON text, which telling
+    their size took, is kept for the result's own (json_text) instead of being written again."""
+    expected, expected_text = _stored_and_text(expected)
+    actual, actual_text = _stored_and_text(actual)
+    result = Result(case, status, reason, diff, expected, actual, judged_by, seconds)
+    data = result.to_json()
+    keys = list(data)
+    at = keys.index("expected")
+    if expected_text is not None and actual_text is not None and keys[at + 1:at + 2] == ["actual"]:
+        # json.dumps(data) as it would write it, in pieces: the same separators, the same order
+        head = json.dumps({key: data[key] for key in keys[:at]}, ensure_ascii=False)
+        tail = json.dumps({key: data[key] for key in keys[at + 2:]}, ensure_ascii=False)
+        result.__dict__["json_text"] = f'{head[:-1]}, "expected": {expected_text}, "actual": {actual_text}, {tail[1:]}'
+    return result
 
 
 def _as_stated(case: Case, outcome: Outcome, actual: Actual) -> Actual:
@@ -188,9 +206,15 @@ def _same_success(expected: Outcome, actual: Actual) -> bool:
 
 def stored(data: dict[str, Any]) -> dict[str, Any]:
     """``data`` as a result keeps it: a member over STORED_CHARS of JSON becomes a note with its beginning."""
+    return _stored_and_text(data)[0]
+
+
+def _stored_and_text(data: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+    """:func:`stored`, and the JSON text of ``data`` where it is kept whole."""
     try:
-        if len(json.dumps(data, ensure_ascii=False)) <= STORED_CHARS:
-            return data  # no member can be over: one encoding instead of one per member
+        text = json.dumps(data, ensure_ascii=False)
+        if len(text) <= STORED_CHARS:
+            return data, text  # no member can be over: one encoding instead of one per member
     except (RecursionError, ValueError, TypeError):
         pass  # told member by member below
     kept: dict[str, Any] = {}
@@ -207,7 +231,7 @@ def stored(data: dict[str, Any]) -> dict[str, Any]:
         else:
             kept[key] = (f"<truncated by patchconf: {len(text):,} characters of JSON, over the {STORED_CHARS:,} "
                          f"a result keeps; they begin: {text[:STORED_HEAD_CHARS]}>")
-    return kept
+    return kept, None
 
 
 def clip(text: str, limit: int) -> str:
