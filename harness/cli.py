@@ -10,7 +10,6 @@ import shlex
 import signal
 import sys
 import time
-import traceback
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -405,6 +404,8 @@ def _run(args: argparse.Namespace) -> int:
         print(f"patchconf: {run.stopped_early()}; reports written from them", file=sys.stderr)
         return _interrupted_exit(stop)
     if stop is not None:
+        import traceback  # only for a harness bug
+
         traceback.print_exception(stop)
         return 2
     if not selected and not corpus.errors:

@@ -25,11 +25,9 @@ format belongs to the Python version, which is part of the key.
 
 from __future__ import annotations
 
-import hashlib
 import marshal
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -38,6 +36,11 @@ from typing import Any
 import yaml
 
 from patchconf.harness.corpus.corpus_layout import SCHEMA_FILE, SCHEMAS_DIR
+
+try:  # Python's own BLAKE2: importing hashlib loads OpenSSL first, some 5 ms of every start
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - a Python without the module
+    from hashlib import blake2b
 
 ENVIRONMENT_VARIABLE = "PATCHCONF_CASE_CACHE"
 OFF = ("off", "0", "no", "false")
@@ -80,7 +83,7 @@ class CaseCache:
         context = self._contexts.get((root, purpose))
         if context is None:
             context = self._contexts[(root, purpose)] = _context_digest(root, purpose, behaviours)
-        digest = hashlib.sha256(context)
+        digest = blake2b(context, digest_size=DIGEST_BYTES)
         digest.update(shown.encode("utf-8", "surrogatepass") + b"\0")
         digest.update(content)
         return digest.hexdigest()
@@ -96,7 +99,7 @@ class CaseCache:
         if not data.startswith(FORMAT) or len(data) < header:
             return None
         payload = data[header:]
-        if hashlib.blake2b(payload, digest_size=DIGEST_BYTES).digest() != data[len(FORMAT):header]:
+        if blake2b(payload, digest_size=DIGEST_BYTES).digest() != data[len(FORMAT):header]:
             return None
         try:
             cases = marshal.loads(payload)
@@ -112,12 +115,14 @@ class CaseCache:
             payload = marshal.dumps(_with_shared_strings([dict(case) for case in cases]))
         except ValueError:  # not JSON data: nothing to store
             return
-        data = FORMAT + hashlib.blake2b(payload, digest_size=DIGEST_BYTES).digest() + payload
+        data = FORMAT + blake2b(payload, digest_size=DIGEST_BYTES).digest() + payload
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             if not self._stored:
                 self._stored = True
                 self._remove_old_entries()
+            import tempfile  # only when storing: most runs find every entry
+
             handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=".entry-", suffix=".tmp")
             try:
                 with os.fdopen(handle, "wb") as stream:
@@ -179,7 +184,7 @@ def _with_shared_strings(value: Any) -> Any:
 
 def _context_digest(root: Path, purpose: str, behaviours: Path) -> bytes:
     """What every file's key under ``root`` shares: the loader, the schema, the behaviours, the named schemas."""
-    digest = hashlib.sha256(FORMAT)
+    digest = blake2b(FORMAT, digest_size=DIGEST_BYTES)
     digest.update(_loader_digest())
     digest.update(purpose.encode() + b"\0")
     for path in (root / SCHEMA_FILE, behaviours):
@@ -194,7 +199,7 @@ def _context_digest(root: Path, purpose: str, behaviours: Path) -> bytes:
 
 def _file_digest(path: Path) -> bytes:
     try:
-        return hashlib.sha256(path.read_bytes()).digest()
+        return blake2b(path.read_bytes(), digest_size=DIGEST_BYTES).digest()
     except OSError as exc:
         return f"unreadable: {exc}".encode()
 
@@ -207,8 +212,8 @@ def _loader_digest() -> bytes:
     global _LOADER_DIGEST
     if _LOADER_DIGEST is None:
         package = Path(__file__).resolve().parents[2]  # the root holding harness/
-        digest = hashlib.sha256(f"{sys.version}\0{marshal.version}\0{yaml.__version__}\0"
-                                f"{yaml.__with_libyaml__}\0".encode())
+        digest = blake2b(f"{sys.version}\0{marshal.version}\0{yaml.__version__}\0{yaml.__with_libyaml__}\0".encode(),
+                         digest_size=DIGEST_BYTES)
         for module in LOADER_MODULES:
             digest.update(_file_digest(package / module))
         _LOADER_DIGEST = digest.digest()
