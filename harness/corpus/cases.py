@@ -27,7 +27,6 @@ import yaml
 from patchconf.harness import BUNDLED_CASES_DIR
 from patchconf.harness.corpus.casecache import CaseCache
 from patchconf.harness.corpus.corpus_layout import BEHAVIOURS_FILE, CASE_SUFFIXES, SCHEMA_FILE, SCHEMAS_DIR
-from patchconf.harness.corpus.fastschema import compile_schema
 from patchconf.harness.corpus.yamlio import RefusedInput, decode_text, load_text, read_bytes
 from patchconf.reference_impl import jsonpointer
 
@@ -150,12 +149,16 @@ class Divergence:
 
 @dataclass(frozen=True)
 class ProfileOutcome:
+    """The outcome under a named profile where it departs from Kubernetes (e.g. ``rfc``), and why."""
+
     outcome: Outcome
     reason: str
 
 
 @dataclass(frozen=True)
 class SchemaRef:
+    """The schema a case's documents are patched under: a built-in kind (at a version) or a named schema."""
+
     api_version: str | None = None
     kind: str | None = None
     version: str | None = None
@@ -176,6 +179,8 @@ class SchemaRef:
 
 @dataclass(frozen=True)
 class Case:
+    """One case of the corpus, shown as ``file`` (``cases/…``) and loaded from ``path``."""
+
     file: str
     name: str
     description: str
@@ -257,6 +262,8 @@ class LoadError:
 
 @dataclass
 class Corpus:
+    """The cases loaded, and what could not be."""
+
     cases: list[Case] = field(default_factory=list)
     errors: list[LoadError] = field(default_factory=list)
 
@@ -315,6 +322,8 @@ class CaseSchema:
     """
 
     def __init__(self, path: Path, definition: str = "effectiveCase") -> None:
+        from patchconf.harness.corpus.fastschema import compile_schema  # a run whose files are all cached needs none
+
         self.schema = json.loads(path.read_text(encoding="utf-8"))
         definitions = self.schema.get("$defs", {})
         if definition not in definitions:  # an older schema knows only effectiveCase
