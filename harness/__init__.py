@@ -10,9 +10,9 @@ pull-request check) are built on it.
 
 from __future__ import annotations
 
-import functools
 import os
 import subprocess
+import time
 from pathlib import Path
 
 # The checkout, or the installed `patchconf` package: either way cases/ and targets/ sit beside
@@ -44,27 +44,67 @@ def patchconf_version() -> str:
     return __version__
 
 
-@functools.cache
 def corpus_version(cases_dir: Path) -> str:
     """A checkout's commit (``git describe``, ``-dirty`` with local edits), else the version of the
-    patchconf that carries the corpus."""
-    if (cases_dir.parent / ".git").exists():
-        try:
-            described = subprocess.run(["git", "-C", str(cases_dir), "describe", "--always", "--dirty", "--tags"],
-                                       capture_output=True, text=True, timeout=10, check=False)
-            if described.returncode == 0 and described.stdout.strip():
-                return f"git {described.stdout.strip()}"
-        except (OSError, subprocess.TimeoutExpired):
-            pass  # no git here: the package's version still says which corpus
-    return f"patchconf {patchconf_version()}"
+    patchconf that carries the corpus; worked out once per process."""
+    version = _versions.get(cases_dir)
+    if version is None:
+        started = _describing.pop(cases_dir) if cases_dir in _describing else _start_git_describe(cases_dir)
+        described = _git_described(started)
+        version = _versions[cases_dir] = f"git {described}" if described else f"patchconf {patchconf_version()}"
+    return version
 
 
 def corpus_description(paths: list[Path]) -> dict[str, str]:
     """Which corpus a run read: the root of its case files and that corpus's version."""
+    root = _corpus_root(paths)
+    return {"path": str(root), "version": corpus_version(root)}
+
+
+def describe_corpus_soon(paths: list[Path]) -> None:
+    """Start working out :func:`corpus_description` of ``paths``: ``git describe`` (~10 ms) runs on
+    while the caller loads the corpus, instead of before the first case."""
+    root = _corpus_root(paths)
+    if root not in _versions and root not in _describing:
+        _describing[root] = _start_git_describe(root)
+
+
+GIT_DESCRIBE_TIMEOUT = 10.0
+_versions: dict[Path, str] = {}  # corpus_version's answers, by corpus root
+_describing: dict[Path, tuple[subprocess.Popen[str], float] | None] = {}  # git describe started early, and when
+
+
+def _corpus_root(paths: list[Path]) -> Path:
     from patchconf.harness.corpus.cases import cases_root_for
 
-    root = cases_root_for(paths[0].resolve()) if paths else default_cases_dir()
-    return {"path": str(root), "version": corpus_version(root)}
+    return cases_root_for(paths[0].resolve()) if paths else default_cases_dir()
+
+
+def _start_git_describe(cases_dir: Path) -> tuple[subprocess.Popen[str], float] | None:
+    if not (cases_dir.parent / ".git").exists():
+        return None
+    try:
+        process = subprocess.Popen(["git", "-C", str(cases_dir), "describe", "--always", "--dirty", "--tags"],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    except OSError:  # no git here: the package's version still says which corpus
+        return None
+    return process, time.monotonic()
+
+
+def _git_described(started: tuple[subprocess.Popen[str], float] | None) -> str | None:
+    """What git describe printed, or None where it failed, timed out or did not run."""
+    if started is None:
+        return None
+    process, since = started
+    try:
+        output, _ = process.communicate(timeout=max(0.0, since + GIT_DESCRIBE_TIMEOUT - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate()
+        return None
+    except OSError:
+        return None
+    return output.strip() if process.returncode == 0 and output.strip() else None
 
 
 def reports_directory() -> Path:

@@ -13,7 +13,14 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from patchconf.harness import SOURCE_ROOT, corpus_description, default_cases_dir, patchconf_version, reports_directory
+from patchconf.harness import (
+    SOURCE_ROOT,
+    corpus_description,
+    default_cases_dir,
+    describe_corpus_soon,
+    patchconf_version,
+    reports_directory,
+)
 from patchconf.harness.corpus.cases import Case, Corpus, cases_root_for, load_corpus
 from patchconf.harness.corpus.coverage import coverage, coverage_text
 from patchconf.harness.corpus.yamlio import yaml11_differences
@@ -349,6 +356,7 @@ def _run(args: argparse.Namespace) -> int:
         print(f"patchconf: --namespace is for the live target, not {args.target!r}", file=sys.stderr)
         return 2
     with _sigterm_interrupts():
+        describe_corpus_soon(args.cases or [default_cases_dir()])  # git runs while the target starts, cases load
         try:
             target = make_target(args.target, timeout=args.timeout, kubeconfig=args.kubeconfig, workers=args.jobs,
                                  max_answer_bytes=args.max_answer_bytes, namespace=args.namespace)
