@@ -110,177 +110,202 @@ NAMESPACE_HELP = ("live: run in this existing namespace instead of creating one 
                   "create namespaces; README: Least privilege)")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser; with ``command``, only that command's arguments are added.
+
+    argparse reads only the chosen command's parser: the others need their names and help for the
+    list of commands, not their arguments (adding all of them took some 6 ms of every run).
+    """
     parser = argparse.ArgumentParser(prog="patchconf", description="Conformance suite for Kubernetes patch semantics.")
     parser.add_argument("--version", action=_PrintVersion, nargs=0,
                         help="patchconf's version and the corpus a run reads from here (path and version)")
     commands = parser.add_subparsers(dest="command")
 
+    def wanted(name: str) -> bool:
+        return command is None or command == name
+
     run = commands.add_parser("run", help="run cases against a target and report")
-    run.add_argument("--target", default="reference",
-                     help="; ".join(f"{k}: {v}" for k, v in TARGET_HELP.items()) + " (default: reference)")
-    _add_selection(run)
-    run.add_argument("--report", type=Path, metavar="DIR",
-                     help="directory for results.json, junit.xml, report.md, report.html "
-                          "(default: ./reports/<target>/ of the working directory)")
-    run.add_argument("--jobs", "--workers", type=int, dest="jobs",
-                     help="parallel workers (default: the target's own; live: 8)")
-    run.add_argument("--kubeconfig", metavar="PATH", help="kubeconfig for the live target (default: $KUBECONFIG)")
-    run.add_argument("--namespace", metavar="NS", help=NAMESPACE_HELP)
-    run.add_argument("--timeout", type=float, help="seconds a cmd: target gets per case (default 10)")
-    run.add_argument("--quiet", action="store_true", help="print only totals and failures' ids")
-    _add_answer_limit(run)
-    _add_ci_options(run)
+    if wanted("run"):
+        run.add_argument("--target", default="reference",
+                         help="; ".join(f"{k}: {v}" for k, v in TARGET_HELP.items()) + " (default: reference)")
+        _add_selection(run)
+        run.add_argument("--report", type=Path, metavar="DIR",
+                         help="directory for results.json, junit.xml, report.md, report.html "
+                              "(default: ./reports/<target>/ of the working directory)")
+        run.add_argument("--jobs", "--workers", type=int, dest="jobs",
+                         help="parallel workers (default: the target's own; live: 8)")
+        run.add_argument("--kubeconfig", metavar="PATH", help="kubeconfig for the live target (default: $KUBECONFIG)")
+        run.add_argument("--namespace", metavar="NS", help=NAMESPACE_HELP)
+        run.add_argument("--timeout", type=float, help="seconds a cmd: target gets per case (default 10)")
+        run.add_argument("--quiet", action="store_true", help="print only totals and failures' ids")
+        _add_answer_limit(run)
+        _add_ci_options(run)
 
     report = commands.add_parser("report", help="render the reports of a run from its results.jsonl "
                                                 "(one that was interrupted or killed, too)")
-    report.add_argument("directory", type=Path, metavar="DIR",
-                        help="a run's report directory (holding results.jsonl), or a results.jsonl file")
-    report.add_argument("--out", type=Path, metavar="DIR", help="where to write the reports (default: beside it)")
-    report.add_argument("--quiet", action="store_true", help="print only totals and failures' ids")
-    _add_ci_options(report)
+    if wanted("report"):
+        report.add_argument("directory", type=Path, metavar="DIR",
+                            help="a run's report directory (holding results.jsonl), or a results.jsonl file")
+        report.add_argument("--out", type=Path, metavar="DIR", help="where to write the reports (default: beside it)")
+        report.add_argument("--quiet", action="store_true", help="print only totals and failures' ids")
+        _add_ci_options(report)
 
     diff = commands.add_parser("diff", help="what started or stopped passing between two runs (exit 1 on regressions)")
-    diff.add_argument("old", type=Path, metavar="OLD", help="a run's report directory, results.jsonl or results.json")
-    diff.add_argument("new", type=Path, metavar="NEW", help="the same, of the later run")
-    diff.add_argument("--format", choices=FORMATS, default="text", help="text (default), json or markdown")
+    if wanted("diff"):
+        diff.add_argument("old", type=Path, metavar="OLD",
+                          help="a run's report directory, results.jsonl or results.json")
+        diff.add_argument("new", type=Path, metavar="NEW", help="the same, of the later run")
+        diff.add_argument("--format", choices=FORMATS, default="text", help="text (default), json or markdown")
 
     validate = commands.add_parser("validate", help="check case files without running them")
-    validate.add_argument("paths", nargs="*", type=Path)
+    if wanted("validate"):
+        validate.add_argument("paths", nargs="*", type=Path)
 
     cov = commands.add_parser("coverage", help="cases per behaviour id")
-    cov.add_argument("--cases", action="append", type=Path, metavar="PATH")
-    cov.add_argument("--prefix", action="append", default=[], metavar="PREFIX",
-                     help="only ids starting with PREFIX (e.g. SMP-); exit 1 if any is below the minimum")
+    if wanted("coverage"):
+        cov.add_argument("--cases", action="append", type=Path, metavar="PATH")
+        cov.add_argument("--prefix", action="append", default=[], metavar="PREFIX",
+                         help="only ids starting with PREFIX (e.g. SMP-); exit 1 if any is below the minimum")
 
     matrix = commands.add_parser("matrix", help="run several targets (or read their results) and write a "
                                                 "compliance matrix, and with --html a conformance site")
-    sources = matrix.add_mutually_exclusive_group(required=True)
-    sources.add_argument("--targets", help="comma-separated target specs to run")
-    sources.add_argument("--from", nargs="+", type=Path, dest="from_runs", metavar="RUN",
-                         help="render from runs already made instead: report directories, results.jsonl or "
-                              "results.json files, in column order (nothing is re-run)")
-    _add_selection(matrix)
-    matrix.add_argument("--out", type=Path, metavar="FILE",
-                        help="Markdown file to write, an .html twin beside it (default: ./reports/compliance.md, "
-                             "or none when --html or --summary is given)")
-    matrix.add_argument("--summary", type=Path, metavar="FILE",
-                        help="also write the summary tables alone here (targets, pass rate by behaviour; what "
-                             "changed in a history): a page to keep in git, naming where --out and --html put "
-                             "the per-case detail")
-    matrix.add_argument("--published", metavar="WHERE",
-                        help="where the per-case detail is published, said on the --summary page after 'published' "
-                             "(Markdown: 'at https://…', 'on GitHub Pages')")
-    matrix.add_argument("--html", type=Path, metavar="DIR",
-                        help="write the conformance site here: index.html (the matrix by patch type and "
-                             "behaviour), a page per implementation with every failure, badges/")
-    matrix.add_argument("--results", type=Path, metavar="DIR",
-                        help="keep each target's results and reports in DIR/<target>/ (for a later --from)")
-    matrix.add_argument("--timeout", type=float)
-    matrix.add_argument("--title", default="Compliance matrix", help="the report's heading")
-    matrix.add_argument("--notes", type=Path, metavar="FILE",
-                        help="Markdown put on the page after its introduction (say what a history leaves out and why)")
-    matrix.add_argument("--history", action="store_true",
-                        help="the targets are releases of libraries: say per library which cases changed between "
-                             "its releases, instead of between all targets")
-    matrix.add_argument("--kubeconfig", metavar="PATH", help="kubeconfig for live targets (default: $KUBECONFIG)")
-    matrix.add_argument("--namespace", metavar="NS", help=NAMESPACE_HELP)
-    matrix.add_argument("--fuzz", type=int, metavar="COUNT",
-                        help="also fuzz each target (not upstream itself) with COUNT inputs against upstream "
-                             "(patchconf fuzz --seed 1) and give its agreement beside its pass rate")
-    _add_answer_limit(matrix)
+    if wanted("matrix"):
+        sources = matrix.add_mutually_exclusive_group(required=True)
+        sources.add_argument("--targets", help="comma-separated target specs to run")
+        sources.add_argument("--from", nargs="+", type=Path, dest="from_runs", metavar="RUN",
+                             help="render from runs already made instead: report directories, results.jsonl or "
+                                  "results.json files, in column order (nothing is re-run)")
+        _add_selection(matrix)
+        matrix.add_argument("--out", type=Path, metavar="FILE",
+                            help="Markdown file to write, an .html twin beside it (default: ./reports/compliance.md, "
+                                 "or none when --html or --summary is given)")
+        matrix.add_argument("--summary", type=Path, metavar="FILE",
+                            help="also write the summary tables alone here (targets, pass rate by behaviour; what "
+                                 "changed in a history): a page to keep in git, naming where --out and --html put "
+                                 "the per-case detail")
+        matrix.add_argument("--published", metavar="WHERE",
+                            help="where the per-case detail is published, said on the --summary page after 'published' "
+                                 "(Markdown: 'at https://…', 'on GitHub Pages')")
+        matrix.add_argument("--html", type=Path, metavar="DIR",
+                            help="write the conformance site here: index.html (the matrix by patch type and "
+                                 "behaviour), a page per implementation with every failure, badges/")
+        matrix.add_argument("--results", type=Path, metavar="DIR",
+                            help="keep each target's results and reports in DIR/<target>/ (for a later --from)")
+        matrix.add_argument("--timeout", type=float)
+        matrix.add_argument("--title", default="Compliance matrix", help="the report's heading")
+        matrix.add_argument("--notes", type=Path, metavar="FILE",
+                            help="Markdown put on the page after its introduction "
+                                 "(say what a history leaves out and why)")
+        matrix.add_argument("--history", action="store_true",
+                            help="the targets are releases of libraries: say per library which cases changed between "
+                                 "its releases, instead of between all targets")
+        matrix.add_argument("--kubeconfig", metavar="PATH", help="kubeconfig for live targets (default: $KUBECONFIG)")
+        matrix.add_argument("--namespace", metavar="NS", help=NAMESPACE_HELP)
+        matrix.add_argument("--fuzz", type=int, metavar="COUNT",
+                            help="also fuzz each target (not upstream itself) with COUNT inputs against upstream "
+                                 "(patchconf fuzz --seed 1) and give its agreement beside its pass rate")
+        _add_answer_limit(matrix)
 
     verify = commands.add_parser("verify", help="confirm cases against upstream (and kubectl) and record provenance")
-    verify.add_argument("--judges", default=DEFAULT_JUDGES,
-                        help=f"comma-separated targets that confirm cases (default: {DEFAULT_JUDGES}; "
-                             "and live when --kubeconfig is given)")
-    _add_selection(verify)
-    verify.add_argument("--write", action="store_true", help="record missing confirmations in the case files")
-    verify.add_argument("--require-confirmation", action="store_true",
-                        help="fail when a selected case is confirmed by no judge (as the pull-request check does)")
-    verify.add_argument("--kubeconfig", metavar="PATH",
-                        help="kubeconfig of an API server: adds live to the judges "
-                             "(live named in --judges without it uses $KUBECONFIG)")
-    verify.add_argument("--namespace", metavar="NS", help=NAMESPACE_HELP)
+    if wanted("verify"):
+        verify.add_argument("--judges", default=DEFAULT_JUDGES,
+                            help=f"comma-separated targets that confirm cases (default: {DEFAULT_JUDGES}; "
+                                 "and live when --kubeconfig is given)")
+        _add_selection(verify)
+        verify.add_argument("--write", action="store_true", help="record missing confirmations in the case files")
+        verify.add_argument("--require-confirmation", action="store_true",
+                            help="fail when a selected case is confirmed by no judge (as the pull-request check does)")
+        verify.add_argument("--kubeconfig", metavar="PATH",
+                            help="kubeconfig of an API server: adds live to the judges "
+                                 "(live named in --judges without it uses $KUBECONFIG)")
+        verify.add_argument("--namespace", metavar="NS", help=NAMESPACE_HELP)
+        _add_answer_limit(verify)
 
     rec = commands.add_parser(
         "record", help="ask Kubernetes what cases that state only inputs produce, and write it into them")
-    rec.add_argument("--judges", default=DEFAULT_JUDGES,
-                     help=f"comma-separated targets, the first that can run a case answers, all cross-check "
-                          f"(default: {DEFAULT_JUDGES}; and live when --kubeconfig is given)")
-    _add_selection(rec)
-    rec.add_argument("--kubeconfig", metavar="PATH",
-                     help="kubeconfig of an API server: adds live to the judges")
-    rec.add_argument("--namespace", metavar="NS", help=NAMESPACE_HELP)
-    rec.add_argument("--dry-run", action="store_true", help="show what would be written, write nothing")
-    _add_answer_limit(verify)
-    _add_answer_limit(rec)
+    if wanted("record"):
+        rec.add_argument("--judges", default=DEFAULT_JUDGES,
+                         help=f"comma-separated targets, the first that can run a case answers, all cross-check "
+                              f"(default: {DEFAULT_JUDGES}; and live when --kubeconfig is given)")
+        _add_selection(rec)
+        rec.add_argument("--kubeconfig", metavar="PATH",
+                         help="kubeconfig of an API server: adds live to the judges")
+        rec.add_argument("--namespace", metavar="NS", help=NAMESPACE_HELP)
+        rec.add_argument("--dry-run", action="store_true", help="show what would be written, write nothing")
+        _add_answer_limit(rec)
 
     fuzz = commands.add_parser(
         "fuzz", help="random inputs for every flow, judged against Kubernetes' own code; "
                      "each distinct disagreement shrunk and written as a case file")
-    fuzz.add_argument("--target", required=True, action="append", dest="fuzz_targets", metavar="TARGET",
-                      help="the target to judge (as for run); repeat it to judge several against the same "
-                           "answers of the truth")
-    fuzz.add_argument("--type", action="append", default=[], dest="types", metavar="TYPE",
-                      help="only this patch type (repeatable; default: every type both sides run)")
-    fuzz.add_argument("--seed", type=int, default=0,
-                      help="names the inputs: the same seed, the same inputs (default 0)")
-    amount = fuzz.add_mutually_exclusive_group()
-    amount.add_argument("--count", type=int, help="inputs to try (default 1000 unless --budget)")
-    amount.add_argument("--budget", type=float, metavar="SECONDS", help="try inputs for this long instead")
-    fuzz.add_argument("--out", type=Path, metavar="DIR",
-                      help="where the minimal case files go (default: ./reports/fuzz/<target>/)")
-    fuzz.add_argument("--truth", default="upstream", metavar="TARGET",
-                      help="Kubernetes' code that answers each input (default: upstream; e.g. upstream@1.27); "
-                           "live (a server: --kubeconfig, else $KUBECONFIG) or live@1.33 (patchconf's local "
-                           "control plane, started for the run) sends request sequences on valid objects of "
-                           "built-in kinds for server-side-apply, json-patch, merge-patch and strategic")
-    fuzz.add_argument("--kubeconfig", metavar="PATH", help="kubeconfig for a live truth (default: $KUBECONFIG)")
-    fuzz.add_argument("--namespace", metavar="NS", help=NAMESPACE_HELP)
-    fuzz.add_argument("--jobs", type=int, metavar="N", help="requests a live truth runs at once (default 8)")
-    fuzz.add_argument("--no-shrink", action="store_true", help="write each disagreement as first found")
-    fuzz.add_argument("--timeout", type=float, help="seconds a cmd: target gets per input (default 10)")
-    _add_answer_limit(fuzz)
+    if wanted("fuzz"):
+        fuzz.add_argument("--target", required=True, action="append", dest="fuzz_targets", metavar="TARGET",
+                          help="the target to judge (as for run); repeat it to judge several against the same "
+                               "answers of the truth")
+        fuzz.add_argument("--type", action="append", default=[], dest="types", metavar="TYPE",
+                          help="only this patch type (repeatable; default: every type both sides run)")
+        fuzz.add_argument("--seed", type=int, default=0,
+                          help="names the inputs: the same seed, the same inputs (default 0)")
+        amount = fuzz.add_mutually_exclusive_group()
+        amount.add_argument("--count", type=int, help="inputs to try (default 1000 unless --budget)")
+        amount.add_argument("--budget", type=float, metavar="SECONDS", help="try inputs for this long instead")
+        fuzz.add_argument("--out", type=Path, metavar="DIR",
+                          help="where the minimal case files go (default: ./reports/fuzz/<target>/)")
+        fuzz.add_argument("--truth", default="upstream", metavar="TARGET",
+                          help="Kubernetes' code that answers each input (default: upstream; e.g. upstream@1.27); "
+                               "live (a server: --kubeconfig, else $KUBECONFIG) or live@1.33 (patchconf's local "
+                               "control plane, started for the run) sends request sequences on valid objects of "
+                               "built-in kinds for server-side-apply, json-patch, merge-patch and strategic")
+        fuzz.add_argument("--kubeconfig", metavar="PATH", help="kubeconfig for a live truth (default: $KUBECONFIG)")
+        fuzz.add_argument("--namespace", metavar="NS", help=NAMESPACE_HELP)
+        fuzz.add_argument("--jobs", type=int, metavar="N", help="requests a live truth runs at once (default 8)")
+        fuzz.add_argument("--no-shrink", action="store_true", help="write each disagreement as first found")
+        fuzz.add_argument("--timeout", type=float, help="seconds a cmd: target gets per input (default 10)")
+        _add_answer_limit(fuzz)
 
     commands.add_parser("targets", help="list the known targets")
 
     apiserver = commands.add_parser("apiserver", help="a local etcd + kube-apiserver built from Kubernetes' Go modules")
-    actions = apiserver.add_subparsers(dest="action", required=True)
-    start = actions.add_parser("start", help="build if needed, start, wait until ready, write a kubeconfig")
-    start.add_argument("--kubeconfig", type=Path, required=True, metavar="PATH", help="kubeconfig to write")
-    start.add_argument("--version", help="Kubernetes release, 1.MINOR or 1.MINOR.PATCH (default: the pinned one)")
-    start.add_argument("--timeout", type=float, default=180.0, help="seconds to wait for readiness (default 180)")
-    for name, text in (("stop", "stop the control plane and remove its data"), ("status", "say what is running")):
-        action = actions.add_parser(name, help=text)
-        action.add_argument("--kubeconfig", type=Path, metavar="PATH",
-                            help="the one serving this kubeconfig (default: every one patchconf started)")
-    build = actions.add_parser("build", help="only build (or find cached) kube-apiserver and etcd; print their paths")
-    build.add_argument("--version")
-    recipe = actions.add_parser("recipe", help="write the go.mod/go.sum that build a release (targets/apiserver/)")
-    recipe.add_argument("--version", required=True)
-    recipe.add_argument("directory", type=Path)
+    if wanted("apiserver"):
+        actions = apiserver.add_subparsers(dest="action", required=True)
+        start = actions.add_parser("start", help="build if needed, start, wait until ready, write a kubeconfig")
+        start.add_argument("--kubeconfig", type=Path, required=True, metavar="PATH", help="kubeconfig to write")
+        start.add_argument("--version", help="Kubernetes release, 1.MINOR or 1.MINOR.PATCH (default: the pinned one)")
+        start.add_argument("--timeout", type=float, default=180.0, help="seconds to wait for readiness (default 180)")
+        for name, text in (("stop", "stop the control plane and remove its data"), ("status", "say what is running")):
+            action = actions.add_parser(name, help=text)
+            action.add_argument("--kubeconfig", type=Path, metavar="PATH",
+                                help="the one serving this kubeconfig (default: every one patchconf started)")
+        build = actions.add_parser("build",
+                                   help="only build (or find cached) kube-apiserver and etcd; print their paths")
+        build.add_argument("--version")
+        recipe = actions.add_parser("recipe", help="write the go.mod/go.sum that build a release (targets/apiserver/)")
+        recipe.add_argument("--version", required=True)
+        recipe.add_argument("directory", type=Path)
+
     live = commands.add_parser("live", help="live-target housekeeping")
-    live_commands = live.add_subparsers(dest="live_command", required=True)
-    live_cleanup = live_commands.add_parser(
-        "cleanup", help="delete what interrupted live runs left (namespaces and CRDs labelled patchconf.dev/run)")
-    live_cleanup.add_argument("--kubeconfig", metavar="PATH", help="kubeconfig (default: $KUBECONFIG)")
-    live_cleanup.add_argument("--context", help="kubeconfig context (default: the current one)")
-    live_cleanup.add_argument("--namespace", metavar="NS",
-                              help="only the objects labelled patchconf.dev/run inside this existing namespace "
-                                   "(what runs with --namespace NS left); no namespace or CRD is touched")
+    if wanted("live"):
+        live_commands = live.add_subparsers(dest="live_command", required=True)
+        live_cleanup = live_commands.add_parser(
+            "cleanup", help="delete what interrupted live runs left (namespaces and CRDs labelled patchconf.dev/run)")
+        live_cleanup.add_argument("--kubeconfig", metavar="PATH", help="kubeconfig (default: $KUBECONFIG)")
+        live_cleanup.add_argument("--context", help="kubeconfig context (default: the current one)")
+        live_cleanup.add_argument("--namespace", metavar="NS",
+                                  help="only the objects labelled patchconf.dev/run inside this existing namespace "
+                                       "(what runs with --namespace NS left); no namespace or CRD is touched")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command is None:
-        args = parser.parse_args(["run", *(argv or [])])
-    args.argv = list(sys.argv[1:] if argv is None else argv)
     handler = {"run": cmd_run, "report": cmd_report, "diff": cmd_diff, "validate": cmd_validate,
                "coverage": cmd_coverage, "targets": cmd_targets, "matrix": cmd_matrix, "verify": cmd_verify,
                "record": cmd_record, "apiserver": cmd_apiserver, "fuzz": cmd_fuzz, "live": cmd_live}
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    first = arguments[0] if arguments else "run"  # no arguments: run
+    parser = build_parser(first if first in handler else None)  # anything else (--help, a typo): every command
+    args = parser.parse_args(argv)
+    if args.command is None:
+        args = parser.parse_args(["run", *(argv or [])])
+    args.argv = arguments
     return handler[args.command](args)
 
 

@@ -1,7 +1,7 @@
 import gc
 import json
 
-from patchconf.harness.cli import main
+from patchconf.harness.cli import build_parser, main
 
 GOOD = """
 defaults:
@@ -111,3 +111,29 @@ def test_run_and_matrix_write_their_reports_where_the_user_is_not_into_the_check
     assert (elsewhere / "reports" / "compliance.md").read_text().startswith("# Compliance matrix\n")
     assert sorted(p.name for p in (elsewhere / "reports").iterdir()) == ["compliance.html", "compliance.md",
                                                                          "reference"]
+
+
+COMMANDS = ["run", "report", "diff", "validate", "coverage", "matrix", "verify", "record", "fuzz", "targets",
+            "apiserver", "live"]
+
+
+def parsed(parser, arguments: list[str], capsys) -> tuple[object, str, str]:
+    try:
+        result: object = vars(parser.parse_args(arguments))
+    except SystemExit as exit_:
+        result = ("exit", exit_.code)
+    captured = capsys.readouterr()
+    return result, captured.out, captured.err
+
+
+def test_the_parser_of_one_command_parses_and_helps_as_the_whole_one(capsys):
+    # main adds only the chosen command's arguments; argparse must not tell the difference.
+    assert set(build_parser()._subparsers._group_actions[0].choices) == set(COMMANDS)
+    for command in COMMANDS:
+        for arguments in ([command, "--help"], [command], [command, "--bogus"], ["--help"],
+                          ["run", "--cases", "c", "--jobs", "2", "--quiet", "--format", "json", "-k", "x"],
+                          ["apiserver", "start", "--help"], ["apiserver", "stop"], ["live", "cleanup", "--help"],
+                          ["diff", "a", "b", "--format", "markdown"], ["matrix", "--from", "r1", "r2"]):
+            if arguments[0] != command and not arguments[0].startswith("-"):
+                continue
+            assert parsed(build_parser(command), arguments, capsys) == parsed(build_parser(), arguments, capsys)
