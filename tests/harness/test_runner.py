@@ -465,3 +465,24 @@ def test_a_step_object_is_judged_without_the_server_set_fields_the_case_does_not
         FAIL, 'step 1: object /spec/template/metadata/creationTimestamp: expected absent, got "2026-01-01T00:00:00Z"')
     wrong = run_case(stated, scripted({"stated": server_set}, patch_types=ssa))
     assert (wrong.status, wrong.reason) == (FAIL, "step 1: object /status/replicas: expected 1, got absent")
+
+
+def test_a_step_object_is_compared_as_stated_without_the_judged_copy():
+    from patchconf.harness.corpus.stored_objects import stated_equal
+
+    def template(created):
+        return {"template": {"metadata": {"creationTimestamp": created, "labels": {"app": "d"}}}}
+
+    stated = {"kind": "Deployment", "metadata": {"name": "d"},
+              "spec": {"template": {"metadata": {"labels": {"app": "d"}}}}}
+    document = {**stated, "status": {}, "spec": template(None)}
+    assert stated_equal(stated, document, drop_status=True)
+    assert not stated_equal(stated, document, drop_status=False)  # a case about status states it
+    assert not stated_equal(stated, {**document, "spec": template("2026-01-01T00:00:00Z")}, drop_status=True)
+    # the object's own null creationTimestamp is not an embedded one: judged
+    assert not stated_equal(stated, {**document, "metadata": {"name": "d", "creationTimestamp": None}}, True)
+    assert stated_equal({**stated, "spec": template(None)}, document, drop_status=True)  # stated: judged as stated
+    assert not stated_equal({**stated, "spec": template("t")}, document, drop_status=True)
+    # numbers and booleans as JSON tells them apart
+    assert not stated_equal({"spec": {"replicas": 1}}, {"spec": {"replicas": 1.0}}, drop_status=True)
+    assert not stated_equal({"spec": {"replicas": [1]}}, {"spec": {"replicas": [True]}}, drop_status=True)
