@@ -111,3 +111,20 @@ def test_reference_of_a_release_follows_the_cases_on_changed_behaviour(corpus, r
     assert len(cases) >= 15
     results = run_cases(cases, ReferenceTarget(release))
     assert [f"{r.case.id}: {r.status}: {r.reason}" for r in results if r.status != PASS] == []
+
+
+@pytest.mark.parametrize("release", ["1.27", "1.32", "1.34"])
+def test_the_reference_changes_no_input_of_any_case(corpus, release):
+    """The reference target hands server-side apply cases their inputs uncopied (apiserver.run_case
+    copies what it keeps): after every case has run, every input is as the file has it."""
+    import json
+
+    from patchconf.harness.corpus.compare import json_equal
+    from patchconf.harness.targets.reference import ReferenceTarget
+
+    before = [json.loads(json.dumps(dict(case.inputs))) for case in corpus.cases]
+    results = run_cases(corpus.cases, ReferenceTarget(release), workers=1)
+    assert len(results) == len(before)
+    changed = [case.id for case, inputs in zip(corpus.cases, before, strict=True) if not json_equal(dict(case.inputs),
+                                                                                                  inputs)]
+    assert changed == []
