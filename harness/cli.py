@@ -397,7 +397,8 @@ def _run(args: argparse.Namespace) -> int:
             target.close()
             print(f"patchconf: interrupted ({_signal_name(exc)}) while loading the cases", file=sys.stderr)
             return _interrupted_exit(exc)
-        selected = [case for case in corpus.cases if _filters(args).accepts(case)]
+        filters = _filters(args)  # once, not once per case
+        selected = [case for case in corpus.cases if filters.accepts(case)]
         directory = args.report or (reports_directory() / _slug(args.target))
         run = Run(args.target, target.info, [], corpus.errors, planned=len(selected),
                   arguments={"cases": [str(p) for p in args.cases or []], "types": args.types,
