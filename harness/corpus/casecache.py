@@ -19,8 +19,9 @@ Where: ``$PATCHCONF_CASE_CACHE``, else ``cases/`` under patchconf's cache
 (``$PATCHCONF_CACHE``, default ``~/.cache/patchconf``); ``PATCHCONF_CASE_CACHE=off`` (or
 ``0``, ``no``, ``false``) turns it off.
 
-Entries are ``marshal`` data (JSON values only, the fastest form Python reads back); marshal's
-format belongs to the Python version, which is part of the key.
+Entries are ``marshal`` data (JSON values only, the fastest form Python reads back; each string
+written once); marshal's format belongs to the Python version, which is part of the key. Digests
+are BLAKE2b.
 """
 
 from __future__ import annotations
