@@ -602,6 +602,9 @@ def _with_case(fields: dict[str, Any], case: Case) -> Result:
     return result
 
 
+PROGRESS_INTERVAL = 0.1  # seconds between two progress lines on a terminal
+
+
 def terminal_progress(stream=sys.stderr) -> ProgressCallback | None:
     """A one-line progress counter on a terminal; a line per tenth of a long run in logs."""
     if not stream.isatty():
@@ -614,7 +617,16 @@ def terminal_progress(stream=sys.stderr) -> ProgressCallback | None:
 
         return log_progress
 
+    shown_at = -PROGRESS_INTERVAL
+
     def show_progress(done: int, total: int, result: Result) -> None:
+        # At most one line per PROGRESS_INTERVAL, and the last: drawing every case of a fast target
+        # costs the process that also runs cases a write and a flush each.
+        nonlocal shown_at
+        now = time.monotonic()
+        if done < total and now - shown_at < PROGRESS_INTERVAL:
+            return
+        shown_at = now
         end = "\n" if done == total else ""
         stream.write(f"\r[{done}/{total}] {result.case.id[:90]:<90}{end}")
         stream.flush()

@@ -486,3 +486,25 @@ def test_a_step_object_is_compared_as_stated_without_the_judged_copy():
     # numbers and booleans as JSON tells them apart
     assert not stated_equal({"spec": {"replicas": 1}}, {"spec": {"replicas": 1.0}}, drop_status=True)
     assert not stated_equal({"spec": {"replicas": [1]}}, {"spec": {"replicas": [True]}}, drop_status=True)
+
+
+def test_terminal_progress_draws_at_most_a_line_per_interval_and_always_the_last(write_case_file, monkeypatch):
+    import io
+
+    from patchconf.harness.running import runner
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    clock = [100.0]
+    monkeypatch.setattr(runner.time, "monotonic", lambda: clock[0])
+    terminal = Terminal()
+    progress = runner.terminal_progress(terminal)
+    cases = _many_cases(write_case_file, 5)
+    for done, case in enumerate(cases, start=1):
+        progress(done, 5, runner.Result(case, PASS))
+        clock[0] += runner.PROGRESS_INTERVAL * 0.6  # a line every other case
+    lines = terminal.getvalue().split("\r")[1:]
+    assert [line.split("]")[0] for line in lines] == ["[1/5", "[3/5", "[5/5"]
+    assert lines[-1].endswith("\n")
