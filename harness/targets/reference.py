@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import os
 import re
+from typing import Any
 
 from patchconf.harness import patchconf_version
-from patchconf.harness.corpus.cases import Case, Outcome, named_schema_path
+from patchconf.harness.corpus.cases import Case, Outcome, SchemaRef, named_schema_path
 from patchconf.harness.targets.base import KUBERNETES, Actual, ActualError, Target, TargetInfo, TargetUnavailable
 from patchconf.reference_impl import json_patch, kubernetes_object, merge_patch
 from patchconf.reference_impl.errors import NoStrategicSchema, PatchError
@@ -36,6 +37,10 @@ class ReferenceTarget(Target):
             raise TargetUnavailable(f"reference:{kubernetes_version}: give a Kubernetes minor release such as 1.34")
         self.kubernetes_version = kubernetes_version
         self.workers = min(os.cpu_count() or 1, MAX_WORKERS)
+        # A case's schemas, found once per schema it names: finding them again resolved and stat-ed the
+        # named schema files for every case (the schemas themselves are cached where they are read).
+        self._metas: dict[Any, Any] = {}
+        self._ssa_schemas: dict[Any, Any] = {}
         self._runner_by_type = self._runners()
         if kubernetes_version != DEFAULT_KUBERNETES_VERSION:
             self.name = f"reference:{kubernetes_version}"
@@ -217,6 +222,13 @@ class ReferenceTarget(Target):
     def _ssa_schema(self, case: Case, api_version: str, kind: str, custom: bool):
         """The field manager's types: a custom kind's CRD schema (the named schema, or none) with
         the real ObjectMeta, or the built-in kind's; and strategic patch metadata where there is some."""
+        key = (case.schema, case.effective_schema(), api_version, kind, custom)
+        found = self._ssa_schemas.get(key)
+        if found is None:
+            found = self._ssa_schemas[key] = self._find_ssa_schema(case, api_version, kind, custom)
+        return found
+
+    def _find_ssa_schema(self, case: Case, api_version: str, kind: str, custom: bool):
         from patchconf.reference_impl.ssa import schema as ssa_schema
 
         version = case.schema.version if case.schema is not None and case.schema.version else None
@@ -240,9 +252,15 @@ class ReferenceTarget(Target):
         return kubernetes_object.through_go_json(case.inputs["original"])
 
     def _meta(self, case: Case):
+        schema = case.effective_schema()
+        found = self._metas.get(schema)
+        if found is None:  # a schema without metadata raises every time it is asked for
+            found = self._metas[schema] = self._find_meta(schema)
+        return found
+
+    def _find_meta(self, schema: SchemaRef | None):
         from patchconf.reference_impl import strategic
 
-        schema = case.effective_schema()
         if schema is None:
             raise NoStrategicSchema("document has no apiVersion/kind and the case names no schema")
         if schema.named:
