@@ -243,29 +243,20 @@ def results_json_parts(run: Run) -> Iterator[str]:
 JUNIT_DECLARATION = "<?xml version='1.0' encoding='utf-8'?>\n"
 
 
+_XML_TEXT = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+# line ends and tabs as character references, as ElementTree writes them in attributes
+_XML_ATTRIBUTE = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\r": "&#13;", "\n": "&#10;",
+                                "\t": "&#09;"})
+
+
 def _xml_text(text: str) -> str:
     """Character data escaped as ElementTree escapes it."""
-    if "&" in text:
-        text = text.replace("&", "&amp;")
-    if "<" in text:
-        text = text.replace("<", "&lt;")
-    if ">" in text:
-        text = text.replace(">", "&gt;")
-    return text
+    return text.translate(_XML_TEXT)
 
 
 def _xml_attribute(text: str) -> str:
-    """An attribute value escaped as ElementTree escapes it (line ends and tabs as character references)."""
-    text = _xml_text(text)
-    if '"' in text:
-        text = text.replace('"', "&quot;")
-    if "\r" in text:
-        text = text.replace("\r", "&#13;")
-    if "\n" in text:
-        text = text.replace("\n", "&#10;")
-    if "\t" in text:
-        text = text.replace("\t", "&#09;")
-    return text
+    """An attribute value escaped as ElementTree escapes it."""
+    return text.translate(_XML_ATTRIBUTE)
 
 
 def _junit_outcome(tag: str, message: str, text: str | None, indent: str) -> str:
