@@ -436,19 +436,25 @@ def run_cases(
         _run_in_processes(selected, target, count, finish)
         return results  # type: ignore[return-value]
     # imported here: concurrent.futures (and the logging it loads) is for threaded targets only
-    from concurrent.futures import ThreadPoolExecutor, as_completed
+    from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
     pool = ThreadPoolExecutor(max_workers=count)
     try:
         futures = {pool.submit(run_case, case, target): index for index, case in enumerate(selected)}
-        for future in as_completed(futures):
-            finish(futures[future], future.result())
+        pending = set(futures)
+        while pending:
+            # Woken at least every SIGNAL_CHECK seconds: a SIGINT or SIGTERM the kernel gives to one of
+            # the workers' threads is only handled here, and would wait for the next case to end.
+            ended, pending = wait(pending, timeout=SIGNAL_CHECK, return_when=FIRST_COMPLETED)
+            for future in sorted(ended, key=futures.__getitem__):
+                finish(futures[future], future.result())
     finally:
         # Not waiting: on an interrupt the cases in flight end when the caller closes the target.
         pool.shutdown(wait=False, cancel_futures=True)
     return results  # type: ignore[return-value]
 
 
+SIGNAL_CHECK = 0.2  # seconds: how long an interrupt may wait while only threads are running cases
 # A forked process pays for itself (its own start, the schemas it converts again) from about this many cases.
 CASES_PER_PROCESS = 100
 _FRAME_LENGTH = struct.Struct("!Q")

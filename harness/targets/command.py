@@ -201,6 +201,7 @@ class CommandTarget(Target):
         self._running: set[Program] = set()  # every instance, so that close() ends busy ones too
         self._seq = 0
         self._lock = threading.Lock()
+        self._closed = False  # after close(): no instance starts or waits idle (a run ending under a worker)
         program, handshake = self._start()
         try:
             self.info = _info_from_handshake(handshake, family)
@@ -212,7 +213,12 @@ class CommandTarget(Target):
     def _start(self) -> tuple[Program, dict[str, Any]]:
         program = Program(self.argv, self.cwd, self.max_answer_bytes, self.env)
         with self._lock:
-            self._running.add(program)
+            closed = self._closed
+            if not closed:
+                self._running.add(program)
+        if closed:  # a worker between two cases when the run ended: it would wait on this instance
+            program.kill()
+            raise TargetCrash("the target was closed: the run is ending")
         try:
             answer = program.request({"cmd": "start", "protocol": PROTOCOL_VERSION}, START_TIMEOUT)
         except TargetCrash as exc:
@@ -258,7 +264,7 @@ class CommandTarget(Target):
         try:
             answer = read(program.request(message(seq), self.timeout), seq)
         except TargetDeclined:
-            self._idle.put(program)
+            self._release(program)
             raise
         except TargetCrash as exc:
             if isinstance(exc, ProtocolError):  # what the program logged may say why it answered so
@@ -268,10 +274,21 @@ class CommandTarget(Target):
         except BaseException:  # interrupted mid-request: the program's state is unknown
             self._end(program)
             raise
-        self._idle.put(program)
+        self._release(program)
         return answer
 
+    def _release(self, program: Program) -> None:
+        """An instance done with its request waits idle for the next, unless the target was closed."""
+        with self._lock:
+            closed = self._closed
+            if not closed:
+                self._idle.put(program)
+        if closed:
+            self._end(program, politely=True)
+
     def close(self) -> None:
+        with self._lock:
+            self._closed = True
         while not self._idle.empty():
             self._end(self._idle.get_nowait(), politely=True)
         with self._lock:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from patchconf.harness.corpus.cases import load_file
-from patchconf.harness.running.runner import ERROR, PASS, SKIP, run_cases
+from patchconf.harness.running.runner import ERROR, PASS, SKIP, run_case, run_cases
 from patchconf.harness.targets import make_target
 from patchconf.harness.targets.base import TargetUnavailable
 
@@ -106,6 +106,20 @@ def test_broken_program_fails_only_its_cases_and_the_run_completes(write_case_fi
     assert statuses["declined"] == (SKIP, "declined by the target: not today")
     assert target.info.family == "broken" and target.info.version == "0.1"
 
+
+
+def test_a_closed_target_starts_no_instance_a_worker_would_wait_on(write_case_file, tmp_path):
+    # A worker thread between two cases when the run ends (an interrupt): close() has ended every
+    # instance; one started after it would be waited on by the exiting run, holding it open.
+    adapter = tmp_path / "broken.py"
+    adapter.write_text(BROKEN_ADAPTER)
+    cases, _ = load_file(write_case_file("json-patch/cmd.yaml", CASES))
+    target = make_target(f"cmd:{sys.executable} {adapter}", timeout=600)
+    target.close()
+    result = run_case(cases[0], target)
+    assert (result.case.name, result.status, result.reason) == (
+        "first", ERROR, "target failed: the target was closed: the run is ending")
+    assert target._running == set() and target._idle.empty()
 
 def test_example_adapter_speaks_the_protocol(write_case_file):
     pytest.importorskip("jsonpatch")

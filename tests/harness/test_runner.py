@@ -1,6 +1,8 @@
 import gc
 import json
 import os
+import signal
+import threading
 import time
 from dataclasses import replace
 
@@ -508,3 +510,28 @@ def test_terminal_progress_draws_at_most_a_line_per_interval_and_always_the_last
     lines = terminal.getvalue().split("\r")[1:]
     assert [line.split("]")[0] for line in lines] == ["[1/5", "[3/5", "[5/5"]
     assert lines[-1].endswith("\n")
+
+
+def test_an_interrupt_the_kernel_gives_a_worker_thread_stops_a_threaded_run(write_case_file, scripted):
+    cases = _many_cases(write_case_file, 4)
+    release, running = threading.Event(), []
+
+    class Held(scripted):
+        def run(self, case):
+            running.append(threading.get_ident())
+            release.wait(60)  # cases in flight end only when the test lets them
+            return super().run(case)
+
+    def interrupt_a_worker():
+        _wait_until(lambda: running)
+        signal.pthread_kill(running[0], signal.SIGINT)  # as the kernel may pick any thread for a SIGINT
+
+    answers = {case.name: Actual(document={"n": int(case.name.split("-")[1])}) for case in cases}
+    threading.Thread(target=interrupt_a_worker, daemon=True).start()
+    started = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run_cases(cases, Held(answers), workers=2)
+        assert time.monotonic() - started < 30  # not when the held cases end (60 s)
+    finally:
+        release.set()
