@@ -38,6 +38,14 @@ FIRST_BACKOFF, MAX_BACKOFF = 0.25, 4.0
 RETRY_ANY = frozenset({429})
 RETRY_READS = frozenset({502, 503, 504})
 READS = frozenset({"GET", "HEAD"})
+# kube-apiserver's Service IP allocator may pick an address another Service still holds (one being
+# deleted, or a create racing it): the create fails with a 500 and makes nothing; asked again, it
+# picks another address.
+SERVICE_IP_COLLISION = b"failed to allocate a serviceIP"
+
+
+def _allocator_collision(method: str, status: int, data: bytes) -> bool:
+    return method == "POST" and status == 500 and SERVICE_IP_COLLISION in data
 
 
 class ClusterUnreachable(Exception):
@@ -148,8 +156,9 @@ class Cluster:
 
         Transient failures are retried with backoff within ``retry_budget`` seconds (default
         RETRY_BUDGET): a 429 always (after its Retry-After), a 502/503/504 or a connection
-        dropped mid-request only for reads, a connection that could not be made for any
-        request (nothing was sent). The last answer or error stands when the budget is spent.
+        dropped mid-request only for reads, a create the Service IP allocator failed (a 500 that
+        made nothing), a connection that could not be made for any request (nothing was sent).
+        The last answer or error stands when the budget is spent.
         """
         import urllib3
 
@@ -171,7 +180,8 @@ class Cluster:
                 if wait is None or time.monotonic() + wait > deadline:
                     raise ClusterUnreachable(f"{method} {self.host}{path}: {exc}") from exc
             else:
-                retried = answer.status in RETRY_ANY or (answer.status in RETRY_READS and method in READS)
+                retried = (answer.status in RETRY_ANY or (answer.status in RETRY_READS and method in READS)
+                           or _allocator_collision(method, answer.status, answer.data))
                 wait = max(backoff, _retry_after(answer)) if retried else None
                 if wait is None or time.monotonic() + wait > deadline:
                     break

@@ -34,8 +34,11 @@ FAULT_TARGET = Path(__file__).resolve().parent / "fault_target.py"
 TARGET = f"cmd:{sys.executable} {FAULT_TARGET}"
 LIMIT_REASON = "an answer larger than 64 MiB (the answer size limit, --max-answer-bytes); the program was stopped"
 # Run the harness as a user does, in its own process, reporting its own peak memory when it ends.
+# Ctrl-C as a terminal's shell gives it: a child of a background job (CI runners, `cmd &`) starts
+# with SIGINT ignored, and Python then never raises KeyboardInterrupt.
 HARNESS = textwrap.dedent("""
-    import json, resource, sys
+    import json, resource, signal, sys
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     from patchconf.harness.cli import main
     code = main(sys.argv[1:])
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux

@@ -32,7 +32,8 @@ class ScriptedServer:
                     self.close_connection = True
                     self.connection.shutdown(socket.SHUT_RDWR)
                     return
-                body = b'{"kind": "Status", "code": %d}' % step
+                step, message = step if isinstance(step, tuple) else (step, "")
+                body = b'{"kind": "Status", "code": %d, "message": "%s"}' % (step, message.encode())
                 self.send_response(step)
                 if step == 429:
                     self.send_header("Retry-After", "0")
@@ -112,6 +113,17 @@ def test_gateway_trouble_is_retried_only_for_reads(scripted):
 def test_a_server_error_is_an_answer_never_retried(scripted):
     server, cluster = scripted(500, 200)
     assert cluster.request("GET", "/api/v1/x").status == 500
+    assert len(server.seen) == 1
+
+
+def test_a_create_the_service_ip_allocator_failed_is_sent_again(scripted):
+    # kube-apiserver answers 500 and creates nothing when its allocator picks an address still held
+    collision = (500, "Internal error occurred: failed to allocate a serviceIP: provided IP is already allocated")
+    server, cluster = scripted(collision, 201)
+    assert cluster.request("POST", "/api/v1/namespaces/n/services", body={}).status == 201
+    assert [method for method, _ in server.seen] == ["POST", "POST"]
+    server.script, server.seen = [collision, 200], []
+    assert cluster.request("PATCH", "/api/v1/namespaces/n/services/s", body={}).status == 500  # creates only
     assert len(server.seen) == 1
 
 

@@ -527,6 +527,8 @@ def test_an_interrupt_the_kernel_gives_a_worker_thread_stops_a_threaded_run(writ
         signal.pthread_kill(running[0], signal.SIGINT)  # as the kernel may pick any thread for a SIGINT
 
     answers = {case.name: Actual(document={"n": int(case.name.split("-")[1])}) for case in cases}
+    # Ctrl-C as a terminal's shell gives it (a background job's children start with SIGINT ignored)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     threading.Thread(target=interrupt_a_worker, daemon=True).start()
     started = time.monotonic()
     try:
@@ -535,3 +537,4 @@ def test_an_interrupt_the_kernel_gives_a_worker_thread_stops_a_threaded_run(writ
         assert time.monotonic() - started < 30  # not when the held cases end (60 s)
     finally:
         release.set()
+        signal.signal(signal.SIGINT, previous)
