@@ -222,7 +222,7 @@ class ReferenceTarget(Target):
     def _ssa_schema(self, case: Case, api_version: str, kind: str, custom: bool):
         """The field manager's types: a custom kind's CRD schema (the named schema, or none) with
         the real ObjectMeta, or the built-in kind's; and strategic patch metadata where there is some."""
-        key = (case.schema, case.effective_schema(), api_version, kind, custom)
+        key = (case.effective_schema(), api_version, kind, custom)  # the declared schema, when there is one
         found = self._ssa_schemas.get(key)
         if found is None:
             found = self._ssa_schemas[key] = self._find_ssa_schema(case, api_version, kind, custom)
