@@ -215,16 +215,11 @@ def _text_table(label: str, rows: dict[str, Counter]) -> str:
     return "\n".join([header, *body])
 
 
-def results_json(run: Run) -> str:
-    """results.json: the run indented, each result on one line (Python's indenting encoder is ten
-    times slower than its compact one, and a result per line reads and diffs well)."""
-    return "".join(results_json_parts(run))
-
-
 def results_json_parts(run: Run) -> Iterator[str]:
-    """:func:`results_json` in pieces, to be written one after another: joined, a corpus run's results
-    are megabytes of fresh memory (two bytes a character once one result holds a character beyond
-    Latin-1) filled only to be copied out again."""
+    """results.json: the run indented, each result on one line (Python's indenting encoder is ten
+    times slower than its compact one, and a result per line reads and diffs well). In pieces, to be
+    written one after another: joined, a corpus run's results are megabytes of fresh memory (two bytes
+    a character once one result holds a character beyond Latin-1) filled only to be copied out again."""
     head = json.dumps(run.summary_json(), indent=2, ensure_ascii=False)
     if not run.results:
         yield f'{head[:-2]},\n  "results": []\n}}\n'
