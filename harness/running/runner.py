@@ -106,7 +106,7 @@ class Result:
     @functools.cached_property
     def json_text(self) -> str:
         """:meth:`to_json` as JSON text, encoded once for results.jsonl and results.json alike."""
-        return json.dumps(self.to_json(), ensure_ascii=False)
+        return _json_text(self.to_json())
 
     def __getattr__(self, name: str) -> Any:
         # A result a forked copy sent (_with_case) came as its JSON text: its expected and actual
@@ -177,15 +177,19 @@ def _result(case: Case, status: str, reason: str, diff: tuple[str, ...], expecte
     expected, expected_text = _stored_and_text(expected)
     actual, actual_text = _stored_and_text(actual)
     result = Result(case, status, reason, diff, expected, actual, judged_by, seconds)
-    data = result.to_json()
-    keys = list(data)
-    at = keys.index("expected")
-    if expected_text is not None and actual_text is not None and keys[at + 1:at + 2] == ["actual"]:
-        # json.dumps(data) as it would write it, in pieces: the same separators, the same order
-        head = json.dumps({key: data[key] for key in keys[:at]}, ensure_ascii=False)
-        tail = json.dumps({key: data[key] for key in keys[at + 2:]}, ensure_ascii=False)
-        result.__dict__["json_text"] = f'{head[:-1]}, "expected": {expected_text}, "actual": {actual_text}, {tail[1:]}'
+    if expected_text is not None and actual_text is not None:
+        # The result's JSON text written around the two: encoded with 0 in their places, which the
+        # members before them (strings and lists of strings) cannot hold as JSON outside a string.
+        text = _json_text({**result.to_json(), "expected": 0, "actual": 0})
+        head, found, tail = text.partition(_PLACES_OF_EXPECTED_AND_ACTUAL)
+        if found:
+            result.__dict__["json_text"] = f'{head}"expected": {expected_text}, "actual": {actual_text}{tail}'
     return result
+
+
+_PLACES_OF_EXPECTED_AND_ACTUAL = '"expected": 0, "actual": 0'
+# One encoder for every result: json.dumps with an argument makes a new one per call.
+_json_text = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def _steps_attempt(case: Case, outcome: Outcome, actual: Actual, compare_messages: bool,
@@ -225,7 +229,7 @@ def stored(data: dict[str, Any]) -> dict[str, Any]:
 def _stored_and_text(data: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
     """:func:`stored`, and the JSON text of ``data`` where it is kept whole."""
     try:
-        text = json.dumps(data, ensure_ascii=False)
+        text = _json_text(data)
         if len(text) <= STORED_CHARS:
             return data, text  # no member can be over: one encoding instead of one per member
     except (RecursionError, ValueError, TypeError):
@@ -233,7 +237,7 @@ def _stored_and_text(data: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
     kept: dict[str, Any] = {}
     for key, value in data.items():
         try:
-            text = json.dumps(value, ensure_ascii=False)
+            text = _json_text(value)
         except (RecursionError, ValueError, TypeError) as exc:
             kept[key] = f"<not stored by patchconf: {type(exc).__name__}>"
             continue

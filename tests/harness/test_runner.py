@@ -70,6 +70,28 @@ def test_pass_and_readable_diff(write_case_file, scripted):
                         "document /spec/replicas: expected 3, got 0")
 
 
+def test_a_results_json_text_is_its_json_whatever_its_strings_hold(write_case_file, scripted):
+    # The text is written around the encoded expected and actual values (runner._result): strings that
+    # spell out the places they go in must not move them.
+    spelled = '"expected": 0, "actual": 0'
+    (case,), errors = load_file(write_case_file("spelled.yaml", f"""
+    cases:
+      - name: spelled-out
+        description: 'says {spelled}, "expected": {{}}'
+        type: json-patch
+        tags: [JP-ADD]
+        provenance: [{{implementation: kubectl, version: "1.32.4"}}]
+        original: {{a: 'holds {spelled}'}}
+        patch: []
+        expected: {{a: 'holds {spelled}'}}
+    """))
+    assert errors == []
+    for answer in ({"a": f"holds {spelled}"}, {"a": spelled, "b": 0}):
+        result = run_case(case, scripted({case.name: Actual(document=answer)}))
+        assert result.json_text == json.dumps(result.to_json(), ensure_ascii=False)
+        assert json.loads(result.json_text)["actual"] == {"document": answer}
+
+
 def test_numbers_are_compared_with_their_type(write_case_file, scripted):
     cases = _cases(write_case_file)
     result = run_case(cases["doc"], scripted({"doc": Actual(document={"spec": {"replicas": 3.0}})}))
