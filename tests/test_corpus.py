@@ -115,8 +115,9 @@ def test_reference_of_a_release_follows_the_cases_on_changed_behaviour(corpus, r
 
 @pytest.mark.parametrize("release", ["1.27", "1.32", "1.34"])
 def test_the_reference_changes_no_input_of_any_case(corpus, release):
-    """The reference target hands server-side apply cases their inputs uncopied (apiserver.run_case
-    copies what it keeps): after every case has run, every input is as the file has it."""
+    """The reference target hands every case its inputs uncopied (the implementation changes none of
+    its arguments; apiserver.run_case copies what it keeps): after every case has run, every input is
+    as the file has it."""
     import json
 
     from patchconf.harness.corpus.compare import json_equal
