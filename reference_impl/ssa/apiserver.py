@@ -145,6 +145,7 @@ class Store:
         into its Go type and defaulted (:mod:`.codec`): ``labels: {}`` and nulls are gone,
         ``strategy`` and a container's ``imagePullPolicy`` are filled. A kind with neither a Go
         type nor a custom resource's schema keeps what a Go struct would keep of its nulls.
+        The result may share ``obj``'s values: the endpoint changes no object in place.
         """
         if not isinstance(obj, dict):
             return obj
@@ -181,8 +182,8 @@ class Store:
         return stored
 
     def _create(self, obj: dict[str, Any]) -> dict[str, Any]:
-        obj = self._stored(obj)
-        obj.setdefault("metadata", {})["uid"] = "patchconf-uid"
+        obj = self._stored(obj)  # may share the field manager's result: not changed in place
+        obj = {**obj, "metadata": {**obj.get("metadata", {}), "uid": "patchconf-uid"}}
         cleared = strategies.KEEP_STATUS
         if self.strategy.status_subresource:  # PrepareForCreate: a built-in kind's status is its Go zero value
             if not self.custom_resource and codec.has_go_type(self.api_version, self.kind):
@@ -235,10 +236,14 @@ class Store:
 
 
 def _with_defaults(schema: Schema, type_ref: Any, value: Any) -> Any:
-    """Structural defaulting: a declared field with a default, absent from an object, gets it."""
+    """Structural defaulting: a declared field with a default, absent from an object, gets it. The
+    maps on the way to a default are new; everything else is ``value``'s."""
     resolved = schema.resolved(type_ref)
     if not resolved.declares_defaults():
-        return json_copy(value)  # nothing below can get a default: most schemas declare none
+        # Nothing below can get a default (most schemas declare none): shared, not copied, since the
+        # endpoint changes no object in place; a copy would also lose the identity of managedFields'
+        # FieldsV1 objects, by which the field manager knows the sets it wrote at the last request.
+        return value
     atom = resolved.atom  # resolved: a type that reaches a default has a map or a list
     if atom.map is not None and isinstance(value, dict):
         out = {}
@@ -333,9 +338,11 @@ def _ignore_timestamp_only_changes(before: dict[str, Any] | None, after: dict[st
     if untimed(before) != untimed(after):
         return after
     old_entries = (before.get("metadata") or {}).get("managedFields")
-    candidate = json_copy(after)
+    candidate = after
     if old_entries is not None:
-        candidate.setdefault("metadata", {})["managedFields"] = json_copy(old_entries)
+        # Shared, not copied: stored objects are never changed in place, and the entries keep their
+        # FieldsV1 objects, which the field manager's memo knows (decoded without parsing again).
+        candidate = {**after, "metadata": {**(after.get("metadata") or {}), "managedFields": old_entries}}
     return candidate if values_equal(candidate, before) else after
 
 

@@ -310,6 +310,16 @@ class FieldSet:
         for element in sorted(self.children, key=PathElement.sort_key):
             yield from self.children[element].paths((*prefix, element))
 
+    def same_trie(self, other: FieldSet) -> bool:
+        """Whether both hold the same members and children, node for node (so they encode alike;
+        ``==`` compares encodings, which a member and an empty child of one name also share)."""
+        if self is other:
+            return True
+        if self.members != other.members or self.children.keys() != other.children.keys():
+            return False
+        theirs = other.children
+        return all(child.same_trie(theirs[element]) for element, child in self.children.items())
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, FieldSet):
             return NotImplemented

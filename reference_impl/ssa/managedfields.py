@@ -85,15 +85,16 @@ def manager_identifier(manager: str, operation: str, api_version: str = "", subr
 
 
 class FieldsV1Memo:
-    """The FieldsV1 objects a field manager wrote at its last request and the sets they encode,
-    by identity both ways: at the next request, the live object's entries of managers whose sets
-    did not change are not decoded again, nor those sets encoded again. (No Go twin: Go decodes
-    and encodes every entry.) FieldsV1 objects are never changed in place (``gotypes.FIELDS_V1``),
-    sets never once made, and a set read back from its own encoding is the same set."""
+    """The FieldsV1 objects a field manager wrote at its last request and the sets they encode:
+    at the next request, the live object's entries it wrote are not decoded again (known by
+    identity), nor a manager's set encoded again when it is the set that manager had (the same
+    trie, though most set operations make a new one). (No Go twin: Go decodes and encodes every
+    entry.) FieldsV1 objects are never changed in place (``gotypes.FIELDS_V1``), sets never once
+    made, and a set read back from its own encoding is the same set."""
 
     def __init__(self) -> None:
         self._sets: dict[int, tuple[Any, FieldSet]] = {}  # id(FieldsV1) -> (it, its set)
-        self._encodings: dict[int, tuple[FieldSet, Any]] = {}  # id(set) -> (it, its FieldsV1)
+        self._written: dict[str, tuple[FieldSet, Any]] = {}  # manager identifier -> (its set, its FieldsV1)
 
     def decode(self, fields_v1: Any) -> FieldSet:
         known = self._sets.get(id(fields_v1))
@@ -101,16 +102,16 @@ class FieldsV1Memo:
             return known[1]
         return FieldSet.from_json(fields_v1)
 
-    def encode(self, fields: FieldSet) -> dict[str, Any]:
-        known = self._encodings.get(id(fields))
-        if known is not None and known[0] is fields:
+    def encode(self, identifier: str, fields: FieldSet) -> dict[str, Any]:
+        known = self._written.get(identifier)
+        if known is not None and known[0].same_trie(fields):
             return known[1]
         return fields.to_json()
 
-    def remember(self, written: list[tuple[FieldSet, Any]]) -> None:
-        """What the last encoding wrote (earlier ones are forgotten)."""
-        self._sets = {id(fields_v1): (fields_v1, fields) for fields, fields_v1 in written}
-        self._encodings = {id(fields): (fields, fields_v1) for fields, fields_v1 in written}
+    def remember(self, written: dict[str, tuple[FieldSet, Any]]) -> None:
+        """What the last encoding wrote, by manager (earlier ones are forgotten)."""
+        self._sets = {id(fields_v1): (fields_v1, fields) for fields, fields_v1 in written.values()}
+        self._written = written
 
 
 def decode_managed_fields(entries: Any, memo: FieldsV1Memo | None = None) -> Managed:
@@ -145,7 +146,7 @@ def encode_managed_fields(managed: Managed, memo: FieldsV1Memo | None = None) ->
     if not managed.fields:
         return None
     entries = []
-    written = []
+    written = {}
     for identifier, versioned in managed.fields.items():
         entry = dict(_identifier_members(identifier))
         entry["apiVersion"] = versioned.api_version
@@ -154,8 +155,8 @@ def encode_managed_fields(managed: Managed, memo: FieldsV1Memo | None = None) ->
         if managed.times.get(identifier) is not None:
             entry["time"] = managed.times[identifier]
         entry["fieldsType"] = "FieldsV1"
-        entry["fieldsV1"] = memo.encode(versioned.set) if memo is not None else versioned.set.to_json()
-        written.append((versioned.set, entry["fieldsV1"]))
+        entry["fieldsV1"] = memo.encode(identifier, versioned.set) if memo is not None else versioned.set.to_json()
+        written[identifier] = (versioned.set, entry["fieldsV1"])
         entries.append(entry)
     if memo is not None:
         memo.remember(written)

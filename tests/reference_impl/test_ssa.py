@@ -9,6 +9,7 @@ from __future__ import annotations
 import gc
 import json
 import weakref
+from pathlib import Path
 
 import pytest
 
@@ -17,6 +18,8 @@ from patchconf.reference_impl.ssa.fieldpath import FieldSet, PathElement, make_p
 from patchconf.reference_impl.ssa.managedfields import manager_identifier
 from patchconf.reference_impl.ssa.schema import DEFAULT_VERSION, builtin, from_openapi
 from patchconf.reference_impl.ssa.typed import TypedValue
+
+CASES = Path(__file__).resolve().parents[2] / "cases"
 
 SET_SCHEMA = from_openapi({"Root": {"type": "object", "properties": {
     "setStr": {"type": "array", "items": {"type": "string"}, "x-kubernetes-list-type": "set"},
@@ -71,6 +74,17 @@ def test_set_algebra():
     assert a.recursive_difference(b).to_json() == {"f:d": {}}
     assert a.intersection(b).to_json() == {"f:a": {"f:b": {}}}
     assert a.union(b).to_json() == {"f:a": {".": {}, "f:b": {}, "f:c": {}}, "f:d": {}}
+
+
+def test_sets_of_the_same_trie_encode_alike_and_a_member_is_not_an_empty_child():
+    # The field manager writes a manager's set that is the same trie as its last one as the FieldsV1
+    # it wrote then: that is right only if the same trie always has the same encoding.
+    a = FieldSet.of(make_path("a", "b"), make_path("c"))
+    b = FieldSet.of(make_path("c"), make_path("a", "b"))
+    assert a is not b and a.same_trie(b) and a.to_json() == b.to_json()
+    assert not a.same_trie(FieldSet.of(make_path("a", "b"), make_path("c", "d")))
+    member, empty_child = FieldSet({PathElement.field("a")}), FieldSet(children={PathElement.field("a"): FieldSet()})
+    assert not member.same_trie(empty_child)
 
 
 def test_manager_identifiers_as_go_marshals_them():
@@ -237,3 +251,32 @@ def test_a_store_and_its_field_managers_are_freed_by_reference_counting():
     finally:
         if collecting:
             gc.enable()
+
+
+@pytest.mark.parametrize("release", ["1.27", "1.32", "1.34"])
+def test_no_request_changes_an_earlier_stored_object_or_answer(release, monkeypatch):
+    """The endpoint changes no object in place: what it stores and what it answers share values
+    with earlier requests' (a request body, the object before) rather than copying them. Every
+    corpus case, step by step: each stored object and each answer is, after the last step, what it
+    was when it was made."""
+    from patchconf.harness.corpus.cases import load_corpus
+    from patchconf.harness.targets.reference import ReferenceTarget
+
+    made = []  # (stored object or answer, its text then), of the case running
+    run_step = apiserver.Store.run
+
+    def recording_run(store, step):
+        answer = run_step(store, step)
+        made.extend((value, json.dumps(value, sort_keys=True)) for value in (store.live, answer.to_json()))
+        return answer
+
+    monkeypatch.setattr(apiserver.Store, "run", recording_run)
+    target = ReferenceTarget(release)
+    cases = [case for case in load_corpus([CASES]).cases if case.type == "server-side-apply"]
+    assert len(cases) > 300
+    changed = []
+    for case in cases:
+        made.clear()
+        target.run(case)
+        changed += [case.id for value, text in made if json.dumps(value, sort_keys=True) != text][:1]
+    assert changed == []
