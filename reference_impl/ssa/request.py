@@ -58,8 +58,9 @@ class StepResult:
 
     @staticmethod
     def of(stored: dict[str, Any], changed: bool) -> StepResult:
-        """The answer showing ``stored``: the document without what the server owns, and its entries."""
-        return StepResult(shown(stored), json_copy(entries_of(stored)), changed=changed)
+        """The answer showing ``stored``: the document without what the server owns, and its entries.
+        It shares ``stored``'s values, which the endpoint never changes in place."""
+        return StepResult(shown(stored), entries_of(stored), changed=changed)
 
     def to_json(self) -> dict[str, Any]:
         if self.error is not None:
@@ -82,17 +83,17 @@ class Endpoint(Protocol):
 
 
 def entries_of(obj: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """The object's managedFields entries as a case states them (no ``fieldsType``)."""
+    """The object's managedFields entries as a case states them (no ``fieldsType``): new entries,
+    holding the object's FieldsV1 objects."""
     metadata = (obj or {}).get("metadata") or {}
     return [{k: v for k, v in entry.items() if k != "fieldsType"} for entry in metadata.get("managedFields") or ()]
 
 
 def shown(obj: dict[str, Any]) -> dict[str, Any]:
-    """The object as a case's document states it: without the metadata the server owns."""
-    document = {}
-    for key, value in obj.items():
-        if key == "metadata" and isinstance(value, dict):  # not copying what is left out (managedFields)
-            document[key] = {name: json_copy(member) for name, member in value.items() if name not in SERVER_OWNED}
-        else:
-            document[key] = json_copy(value)
+    """The object as a case's document states it: without the metadata the server owns. A new
+    object and metadata; below them, ``obj``'s values."""
+    document = dict(obj)
+    metadata = obj.get("metadata")
+    if isinstance(metadata, dict):
+        document["metadata"] = {name: member for name, member in metadata.items() if name not in SERVER_OWNED}
     return document
