@@ -57,14 +57,71 @@ def test_coverage_marks_ids_below_three(write_case_file, capsys):
     assert "JP-REPLACE                  1  <-- below 3" in out
 
 
-def test_the_patchconf_command_returns_mains_code_and_freezes_what_is_left_for_the_exit(monkeypatch):
+def _command_with_main(body: str):
+    """``console_main`` in a fresh process, its ``main`` replaced by ``body`` (which returns the code)."""
+    import subprocess
+    import sys
+    import textwrap
+
+    script = ("import atexit, sys, threading, time\n"
+              "from patchconf.harness import cli\n"
+              "atexit.register(lambda: print('atexit callback ran'))\n"
+              "def main():\n" + textwrap.indent(textwrap.dedent(body), "    ") +
+              "cli.main = main\n"
+              "sys.exit(cli.console_main())\n")
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+
+
+def test_the_patchconf_command_ends_with_mains_code_after_atexit_callbacks_and_flushed_output_without_teardown():
+    ended = _command_with_main("""
+        class Noisy:
+            def __del__(self):
+                print('freed at the exit', file=sys.stderr)
+        cli._leave_for_exit(Noisy())
+        sys.stdout.write('written, not yet flushed')
+        sys.stderr.write('an error, not yet flushed')
+        return 3
+    """)
+    assert ended.returncode == 3
+    assert ended.stdout == "written, not yet flushedatexit callback ran\n"
+    assert ended.stderr == "an error, not yet flushed"  # what was left for the exit was not freed one by one
+
+
+def test_the_patchconf_command_exits_as_the_interpreter_does_while_a_thread_still_runs():
+    ended = _command_with_main("""
+        threading.Thread(target=lambda: (time.sleep(0.2), print('thread ended'))).start()
+        cli._leave_for_exit(object())
+        return 3
+    """)
+    assert ended.returncode == 3
+    assert ended.stdout == "thread ended\natexit callback ran\n"
+
+
+def test_the_patchconf_command_freezes_what_is_left_when_the_interpreter_exits(monkeypatch):
     import patchconf.harness.cli
 
-    frozen = []
+    frozen, ended = [], []
     monkeypatch.setattr(patchconf.harness.cli, "main", lambda: 3)
+    monkeypatch.setattr(patchconf.harness.cli, "_end_process", ended.append)  # as when a thread still runs
     monkeypatch.setattr(patchconf.harness.cli.gc, "freeze", lambda: frozen.append(True))
+    monkeypatch.setattr(patchconf.harness.cli, "_left_for_exit", None)
     assert patchconf.harness.cli.console_main() == 3
-    assert frozen == [True]
+    assert ended == [3] and frozen == [True]
+
+
+def test_run_leaves_its_corpus_and_results_for_the_exit_only_in_the_command(write_case_file, tmp_path, monkeypatch):
+    import patchconf.harness.cli
+    from patchconf.harness.corpus.cases import Corpus
+    from patchconf.harness.reporting.report import Run
+
+    good = write_case_file("json-patch/good.yaml", GOOD)
+    assert main(["run", "--cases", str(good), "--report", str(tmp_path / "out")]) == 0
+    assert patchconf.harness.cli._left_for_exit is None  # main() alone (tests) keeps nothing
+    monkeypatch.setattr(patchconf.harness.cli, "_left_for_exit", [])
+    assert main(["run", "--cases", str(good), "--report", str(tmp_path / "out")]) == 0
+    left = patchconf.harness.cli._left_for_exit
+    assert [type(made) for made in left] == [Corpus, Run]
+    assert [result.case.name for result in left[1].results] == ["replace-member"]
 
 
 def test_run_freezes_the_loaded_corpus_while_it_runs_and_leaves_nothing_frozen(write_case_file, tmp_path,
