@@ -188,8 +188,10 @@ def _result(case: Case, status: str, reason: str, diff: tuple[str, ...], expecte
 
 
 _PLACES_OF_EXPECTED_AND_ACTUAL = '"expected": 0, "actual": 0'
-# One encoder for every result: json.dumps with an argument makes a new one per call.
-_json_text = json.JSONEncoder(ensure_ascii=False).encode
+# One encoder for every result: json.dumps with an argument makes a new one per call. Not watching for
+# cycles (a fifth of the encoding): an answer that holds one is too deep to encode (RecursionError), and
+# told as such, as is one nested too deeply.
+_json_text = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
 
 
 def _steps_attempt(case: Case, outcome: Outcome, actual: Actual, compare_messages: bool,

@@ -92,6 +92,24 @@ def test_a_results_json_text_is_its_json_whatever_its_strings_hold(write_case_fi
         assert json.loads(result.json_text)["actual"] == {"document": answer}
 
 
+def test_an_answer_too_deep_to_judge_or_keep_fails_or_is_noted_alone(write_case_file, scripted):
+    cases = _many_cases(write_case_file, 4)
+    cyclic: dict = {"n": 0}
+    cyclic["self"] = cyclic
+    deep: list = []
+    for _ in range(100_000):
+        deep = [deep]
+    answers = {"case-0": Actual(document=cyclic), "case-1": Actual(document={"n": 1}, notes=(cyclic,)),
+               "case-2": Actual(document={"n": 2}, notes=(deep,)), "case-3": Actual(document={"n": 3})}
+    results = run_cases(cases, scripted(answers), workers=1)
+    assert [(r.status, r.reason) for r in results] == [
+        (ERROR, "could not judge the answer: ValueError: Circular reference detected"),
+        (PASS, ""), (PASS, ""), (PASS, "")]
+    # what a result keeps of an answer it cannot encode (a cycle is as deep as it gets)
+    assert [json.loads(r.json_text)["actual"].get("notes") for r in results] == [
+        None, "<not stored by patchconf: RecursionError>", "<not stored by patchconf: RecursionError>", None]
+
+
 def test_numbers_are_compared_with_their_type(write_case_file, scripted):
     cases = _cases(write_case_file)
     result = run_case(cases["doc"], scripted({"doc": Actual(document={"spec": {"replicas": 3.0}})}))
