@@ -6,12 +6,12 @@ import argparse
 import contextlib
 import gc
 import json
-import shlex
 import signal
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from patchconf.harness import (
     SOURCE_ROOT,
@@ -22,16 +22,16 @@ from patchconf.harness import (
     reports_directory,
 )
 from patchconf.harness.corpus.cases import Case, Corpus, cases_root_for, load_corpus
-from patchconf.harness.corpus.coverage import coverage, coverage_text
 from patchconf.harness.corpus.yamlio import yaml11_differences
-from patchconf.harness.reporting.known_failures import KnownFailures, KnownFailuresError, Verdict
-from patchconf.harness.reporting.known_failures import check as check_known_failures
 from patchconf.harness.reporting.report import Run, summary_text
 from patchconf.harness.reporting.run_reports import write_reports
 from patchconf.harness.reporting.summary import FORMATS, run_ok, summary_json, summary_markdown
 from patchconf.harness.running.runner import Filters, Result, run_cases, terminal_progress
 from patchconf.harness.targets import TARGET_HELP, TargetUnavailable, make_target
 from patchconf.harness.targets.bounded import MAX_ANSWER_BYTES_ENV, kill_running, parse_size
+
+if TYPE_CHECKING:
+    from patchconf.harness.reporting.known_failures import KnownFailures, Verdict
 
 DEFAULT_JUDGES = "upstream,kubectl,kubectl-apply"
 EXIT_SIGINT, EXIT_SIGTERM = 128 + signal.SIGINT, 128 + signal.SIGTERM
@@ -74,10 +74,25 @@ def _add_ci_options(parser: argparse.ArgumentParser) -> None:
                              "listed cases that now pass")
 
 
+# Known failures (--expect-failures) are imported only when a command is given some: making their
+# classes cost every other run ~2 ms.
+
 def _read_known_failures(args: argparse.Namespace) -> KnownFailures | None:
+    """The known failures of --expect-failures, or None; raises KnownFailuresError."""
     if not args.expect_failures:
         return None
+    from patchconf.harness.reporting.known_failures import KnownFailures
+
     return KnownFailures.read(args.expect_failures)
+
+
+def _verdict(run: Run, known: KnownFailures | None, cases: list[Case] | None = None) -> Verdict | None:
+    """The run measured against its known failures, or None without them."""
+    if known is None:
+        return None
+    from patchconf.harness.reporting.known_failures import check
+
+    return check(run, known, cases)
 
 
 def _print_summary(run: Run, args: argparse.Namespace, verdict: Verdict | None, written: list[Path]) -> None:
@@ -407,11 +422,15 @@ def _load_frozen(paths: list[Path]) -> Corpus:
 def _run(args: argparse.Namespace) -> int:
     from patchconf.harness.reporting.resultlog import LOG_NAME, ResultsLog
 
-    try:
-        known = _read_known_failures(args)
-    except KnownFailuresError as exc:
-        print(f"patchconf: {exc}", file=sys.stderr)
-        return 2
+    known = None
+    if args.expect_failures:
+        from patchconf.harness.reporting.known_failures import KnownFailuresError
+
+        try:
+            known = _read_known_failures(args)
+        except KnownFailuresError as exc:
+            print(f"patchconf: {exc}", file=sys.stderr)
+            return 2
     if args.namespace and args.target.partition(":")[0] != "live":
         print(f"patchconf: --namespace is for the live target, not {args.target!r}", file=sys.stderr)
         return 2
@@ -466,7 +485,7 @@ def _run(args: argparse.Namespace) -> int:
         log.end(run.seconds, run.interrupted)
         if run.interrupted and sys.stderr.isatty():
             print(file=sys.stderr)  # end the progress line
-        verdict = check_known_failures(run, known, corpus.cases) if known else None
+        verdict = _verdict(run, known, corpus.cases)
         written = write_reports(run, directory)
         _print_summary(run, args, verdict, [log.path, *written])
         _leave_for_exit(corpus, run)
@@ -493,6 +512,7 @@ def _interrupted_exit(interrupt: KeyboardInterrupt) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from patchconf.harness.reporting.known_failures import KnownFailuresError
     from patchconf.harness.reporting.resultlog import LOG_NAME, read_log
 
     path = args.directory / LOG_NAME if args.directory.is_dir() else args.directory
@@ -505,7 +525,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     except (OSError, ValueError, KeyError, TypeError) as exc:
         print(f"patchconf report: cannot read {path}: {exc}", file=sys.stderr)
         return 2
-    verdict = check_known_failures(run, known) if known else None
+    verdict = _verdict(run, known)
     written = write_reports(run, args.out or path.parent)
     _print_summary(run, args, verdict, written)
     return 0 if run_ok(run, verdict) else 1
@@ -564,6 +584,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_coverage(args: argparse.Namespace) -> int:
+    from patchconf.harness.corpus.coverage import coverage, coverage_text
+
     paths = args.cases or [default_cases_dir()]
     corpus = load_corpus(paths)
     table = coverage(corpus.cases, cases_root_for(Path(paths[0]).resolve()))
@@ -575,6 +597,8 @@ def cmd_coverage(args: argparse.Namespace) -> int:
 
 
 def cmd_matrix(args: argparse.Namespace) -> int:
+    import shlex
+
     from patchconf.harness.reporting.matrix import column_labels, matrix_html, matrix_markdown, matrix_summary_markdown
     from patchconf.harness.reporting.site import slug, write_site
 

@@ -7,11 +7,13 @@ enough for a CI job summary (``$GITHUB_STEP_SUMMARY``) or a pull-request comment
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from patchconf.harness.reporting.known_failures import Verdict
 from patchconf.harness.reporting.report import STATUSES, Run
 from patchconf.harness.running.runner import ERROR, FAIL
+
+if TYPE_CHECKING:
+    from patchconf.harness.reporting.known_failures import Verdict
 
 FORMATS = ("text", "json", "markdown")
 
