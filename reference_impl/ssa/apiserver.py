@@ -21,7 +21,7 @@ from patchconf.reference_impl.ssa import codec, migration, strategies
 from patchconf.reference_impl.ssa.fieldpath import FieldSet, make_path
 from patchconf.reference_impl.ssa.managedfields import DEFAULT_RELEASE, FieldManager, RequestError
 from patchconf.reference_impl.ssa.request import Step, StepResult, with_fields_type
-from patchconf.reference_impl.ssa.schema import ABSENT_DEFAULT, Schema
+from patchconf.reference_impl.ssa.schema import ABSENT_DEFAULT, ResolvedType, Schema
 from patchconf.reference_impl.ssa.typed import PARTIAL_KEYS_SINCE, json_copy, resolve_or_none, values_equal
 
 # handlers/create.go: a request naming no fieldManager is recorded under its User-Agent's
@@ -107,9 +107,9 @@ class Store:
             return StepResult(error=exc.with_traceback(None))
         except PatchError as exc:
             return StepResult(error=RequestError(exc.error_class, exc.message, 422, "Invalid"))
-        after = _ignore_timestamp_only_changes(before, after)
+        after, changed = _ignore_timestamp_only_changes(before, after)
         self.live = after
-        return StepResult.of(after, changed=not values_equal(before, after))
+        return StepResult.of(after, changed)
 
     def _request(self, step: Step) -> dict[str, Any]:
         if step.op == "apply" and not step.manager:
@@ -153,7 +153,7 @@ class Store:
             if isinstance(obj.get("metadata"), dict):
                 metadata = {key: value for key, value in obj["metadata"].items() if value not in (None, [], {})}
                 obj = {**obj, "metadata": metadata}
-            return _with_defaults(self.schema, self.schema.root, obj)
+            return _with_defaults(self.schema.resolved(self.schema.root), obj)
         if codec.has_go_type(self.api_version, self.kind):
             decoded = codec.decode(obj, self.api_version, self.kind, self.release)
             if (obj.get("metadata") or {}).get("managedFields") == []:
@@ -235,28 +235,27 @@ class Store:
         return obj
 
 
-def _with_defaults(schema: Schema, type_ref: Any, value: Any) -> Any:
+def _with_defaults(rtype: ResolvedType, value: Any) -> Any:
     """Structural defaulting: a declared field with a default, absent from an object, gets it. The
     maps on the way to a default are new; everything else is ``value``'s."""
-    resolved = schema.resolved(type_ref)
-    if not resolved.declares_defaults():
+    if not rtype.declares_defaults():
         # Nothing below can get a default (most schemas declare none): shared, not copied, since the
         # endpoint changes no object in place; a copy would also lose the identity of managedFields'
         # FieldsV1 objects, by which the field manager knows the sets it wrote at the last request.
         return value
-    atom = resolved.atom  # resolved: a type that reaches a default has a map or a list
-    if atom.map is not None and isinstance(value, dict):
+    # A type that reaches a default has a map or a list.
+    if rtype.map is not None and isinstance(value, dict):
         out = {}
         for key, child in value.items():
-            declared = atom.map.field(key)
-            child_type = declared.type if declared is not None else atom.map.element_type
-            out[key] = _with_defaults(schema, child_type, child) if child_type is not None else child
-        for declared in atom.map.fields:
+            child_type = rtype.member(key)
+            out[key] = _with_defaults(child_type, child) if child_type is not None else child
+        for declared in rtype.map.fields:
             if declared.name not in out and declared.default is not ABSENT_DEFAULT:
                 out[declared.name] = json_copy(declared.default)
         return out
-    if atom.list is not None and isinstance(value, list):
-        return [_with_defaults(schema, atom.list.element_type, item) for item in value]
+    if rtype.list is not None and isinstance(value, list):
+        item_type = rtype.item()
+        return [_with_defaults(item_type, item) for item in value]
     return value
 
 
@@ -326,24 +325,28 @@ def _empty(api_version: str, kind: str) -> dict[str, Any]:
 
 
 
-def _ignore_timestamp_only_changes(before: dict[str, Any] | None, after: dict[str, Any]) -> dict[str, Any]:
-    """IgnoreManagedFieldsTimestampsTransformer: if only entry times moved, the old entries stay."""
+def _ignore_timestamp_only_changes(before: dict[str, Any] | None,
+                                   after: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    """IgnoreManagedFieldsTimestampsTransformer: if only entry times moved, the old entries stay.
+    The object to store, and whether it differs from ``before`` (value.Equals), found on the way."""
     if before is None:
-        return after
+        return after, not values_equal(before, after)
 
     def untimed(obj: dict[str, Any]) -> Any:
         entries = (obj.get("metadata") or {}).get("managedFields") or ()
         return [{k: v for k, v in e.items() if k != "time"} for e in entries]
 
     if untimed(before) != untimed(after):
-        return after
+        return after, True  # entries that differ (as Python compares JSON, values.Equals does too)
     old_entries = (before.get("metadata") or {}).get("managedFields")
     candidate = after
     if old_entries is not None:
         # Shared, not copied: stored objects are never changed in place, and the entries keep their
         # FieldsV1 objects, which the field manager's memo knows (decoded without parsing again).
         candidate = {**after, "metadata": {**(after.get("metadata") or {}), "managedFields": old_entries}}
-    return candidate if values_equal(candidate, before) else after
+    if values_equal(candidate, before):
+        return candidate, False
+    return after, True  # what differs is not the entries, which are all the candidate took from before
 
 
 def run_case(schema: Schema, api_version: str, kind: str, current: dict[str, Any] | None,

@@ -129,8 +129,10 @@ class Updater:
         managers = dict(managers)
         managers[manager] = VersionedSet(self._filter(config.to_field_set()), version, True)
         merged = self._prune(merged, managers, manager, last)
-        managers, _ = self._update(live, merged, managers, manager, force)
-        if self.order_sensitive_noop:
+        managers, comparison = self._update(live, merged, managers, manager, force)
+        if not comparison.is_same():
+            unchanged = False  # a path compare records is one where the values differ, in order or not
+        elif self.order_sensitive_noop:
             unchanged = values_equal(live.value, merged.value)
         else:
             unchanged = live.compare(merged).is_same()

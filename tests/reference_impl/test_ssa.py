@@ -280,3 +280,37 @@ def test_no_request_changes_an_earlier_stored_object_or_answer(release, monkeypa
         target.run(case)
         changed += [case.id for value, text in made if json.dumps(value, sort_keys=True) != text][:1]
     assert changed == []
+
+
+def test_the_walks_skipped_on_a_change_would_have_found_one(monkeypatch):
+    """An apply whose comparison records a path is no no-op, and a request whose entries differ
+    besides their times changed the object: neither walks the values to find out (merge.Updater.apply,
+    apiserver._ignore_timestamp_only_changes). On every corpus case, the walk agrees."""
+    from patchconf.harness.corpus.cases import load_corpus
+    from patchconf.harness.targets.reference import ReferenceTarget
+    from patchconf.reference_impl.ssa import merge
+    from patchconf.reference_impl.ssa.typed import values_equal
+
+    disagreements = []
+    update, ignore = merge.Updater._update, apiserver._ignore_timestamp_only_changes
+
+    def checked_update(updater, old, new, *args, **kwargs):
+        managers, comparison = update(updater, old, new, *args, **kwargs)
+        if not comparison.is_same() and values_equal(old.value, new.value):
+            disagreements.append(("compare", comparison))
+        return managers, comparison
+
+    def checked_ignore(before, after):
+        stored, changed = ignore(before, after)
+        if changed == values_equal(before, stored):
+            disagreements.append(("changed", before, stored))
+        return stored, changed
+
+    monkeypatch.setattr(merge.Updater, "_update", checked_update)
+    monkeypatch.setattr(apiserver, "_ignore_timestamp_only_changes", checked_ignore)
+    cases = [case for case in load_corpus([CASES]).cases if case.type == "server-side-apply"]
+    for release in ("1.27", "1.32"):
+        target = ReferenceTarget(release)
+        for case in cases:
+            target.run(case)
+    assert disagreements == []
