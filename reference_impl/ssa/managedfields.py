@@ -71,6 +71,13 @@ class Managed:
 
 def manager_identifier(manager: str, operation: str, api_version: str = "", subresource: str = "") -> str:
     """BuildManagerIdentifier: the entry's JSON without fields and time; Apply entries without apiVersion."""
+    try:
+        return _known_identifier(manager, operation, api_version, subresource)
+    except TypeError:  # a member that is no string (a malformed entry), maybe unhashable: refused in its own words
+        return _identifier(manager, operation, api_version, subresource)
+
+
+def _identifier(manager: str, operation: str, api_version: str, subresource: str) -> str:
     entry: dict[str, str] = {}
     if manager:
         entry["manager"] = manager
@@ -82,6 +89,10 @@ def manager_identifier(manager: str, operation: str, api_version: str = "", subr
         entry["subresource"] = subresource
     # encoding/json writes a struct's fields in declaration order
     return "{" + ",".join(f"{go_json.string(k)}:{go_json.string(v)}" for k, v in entry.items()) + "}"
+
+
+# Every entry of every request is named so, and managers repeat: each name is written once.
+_known_identifier = functools.lru_cache(maxsize=4096, typed=True)(_identifier)
 
 
 class FieldsV1Memo:

@@ -87,13 +87,14 @@ class Updater:
         changed = comparison.modified.union(comparison.added)
         conflicts: ManagedFields = {}
         removed: ManagedFields = {}
+        anything_removed = not comparison.removed.empty()
         for manager, versioned in managers.items():
             if manager == workflow:
                 continue
             conflict_set = versioned.set.intersection(changed)
             if not conflict_set.empty():
                 conflicts[manager] = VersionedSet(conflict_set, versioned.api_version, False)
-            if not comparison.removed.empty():
+            if anything_removed:
                 removed[manager] = VersionedSet(comparison.removed, versioned.api_version, False)
         if not force and conflicts:
             raise Conflicts(conflicts_from_managers(conflicts))

@@ -91,6 +91,12 @@ def test_manager_identifiers_as_go_marshals_them():
     assert manager_identifier("kubectl", "Apply", "v1") == '{"manager":"kubectl","operation":"Apply"}'
     assert manager_identifier("hpa", "Update", "apps/v1", "status") == (
         '{"manager":"hpa","operation":"Update","apiVersion":"apps/v1","subresource":"status"}')
+    # Identifiers are cached: a malformed entry's member (unhashable, or no string) is refused in the
+    # encoder's words all the same, every time.
+    for member in (["kubectl"], 1, True):
+        for _ in range(2):
+            with pytest.raises(TypeError, match="expected string or bytes-like object"):
+                manager_identifier(member, "Apply", "v1")
 
 
 def _configmap(data, **metadata):
