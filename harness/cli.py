@@ -125,22 +125,30 @@ NAMESPACE_HELP = ("live: run in this existing namespace instead of creating one 
                   "create namespaces; README: Least privilege)")
 
 
-def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The command line's parser; with ``command``, only that command's arguments are added.
+# The commands in the order the command line lists them.
+COMMANDS = ("run", "report", "diff", "validate", "coverage", "matrix", "verify", "record", "fuzz", "targets",
+            "apiserver", "live")
 
-    argparse reads only the chosen command's parser: the others need their names and help for the
-    list of commands, not their arguments (adding all of them took some 6 ms of every run).
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser; with ``command``, only that command's parser.
+
+    argparse reads only the chosen command's parser; the others are for the list of commands that
+    help shows, and its usage line names them all by COMMANDS as argparse would. Making every
+    command's parser (each looks for argparse's translations on disk) and adding its arguments took
+    some 10 ms of every run.
     """
     parser = argparse.ArgumentParser(prog="patchconf", description="Conformance suite for Kubernetes patch semantics.")
     parser.add_argument("--version", action=_PrintVersion, nargs=0,
                         help="patchconf's version and the corpus a run reads from here (path and version)")
-    commands = parser.add_subparsers(dest="command")
+    commands = parser.add_subparsers(dest="command",
+                                     metavar=None if command is None else "{" + ",".join(COMMANDS) + "}")
 
     def wanted(name: str) -> bool:
         return command is None or command == name
 
-    run = commands.add_parser("run", help="run cases against a target and report")
     if wanted("run"):
+        run = commands.add_parser("run", help="run cases against a target and report")
         run.add_argument("--target", default="reference",
                          help="; ".join(f"{k}: {v}" for k, v in TARGET_HELP.items()) + " (default: reference)")
         _add_selection(run)
@@ -156,35 +164,36 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         _add_answer_limit(run)
         _add_ci_options(run)
 
-    report = commands.add_parser("report", help="render the reports of a run from its results.jsonl "
-                                                "(one that was interrupted or killed, too)")
     if wanted("report"):
+        report = commands.add_parser("report", help="render the reports of a run from its results.jsonl "
+                                                    "(one that was interrupted or killed, too)")
         report.add_argument("directory", type=Path, metavar="DIR",
                             help="a run's report directory (holding results.jsonl), or a results.jsonl file")
         report.add_argument("--out", type=Path, metavar="DIR", help="where to write the reports (default: beside it)")
         report.add_argument("--quiet", action="store_true", help="print only totals and failures' ids")
         _add_ci_options(report)
 
-    diff = commands.add_parser("diff", help="what started or stopped passing between two runs (exit 1 on regressions)")
     if wanted("diff"):
+        diff = commands.add_parser("diff",
+                                   help="what started or stopped passing between two runs (exit 1 on regressions)")
         diff.add_argument("old", type=Path, metavar="OLD",
                           help="a run's report directory, results.jsonl or results.json")
         diff.add_argument("new", type=Path, metavar="NEW", help="the same, of the later run")
         diff.add_argument("--format", choices=FORMATS, default="text", help="text (default), json or markdown")
 
-    validate = commands.add_parser("validate", help="check case files without running them")
     if wanted("validate"):
+        validate = commands.add_parser("validate", help="check case files without running them")
         validate.add_argument("paths", nargs="*", type=Path)
 
-    cov = commands.add_parser("coverage", help="cases per behaviour id")
     if wanted("coverage"):
+        cov = commands.add_parser("coverage", help="cases per behaviour id")
         cov.add_argument("--cases", action="append", type=Path, metavar="PATH")
         cov.add_argument("--prefix", action="append", default=[], metavar="PREFIX",
                          help="only ids starting with PREFIX (e.g. SMP-); exit 1 if any is below the minimum")
 
-    matrix = commands.add_parser("matrix", help="run several targets (or read their results) and write a "
-                                                "compliance matrix, and with --html a conformance site")
     if wanted("matrix"):
+        matrix = commands.add_parser("matrix", help="run several targets (or read their results) and write a "
+                                                    "compliance matrix, and with --html a conformance site")
         sources = matrix.add_mutually_exclusive_group(required=True)
         sources.add_argument("--targets", help="comma-separated target specs to run")
         sources.add_argument("--from", nargs="+", type=Path, dest="from_runs", metavar="RUN",
@@ -221,8 +230,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                                  "(patchconf fuzz --seed 1) and give its agreement beside its pass rate")
         _add_answer_limit(matrix)
 
-    verify = commands.add_parser("verify", help="confirm cases against upstream (and kubectl) and record provenance")
     if wanted("verify"):
+        verify = commands.add_parser("verify",
+                                     help="confirm cases against upstream (and kubectl) and record provenance")
         verify.add_argument("--judges", default=DEFAULT_JUDGES,
                             help=f"comma-separated targets that confirm cases (default: {DEFAULT_JUDGES}; "
                                  "and live when --kubeconfig is given)")
@@ -236,9 +246,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         verify.add_argument("--namespace", metavar="NS", help=NAMESPACE_HELP)
         _add_answer_limit(verify)
 
-    rec = commands.add_parser(
-        "record", help="ask Kubernetes what cases that state only inputs produce, and write it into them")
     if wanted("record"):
+        rec = commands.add_parser(
+            "record", help="ask Kubernetes what cases that state only inputs produce, and write it into them")
         rec.add_argument("--judges", default=DEFAULT_JUDGES,
                          help=f"comma-separated targets, the first that can run a case answers, all cross-check "
                               f"(default: {DEFAULT_JUDGES}; and live when --kubeconfig is given)")
@@ -249,10 +259,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         rec.add_argument("--dry-run", action="store_true", help="show what would be written, write nothing")
         _add_answer_limit(rec)
 
-    fuzz = commands.add_parser(
-        "fuzz", help="random inputs for every flow, judged against Kubernetes' own code; "
-                     "each distinct disagreement shrunk and written as a case file")
     if wanted("fuzz"):
+        fuzz = commands.add_parser(
+            "fuzz", help="random inputs for every flow, judged against Kubernetes' own code; "
+                         "each distinct disagreement shrunk and written as a case file")
         fuzz.add_argument("--target", required=True, action="append", dest="fuzz_targets", metavar="TARGET",
                           help="the target to judge (as for run); repeat it to judge several against the same "
                                "answers of the truth")
@@ -277,10 +287,12 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         fuzz.add_argument("--timeout", type=float, help="seconds a cmd: target gets per input (default 10)")
         _add_answer_limit(fuzz)
 
-    commands.add_parser("targets", help="list the known targets")
+    if wanted("targets"):
+        commands.add_parser("targets", help="list the known targets")
 
-    apiserver = commands.add_parser("apiserver", help="a local etcd + kube-apiserver built from Kubernetes' Go modules")
     if wanted("apiserver"):
+        apiserver = commands.add_parser("apiserver",
+                                        help="a local etcd + kube-apiserver built from Kubernetes' Go modules")
         actions = apiserver.add_subparsers(dest="action", required=True)
         start = actions.add_parser("start", help="build if needed, start, wait until ready, write a kubeconfig")
         start.add_argument("--kubeconfig", type=Path, required=True, metavar="PATH", help="kubeconfig to write")
@@ -297,8 +309,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         recipe.add_argument("--version", required=True)
         recipe.add_argument("directory", type=Path)
 
-    live = commands.add_parser("live", help="live-target housekeeping")
     if wanted("live"):
+        live = commands.add_parser("live", help="live-target housekeeping")
         live_commands = live.add_subparsers(dest="live_command", required=True)
         live_cleanup = live_commands.add_parser(
             "cleanup", help="delete what interrupted live runs left (namespaces and CRDs labelled patchconf.dev/run)")

@@ -1,7 +1,9 @@
 import gc
 import json
 
-from patchconf.harness.cli import build_parser, main
+import pytest
+
+from patchconf.harness.cli import COMMANDS, build_parser, main
 
 GOOD = """
 defaults:
@@ -170,10 +172,6 @@ def test_run_and_matrix_write_their_reports_where_the_user_is_not_into_the_check
                                                                          "reference"]
 
 
-COMMANDS = ["run", "report", "diff", "validate", "coverage", "matrix", "verify", "record", "fuzz", "targets",
-            "apiserver", "live"]
-
-
 def parsed(parser, arguments: list[str], capsys) -> tuple[object, str, str]:
     try:
         result: object = vars(parser.parse_args(arguments))
@@ -184,13 +182,22 @@ def parsed(parser, arguments: list[str], capsys) -> tuple[object, str, str]:
 
 
 def test_the_parser_of_one_command_parses_and_helps_as_the_whole_one(capsys):
-    # main adds only the chosen command's arguments; argparse must not tell the difference.
-    assert set(build_parser()._subparsers._group_actions[0].choices) == set(COMMANDS)
+    # main makes only the chosen command's parser for what starts with its name; argparse must not tell
+    # the difference, in its usage line either (extra arguments are the whole parser's error).
+    assert list(build_parser()._subparsers._group_actions[0].choices) == list(COMMANDS)
     for command in COMMANDS:
-        for arguments in ([command, "--help"], [command], [command, "--bogus"], ["--help"],
+        for arguments in ([command, "--help"], [command], [command, "--bogus"], [command, "extra", "--bogus"],
                           ["run", "--cases", "c", "--jobs", "2", "--quiet", "--format", "json", "-k", "x"],
                           ["apiserver", "start", "--help"], ["apiserver", "stop"], ["live", "cleanup", "--help"],
                           ["diff", "a", "b", "--format", "markdown"], ["matrix", "--from", "r1", "r2"]):
-            if arguments[0] != command and not arguments[0].startswith("-"):
+            if arguments[0] != command:
                 continue
             assert parsed(build_parser(command), arguments, capsys) == parsed(build_parser(), arguments, capsys)
+
+
+def test_the_command_line_without_a_command_first_gets_every_command(capsys):
+    for arguments in (["--help"], ["nosuch"], ["--bogus", "run"]):
+        with pytest.raises(SystemExit) as exit_:
+            main(arguments)
+        captured = capsys.readouterr()
+        assert (("exit", exit_.value.code), captured.out, captured.err) == parsed(build_parser(), arguments, capsys)
