@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import signal
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from patchconf.harness.corpus.cases import Case, LoadError, Outcome
 from patchconf.harness.reporting.report import Run
@@ -37,7 +38,7 @@ NOT_FINISHED = "no end line in results.jsonl: the run was killed or crashed"
 
 @contextlib.contextmanager
 def _signals_held() -> Iterator[None]:
-    """SIGINT and SIGTERM wait while a line is written, so an interrupt never cuts one short."""
+    """SIGINT and SIGTERM wait meanwhile."""
     if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - not POSIX
         yield
         return
@@ -55,7 +56,7 @@ class ResultsLog:
     def __init__(self, path: Path, run: Run, planned: int) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self._stream: IO[str] = open(path, "w", encoding="utf-8")  # noqa: SIM115 - open for the run's length
+        self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)  # open for the run's length
         header = {
             "target": {"name": run.target_name, **run.target.to_json()},
             "started": run.started.isoformat(),
@@ -73,15 +74,22 @@ class ResultsLog:
 
     def end(self, seconds: float, interrupted: str | None) -> None:
         self._write({"end": {"seconds": round(seconds, 3), "interrupted": interrupted}})
-        self._stream.close()
+        os.close(self._fd)
 
     def _write(self, record: dict[str, Any]) -> None:
         self._write_line(json.dumps(record, ensure_ascii=False) + "\n")
 
     def _write_line(self, line: str) -> None:
-        with _signals_held():
-            self._stream.write(line)
-            self._stream.flush()
+        """The line on disk at once, and whole: by one os.write, which an interrupt cannot cut in two (Python
+        runs signal handlers between bytecodes), and which writes all of it to a file but on a full disk or
+        at a file size limit: only then is the rest written, with SIGINT and SIGTERM held."""
+        data = line.encode("utf-8")
+        written = os.write(self._fd, data)
+        if written < len(data):
+            with _signals_held():
+                rest = memoryview(data)[written:]
+                while rest:
+                    rest = rest[os.write(self._fd, rest):]
 
 
 def _load_error_json(error: LoadError) -> dict[str, Any]:

@@ -189,3 +189,35 @@ def test_a_report_that_cannot_be_written_raises(write_case_file, scripted, tmp_p
 
 def test_results_name_the_python_that_ran_them(write_case_file, scripted):
     assert _run(write_case_file, scripted).summary_json()["python"] == platform.python_version()
+
+
+def test_results_log_lines_are_whole_and_read_back_after_short_writes(write_case_file, scripted, tmp_path,
+                                                                    monkeypatch):
+    from patchconf.harness.reporting import resultlog
+
+    run = _run(write_case_file, scripted)
+    os_write, signal_masks = resultlog.os.write, []
+
+    def short_write(fd, data):  # as on a nearly full disk: a few bytes at a time
+        return os_write(fd, bytes(data[:7]))
+
+    def pthread_sigmask(how, signals):
+        signal_masks.append(how)
+        return set()
+
+    log = resultlog.ResultsLog(tmp_path / "whole" / "results.jsonl", run, len(run.results))
+    for index, result in enumerate(run.results):
+        log.write(index, result)
+    log.end(0.5, None)
+    monkeypatch.setattr(resultlog.os, "write", short_write)
+    monkeypatch.setattr(resultlog.signal, "pthread_sigmask", pthread_sigmask)
+    log = resultlog.ResultsLog(tmp_path / "short" / "results.jsonl", run, len(run.results))
+    for index, result in enumerate(run.results):
+        log.write(index, result)
+    log.end(0.5, None)
+    lines = (tmp_path / "short" / "results.jsonl").read_text(encoding="utf-8").split("\n")
+    assert lines == (tmp_path / "whole" / "results.jsonl").read_text(encoding="utf-8").split("\n")
+    assert len(lines) == len(run.results) + 3 and lines[-1] == ""  # header, results, end; a line end each
+    assert signal_masks == [resultlog.signal.SIG_BLOCK, resultlog.signal.SIG_SETMASK] * (len(lines) - 1)
+    again = resultlog.read_log(tmp_path / "short" / "results.jsonl")
+    assert [(r.case.id, r.status) for r in again.results] == [(r.case.id, r.status) for r in run.results]
