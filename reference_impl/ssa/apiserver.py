@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -74,7 +75,7 @@ class Store:
         defaulter = (None if self.custom_resource
                      else functools.partial(codec.decode, api_version=self.api_version, kind=self.kind,
                                             release=self.release))
-        creater = functools.partial(codec.empty, self.api_version, self.kind)
+        creater = _creater(self.api_version, self.kind)
         self.managers = {
             subresource: FieldManager(self.schema, self.api_version, self.kind, subresource, reset, self._time,
                                       self.release, object_defaulter=defaulter, object_creater=creater)
@@ -317,6 +318,13 @@ def _keep_path(obj: dict[str, Any], old: dict[str, Any], path: tuple[str, ...]) 
         target.pop(path[-1], None)
     else:
         target[path[-1]] = json_copy(source)
+
+
+@functools.cache
+def _creater(api_version: str, kind: str) -> Callable[[], dict[str, Any]]:
+    """The scheme's creater of a kind: one for every store, so that the field manager knows the
+    creations it has seen (managedfields._CREATIONS_OWNING_NOTHING)."""
+    return functools.partial(codec.empty, api_version, kind)
 
 
 def _empty(api_version: str, kind: str) -> dict[str, Any]:

@@ -339,13 +339,25 @@ class FieldManager:
 
     def _skip_non_applied_apply(self, live, applied, managed, manager, force):
         if not managed.fields:
-            empty = self._new_object(applied)
-            try:
-                live, managed = self._cap_managers_update(empty, live, managed, BEFORE_FIRST_APPLY)
-            except (ValueError, ValidationError) as exc:  # the live object cannot be typed (duplicates before 1.29)
-                raise RequestError("invalid-document", f"failed to create manager for existing fields: {exc}",
-                                   500, "InternalError") from exc
+            creation = self._creation_key(live)
+            if creation not in _CREATIONS_OWNING_NOTHING:
+                empty = self._new_object(applied)
+                try:
+                    live, managed = self._cap_managers_update(empty, live, managed, BEFORE_FIRST_APPLY)
+                except (ValueError, ValidationError) as exc:  # the live object cannot be typed (duplicates before 1.29)
+                    raise RequestError("invalid-document", f"failed to create manager for existing fields: {exc}",
+                                       500, "InternalError") from exc
+                if creation is not None and not managed.fields:
+                    _remember_creation(creation)
         return self._build_manager_info_apply(live, applied, managed, manager, force)
+
+    def _creation_key(self, live: dict[str, Any]) -> tuple | None:
+        """What decides the before-first-apply update of an apply creating the object (the live object
+        is then the bare ``{apiVersion, kind}``); None for any other live object."""
+        if self.object_creater is None or live != {"apiVersion": self.api_version, "kind": self.kind}:
+            return None
+        return (self.schema.resolved(self.schema.root), self.object_creater, self.api_version, self.kind,
+                self.live_duplicates)
 
     def _new_object(self, applied: dict[str, Any]) -> dict[str, Any]:
         if self.object_creater is not None:
@@ -487,6 +499,21 @@ class FieldManager:
         # TypedToObject, then the versioned Go type, defaulted: what the merge left unset gets its default.
         obj = merged.value
         return (self.object_defaulter(obj) if self.object_defaulter is not None else obj), managed
+
+
+# An apply creating an object meets a live object without managedFields, the bare {apiVersion, kind}:
+# skipNonApplied first runs an update by before-first-apply from the kind's new object to it, which
+# owns nothing of it (apiVersion and kind are stripped) and can only fail typing the two objects,
+# alike for every creation by the same types, creater and rules. The creations it went through for
+# (_creation_key) are kept, and it is not run again for them. No Go twin: Go runs it at every create.
+_CREATIONS_OWNING_NOTHING: set[tuple] = set()
+_MAX_CREATIONS = 1024
+
+
+def _remember_creation(creation: tuple) -> None:
+    if len(_CREATIONS_OWNING_NOTHING) >= _MAX_CREATIONS:
+        _CREATIONS_OWNING_NOTHING.clear()
+    _CREATIONS_OWNING_NOTHING.add(creation)
 
 
 def _decode_or_empty(entries: Any, memo: FieldsV1Memo | None = None) -> Managed:

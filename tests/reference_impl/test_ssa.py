@@ -320,3 +320,27 @@ def test_the_walks_skipped_on_a_change_would_have_found_one(monkeypatch):
         for case in cases:
             target.run(case)
     assert disagreements == []
+
+
+def test_creations_skipping_the_before_first_apply_update_answer_as_those_running_it(monkeypatch):
+    """The field manager runs the before-first-apply update of an apply creating an object once per
+    kind, types and rules (managedfields._CREATIONS_OWNING_NOTHING): every corpus case answers the
+    same when it runs at every creation."""
+    from patchconf.harness.corpus.cases import load_corpus
+    from patchconf.harness.targets.reference import ReferenceTarget
+    from patchconf.reference_impl.ssa import managedfields
+
+    class NeverKnown(set):
+        def __contains__(self, creation):
+            return False
+
+    cases = [case for case in load_corpus([CASES]).cases if case.type == "server-side-apply"]
+
+    def answers():
+        return [json.dumps(ReferenceTarget(release).run(case).document, sort_keys=True)
+                for release in ("1.27", "1.32") for case in cases]
+
+    remembered = answers()
+    assert len(managedfields._CREATIONS_OWNING_NOTHING) > 10
+    monkeypatch.setattr(managedfields, "_CREATIONS_OWNING_NOTHING", NeverKnown())
+    assert answers() == remembered
