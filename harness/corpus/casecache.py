@@ -1,7 +1,8 @@
 """A cache of loaded case files, so that a run does not parse and check an unchanged corpus again.
 
 Like Python's ``.pyc`` files: an entry holds what :func:`patchconf.harness.corpus.cases.load_file` made of one
-file (each case's data after the file's defaults), under a key that digests everything that
+file (each case's data after the file's defaults, and its outcome's JSON text, which every run's results
+hold: encoding them took some 30 ms a run), under a key that digests everything that
 result depends on: the file's bytes and the name cases are shown under, what the cases are
 loaded for (:class:`~patchconf.harness.corpus.cases.Purpose`), the case schema, ``BEHAVIOURS.md`` and the
 named schemas there are, the loader's own code, and the Python and PyYAML that ran it. A
@@ -45,7 +46,7 @@ except ImportError:  # pragma: no cover - a Python without the module
 
 ENVIRONMENT_VARIABLE = "PATCHCONF_CASE_CACHE"
 OFF = ("off", "0", "no", "false")
-FORMAT = b"patchconf case cache 1\n"
+FORMAT = b"patchconf case cache 2\n"
 DIGEST_BYTES = 32
 SUFFIX = ".marshal"
 MAX_AGE_DAYS = 30
@@ -89,8 +90,9 @@ class CaseCache:
         digest.update(content)
         return digest.hexdigest()
 
-    def get(self, key: str) -> list[dict[str, Any]] | None:
-        """The stored cases of an entry, or None if there is none or it is not whole and intact."""
+    def get(self, key: str) -> list[tuple[dict[str, Any], str]] | None:
+        """The stored cases of an entry, each with its outcome's JSON text, or None if there is none or it
+        is not whole and intact."""
         try:
             with open(self.directory / f"{key}{SUFFIX}", "rb") as stream:
                 data = stream.read()
@@ -103,17 +105,21 @@ class CaseCache:
         if blake2b(payload, digest_size=DIGEST_BYTES).digest() != data[len(FORMAT):header]:
             return None
         try:
-            cases = marshal.loads(payload)
-        except (EOFError, ValueError, TypeError):
+            entry = marshal.loads(payload)
+            cases, texts = entry["cases"], entry["outcome_texts"]
+        except (EOFError, ValueError, TypeError, KeyError):
             return None
-        if not isinstance(cases, list) or not all(isinstance(case, dict) for case in cases):
+        if (not isinstance(cases, list) or not isinstance(texts, list) or len(cases) != len(texts)
+                or not all(isinstance(case, dict) for case in cases) or not all(isinstance(t, str) for t in texts)):
             return None
-        return cases
+        return list(zip(cases, texts, strict=True))
 
-    def put(self, key: str, cases: Sequence[Mapping[str, Any]]) -> None:
-        """Store an entry, atomically; a cache that cannot be written is left alone."""
+    def put(self, key: str, cases: Sequence[tuple[Mapping[str, Any], str]]) -> None:
+        """Store an entry of cases, each with its outcome's JSON text, atomically; a cache that cannot be
+        written is left alone."""
+        entry = {"cases": [dict(case) for case, _ in cases], "outcome_texts": [text for _, text in cases]}
         try:
-            payload = marshal.dumps(_with_shared_strings([dict(case) for case in cases]))
+            payload = marshal.dumps(_with_shared_strings(entry))
         except ValueError:  # not JSON data: nothing to store
             return
         data = FORMAT + blake2b(payload, digest_size=DIGEST_BYTES).digest() + payload

@@ -18,7 +18,7 @@ import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -121,6 +121,12 @@ class Outcome:
             error=ExpectedError.from_json(error) if error else None,
         )
 
+    @cached_property
+    def json_text(self) -> str:
+        """:meth:`to_json` as the JSON text a result holds it in (``ensure_ascii=False``), encoded once;
+        a case's own outcome comes with it from the case cache."""
+        return _encode_json(self.to_json())
+
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {}
         if self.document is not ABSENT:
@@ -130,6 +136,9 @@ class Outcome:
         if self.error is not None:
             data["expected_error"] = self.error.to_json()
         return data
+
+
+_encode_json = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps with an argument makes one per call
 
 
 @dataclass(frozen=True)
@@ -503,7 +512,7 @@ def _load_file(path: Path, purpose: Purpose, case_cache: CaseCache | None,
             key = case_cache.key(content, shown, root, purpose.value, place.behaviours)
             cached = case_cache.get(key)
             if cached is not None:
-                return [_build_case(shown, effective, path) for effective in cached], []
+                return [_build_case(shown, effective, path, outcome_text) for effective, outcome_text in cached], []
         data = load_text(decode_text(content), path.suffix)
     except RefusedInput as exc:
         return [], [LoadError(shown, f"refused: {exc}")]
@@ -583,7 +592,7 @@ def _load_file(path: Path, purpose: Purpose, case_cache: CaseCache | None,
         if not file_errors:
             cases.append(_build_case(shown, effective, path))
     if key is not None and not errors:
-        case_cache.put(key, [case.raw for case in cases])
+        case_cache.put(key, [(case.raw, case.outcome.json_text) for case in cases])
     return cases, errors
 
 
@@ -603,11 +612,15 @@ def named_schema_path(name: str, root: Path = BUNDLED_CASES_DIR) -> Path | None:
     return _named_schema_path(root, name)
 
 
-def _build_case(file: str, data: dict[str, Any], path: Path | None = None) -> Case:
-    """The case ``data`` states (a case's members after its file's defaults), which it keeps as ``raw``."""
+def _build_case(file: str, data: dict[str, Any], path: Path | None = None, outcome_text: str | None = None) -> Case:
+    """The case ``data`` states (a case's members after its file's defaults), which it keeps as ``raw``;
+    ``outcome_text``, where known, is its outcome's :attr:`Outcome.json_text`."""
     get = data.get
     schema, alternatives = get("schema"), get("alternatives")
     profiles, divergences, options = get("profiles"), get("divergences"), get("options")
+    outcome = _steps_outcome(data["steps"]) if "steps" in data else _outcome(data)
+    if outcome_text is not None:
+        outcome.__dict__["json_text"] = outcome_text  # as the cached_property keeps what it worked out
     return _built(Case, {
         "file": file,
         "name": data["name"],
@@ -615,7 +628,7 @@ def _build_case(file: str, data: dict[str, Any], path: Path | None = None) -> Ca
         "type": data["type"],
         "tags": tuple(data["tags"]),
         "inputs": {key: data[key] for key in INPUT_KEYS if key in data},
-        "outcome": _steps_outcome(data["steps"]) if "steps" in data else _outcome(data),
+        "outcome": outcome,
         "provenance": tuple(get("provenance", ())),
         "schema": SchemaRef.from_json(schema) if schema is not None else None,
         "alternatives": tuple(_outcome(alt) for alt in alternatives) if alternatives else (),

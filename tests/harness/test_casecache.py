@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import marshal
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -60,12 +61,23 @@ def test_an_intact_entry_is_what_loads(write_case_file, cache_dir):
     path = write_case_file("merge.yaml", CASE)
     (case,), _ = load_file(path)
     planted = {**case.raw, "description": "from the cache"}
-    payload = marshal.dumps([planted])
+    payload = marshal.dumps({"cases": [planted], "outcome_texts": ['{"expected": "from the cache"}']})
     (cache_dir / f"{key_of(path)}{SUFFIX}").write_bytes(
         FORMAT + hashlib.blake2b(payload, digest_size=casecache.DIGEST_BYTES).digest() + payload)
     (again,), errors = load_file(path)
     assert errors == []
     assert again.description == "from the cache"
+    assert again.outcome.json_text == '{"expected": "from the cache"}'
+
+
+def test_a_cases_outcome_comes_with_its_json_text_which_a_full_load_works_out(write_case_file, cache_dir):
+    path = write_case_file("merge.yaml", CASE.replace("{a: 1, b: 2}", '{a: 1, b: "ü\\u2028"}'))
+    (full,), _ = load_file(path)  # worked out to be stored
+    (cached,), _ = load_file(path)
+    assert cached.outcome.__dict__["json_text"] == '{"expected": {"a": 1, "b": "ü\u2028"}}'  # as stored
+    assert full.outcome.json_text == cached.outcome.json_text == json.dumps(full.outcome.to_json(), ensure_ascii=False)
+    another = replace(cached.outcome, patch={"b": 2})  # its own text, worked out when asked for
+    assert another.json_text == '{"expected": {"a": 1, "b": "ü\u2028"}, "expected_patch": {"b": 2}}'
 
 
 def test_an_edited_file_is_loaded_again(write_case_file, cache_dir):
@@ -78,6 +90,9 @@ def test_an_edited_file_is_loaded_again(write_case_file, cache_dir):
     assert len(entries(cache_dir)) == 2
 
 
+ENTRY_SHORT = {"cases": [{"name": "a"}], "outcome_texts": []}
+
+
 @pytest.mark.parametrize("damage", [
     pytest.param(lambda data: data[:-7], id="cut-short"),
     pytest.param(lambda data: data[:-1] + bytes([data[-1] ^ 1]), id="a-flipped-bit"),
@@ -87,6 +102,8 @@ def test_an_edited_file_is_loaded_again(write_case_file, cache_dir):
                  id="intact-digest-of-bytes-marshal-cannot-read"),
     pytest.param(lambda data: data[:len(FORMAT)] + hashlib.blake2b(marshal.dumps({"a": 1}), digest_size=32).digest()
                  + marshal.dumps({"a": 1}), id="intact-digest-of-something-else"),
+    pytest.param(lambda data: data[:len(FORMAT)] + hashlib.blake2b(marshal.dumps(ENTRY_SHORT), digest_size=32).digest()
+                 + marshal.dumps(ENTRY_SHORT), id="intact-digest-of-cases-without-their-texts"),
 ])
 def test_a_damaged_entry_is_ignored_and_replaced(write_case_file, cache_dir, damage):
     path = write_case_file("merge.yaml", CASE)
@@ -111,7 +128,8 @@ def test_an_entry_holds_each_string_once_and_shared_members_stay_shared(write_ca
     (entry,) = entries(cache_dir)
     payload = entry.read_bytes()[len(FORMAT) + casecache.DIGEST_BYTES:]
     assert payload.count(b"merge-patch") == payload.count(b"MP-NESTED") == 1
-    assert marshal.loads(payload) == [dict(case.raw) for case in first]
+    assert marshal.loads(payload) == {"cases": [dict(case.raw) for case in first],
+                                      "outcome_texts": [case.outcome.json_text for case in first]}
     second, _ = load_file(path)
     assert [case.raw for case in second] == [case.raw for case in first]
     assert second[0].raw["provenance"] is second[1].raw["provenance"]  # the file's defaults, as a full load has them
@@ -192,6 +210,8 @@ def test_the_corpus_loads_the_same_from_the_cache(cache_dir):
     assert full.errors == cached.errors == []
     assert cached.cases == full.cases
     assert [case.raw for case in cached.cases] == [case.raw for case in full.cases]
+    assert ([case.outcome.__dict__["json_text"] for case in cached.cases]
+            == [json.dumps(case.outcome.to_json(), ensure_ascii=False) for case in full.cases])
 
 
 @pytest.mark.parametrize("setting", ["off", "0", "OFF"])
