@@ -239,13 +239,15 @@ def _encoded(value: Any, shape: Shape) -> Any:
 
 def _encoded_struct(value: dict[str, Any], definition: str) -> dict[str, Any]:
     out = {}
+    # Most fields of a Go value are nil or omitempty scalars: judged here, as _omitted would, without a call.
     for name, kind, emptiness, field, zero in _struct_fields(definition):
         member = value[name]
-        if member is NIL:  # most fields of a Go value: judged here, as _omitted would, without a call
+        if member is NIL:
             if emptiness < _EMPTY_IF_NIL:
                 out[name] = None
-            continue
-        if emptiness != _NEVER_EMPTY and _omitted(member, emptiness, zero):
-            continue
-        out[name] = member if kind in SCALAR_ZEROS else _encoded(member, field)
+        elif emptiness == _EMPTY_IF_ZERO:
+            if member != zero:
+                out[name] = member
+        elif emptiness == _NEVER_EMPTY or not _omitted(member, emptiness, zero):
+            out[name] = member if kind in SCALAR_ZEROS else _encoded(member, field)
     return out
