@@ -159,32 +159,41 @@ def encode_managed_fields(managed: Managed, memo: FieldsV1Memo | None = None) ->
     entries = []
     written = {}
     for identifier, versioned in managed.fields.items():
-        entry = dict(_identifier_members(identifier))
-        entry["apiVersion"] = versioned.api_version
-        if versioned.applied:
-            entry["operation"] = "Apply"
-        if managed.times.get(identifier) is not None:
-            entry["time"] = managed.times[identifier]
-        entry["fieldsType"] = "FieldsV1"
-        entry["fieldsV1"] = memo.encode(identifier, versioned.set) if memo is not None else versioned.set.to_json()
-        written[identifier] = (versioned.set, entry["fieldsV1"])
-        entries.append(entry)
+        fields_v1 = memo.encode(identifier, versioned.set) if memo is not None else versioned.set.to_json()
+        written[identifier] = (versioned.set, fields_v1)
+        entries.append(_entry(identifier, versioned, managed.times.get(identifier), fields_v1))
     if memo is not None:
         memo.remember(written)
     # sortEncodedManagedFields: operation, then time (a missing one first), manager, apiVersion, subresource
     entries.sort(key=lambda e: (e.get("operation", ""), _seconds(e.get("time")), e.get("manager", ""),
                                 e.get("apiVersion", ""), e.get("subresource", "")))
-    return [_in_field_order(entry) for entry in entries]
+    return entries
+
+
+def _entry(identifier: str, versioned: VersionedSet, time: Any, fields_v1: dict[str, Any]) -> dict[str, Any]:
+    """A ManagedFieldsEntry, its members in the struct's order: manager, operation, apiVersion, time,
+    fieldsType, fieldsV1, subresource (those of the identifier as it names them)."""
+    members = _identifier_members(identifier)
+    entry = {}
+    if "manager" in members:
+        entry["manager"] = members["manager"]
+    if versioned.applied:
+        entry["operation"] = "Apply"
+    elif "operation" in members:
+        entry["operation"] = members["operation"]
+    entry["apiVersion"] = versioned.api_version
+    if time is not None:
+        entry["time"] = time
+    entry["fieldsType"] = "FieldsV1"
+    entry["fieldsV1"] = fields_v1
+    if "subresource" in members:
+        entry["subresource"] = members["subresource"]
+    return entry
 
 
 def _seconds(time: Any) -> float:
     # Go counts a missing time as second 0, before every logical time (which lie after an epoch)
     return float("-inf") if time is None else time
-
-
-def _in_field_order(entry: dict[str, Any]) -> dict[str, Any]:
-    order = ("manager", "operation", "apiVersion", "time", "fieldsType", "fieldsV1", "subresource")
-    return {key: entry[key] for key in order if key in entry}
 
 
 def _without_managed_fields(obj: dict[str, Any]) -> dict[str, Any]:

@@ -99,6 +99,23 @@ def test_manager_identifiers_as_go_marshals_them():
                 manager_identifier(member, "Apply", "v1")
 
 
+def test_entries_are_written_in_the_go_structs_member_order():
+    # metav1.ManagedFieldsEntry declares manager, operation, apiVersion, time, fieldsType, fieldsV1,
+    # subresource: encoding/json writes them so, and answers keep that order.
+    from patchconf.reference_impl.ssa.fieldpath import VersionedSet
+    from patchconf.reference_impl.ssa.managedfields import Managed, encode_managed_fields
+
+    status = manager_identifier("hpa", "Update", "v1", "status")
+    applier = manager_identifier("kubectl", "Apply", "v1")
+    fields = FieldSet.of(make_path("data", "a"))
+    entries = encode_managed_fields(Managed({status: VersionedSet(fields, "v1", False),
+                                             applier: VersionedSet(fields, "v1", True)}, {status: 3}))
+    assert [list(entry) for entry in entries] == [
+        ["manager", "operation", "apiVersion", "fieldsType", "fieldsV1"],
+        ["manager", "operation", "apiVersion", "time", "fieldsType", "fieldsV1", "subresource"]]
+    assert entries[1]["operation"] == "Update" and entries[1]["subresource"] == "status"
+
+
 def _configmap(data, **metadata):
     return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm", **metadata}, "data": data}
 
