@@ -155,7 +155,7 @@ def _judged(case: Case, target: Target, actual: Actual, seconds: float) -> Resul
     matched = next((outcome for outcome in outcomes if _same_success(outcome, actual)), None)
     if matched is not None and case.type != "server-side-apply":
         # The usual pass, found without explaining how the other outcomes differ (deepdiff is slow to load).
-        return _result(case, PASS, "", (), matched.to_json(), actual.to_json(), judged_by, seconds)
+        return _result(case, PASS, "", (), matched, actual.to_json(), judged_by, seconds)
     if case.type == "server-side-apply":
         drop_status = not stored_objects.about_status(case)
         attempts = [_steps_attempt(case, outcome, actual, target.compares_messages(case), drop_status)
@@ -166,15 +166,15 @@ def _judged(case: Case, target: Target, actual: Actual, seconds: float) -> Resul
     status = PASS if not best else FAIL
     diff = stored_lines(best)
     reason = "" if status == PASS else "; ".join(diff[:3])
-    return _result(case, status, reason, diff, outcomes[attempts.index(best)].to_json(), actual.to_json(), judged_by,
-                   seconds)
+    return _result(case, status, reason, diff, outcomes[attempts.index(best)], actual.to_json(), judged_by, seconds)
 
 
-def _result(case: Case, status: str, reason: str, diff: tuple[str, ...], expected: dict[str, Any],
+def _result(case: Case, status: str, reason: str, diff: tuple[str, ...], outcome: Outcome,
             actual: dict[str, Any], judged_by: str, seconds: float) -> Result:
-    """The result, its expected and actual values as it keeps them; their JSON text, which telling
-    their size took, is kept for the result's own (json_text) instead of being written again."""
-    expected, expected_text = _stored_and_text(expected)
+    """The result, the outcome it was judged by and the answer as it keeps them; their JSON text,
+    which telling their size took, is kept for the result's own (json_text) instead of being written
+    again. A case's own outcome comes with its text from the corpus."""
+    expected, expected_text = _outcome_stored_and_text(outcome)
     actual, actual_text = _stored_and_text(actual)
     result = Result(case, status, reason, diff, expected, actual, judged_by, seconds)
     if expected_text is not None and actual_text is not None:
@@ -226,6 +226,17 @@ def _same_success(expected: Outcome, actual: Actual) -> bool:
 def stored(data: dict[str, Any]) -> dict[str, Any]:
     """``data`` as a result keeps it: a member over STORED_CHARS of JSON becomes a note with its beginning."""
     return _stored_and_text(data)[0]
+
+
+def _outcome_stored_and_text(outcome: Outcome) -> tuple[dict[str, Any], str | None]:
+    """:func:`_stored_and_text` of the outcome's JSON, told from the text it keeps."""
+    try:
+        text = outcome.json_text
+    except (RecursionError, ValueError, TypeError):
+        text = None
+    if text is not None and len(text) <= STORED_CHARS:
+        return outcome.to_json(), text
+    return _stored_and_text(outcome.to_json())
 
 
 def _stored_and_text(data: dict[str, Any]) -> tuple[dict[str, Any], str | None]:

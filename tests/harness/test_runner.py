@@ -110,6 +110,27 @@ def test_an_answer_too_deep_to_judge_or_keep_fails_or_is_noted_alone(write_case_
         None, "<not stored by patchconf: RecursionError>", "<not stored by patchconf: RecursionError>", None]
 
 
+def test_an_expectation_too_large_to_keep_whole_is_kept_as_a_note_text_and_all(write_case_file, scripted):
+    big = "z" * 70_000
+    (case,), errors = load_file(write_case_file("big.yaml", f"""
+    cases:
+      - name: big
+        description: a large document
+        type: json-patch
+        tags: [JP-ADD]
+        provenance: [{{implementation: kubectl, version: "1.32.4"}}]
+        original: {{a: {big}}}
+        patch: []
+        expected: {{a: {big}}}
+    """))
+    assert errors == []
+    result = run_case(case, scripted({"big": Actual(document={"a": big})}))
+    assert result.status == PASS
+    assert result.expected["expected"].startswith("<truncated by patchconf: 70,009 characters of JSON")
+    assert result.actual["document"].startswith("<truncated by patchconf: 70,009 characters of JSON")
+    assert result.json_text == json.dumps(result.to_json(), ensure_ascii=False)
+
+
 def test_numbers_are_compared_with_their_type(write_case_file, scripted):
     cases = _cases(write_case_file)
     result = run_case(cases["doc"], scripted({"doc": Actual(document={"spec": {"replicas": 3.0}})}))
