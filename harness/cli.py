@@ -74,11 +74,11 @@ def _add_ci_options(parser: argparse.ArgumentParser) -> None:
                              "listed cases that now pass")
 
 
-# Known failures (--expect-failures) are imported only when a command is given some: making their
-# classes cost every other run ~2 ms.
-
 def _read_known_failures(args: argparse.Namespace) -> KnownFailures | None:
-    """The known failures of --expect-failures, or None; raises KnownFailuresError."""
+    """The known failures of --expect-failures, or None; raises KnownFailuresError.
+
+    Their module is imported only by a command given some: making its classes cost every other run ~2 ms.
+    """
     if not args.expect_failures:
         return None
     from patchconf.harness.reporting.known_failures import KnownFailures

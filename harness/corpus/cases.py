@@ -78,8 +78,6 @@ ABSENT: Any = _Absent()
 
 # The small values a case holds are named tuples: immutable and compared by value as frozen dataclasses
 # are, and some four times quicker to make (each dataclass cost every command ~1 ms at import).
-
-
 class ExpectedError(NamedTuple):
     """An expected failure; ``status``, ``reason`` and ``unchanged`` are checked where a target can tell."""
 
