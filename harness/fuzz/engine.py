@@ -26,7 +26,7 @@ import json
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -37,7 +37,7 @@ from patchconf.harness.fuzz.behaviours import behaviour_ids
 from patchconf.harness.fuzz.divergences import Divergence, covering
 from patchconf.harness.fuzz.generators import GENERATORS
 from patchconf.harness.provenance.record import Unrecordable, expectation_members
-from patchconf.harness.running.runner import FAIL, PASS, Result, judge
+from patchconf.harness.running.runner import FAIL, PASS, SIGNAL_CHECK, Result, judge
 from patchconf.harness.targets.base import Actual, ActualError, Target, TargetCrash, TargetDeclined
 from patchconf.reference_impl.kubernetes_object import through_go_json
 
@@ -426,31 +426,34 @@ def fuzz(target: Target, truth: Target, types: Sequence[str], seed: int, count: 
     occurrences: Counter = Counter()
     workers = max(1, truth.workers) + (max(1, target.workers) if target.workers > 1 else 0)
     index = 0
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        try:
-            while (count is None or index < count) and (budget is None or time.perf_counter() - started < budget):
-                size = BATCH if count is None else min(BATCH, count - index)
-                batch = [generated_input(seed, types, index + offset, plan) for offset in range(size)]
-                batch = [replace(item, case=as_kubectl_passes_it(item.case, target)) for item in batch]
-                for item, judged in zip(batch, _judge_batch(batch, target, truth, pool, plan), strict=True):
-                    if judged.status == DISAGREE and not deterministic(item.case, truth, judged.truth_answer,
-                                                                       plan.reasks):
-                        judged = Verdict(NONDETERMINISTIC, item.case, "the truth answers otherwise when asked again")
-                    run.tried[item.type] += 1
-                    run.statuses[(item.type, judged.status)] += 1
-                    run.by_kind[(item.type, input_kind(item.case), judged.status)] += 1
-                    if judged.status == SKIP:
-                        run.skip_reasons[judged.reason] += 1
-                    for divergence in judged.divergences:
-                        run.divergences[divergence] += 1
-                    if judged.status == DISAGREE:
-                        occurrences[judged.signature] += 1
-                        first.setdefault(judged.signature, (item, judged))
-                index += size
-                if progress:
-                    progress(run, index)
-        except KeyboardInterrupt:
-            run.interrupted = "interrupted"
+    pool = ThreadPoolExecutor(max_workers=workers)
+    try:
+        while (count is None or index < count) and (budget is None or time.perf_counter() - started < budget):
+            size = BATCH if count is None else min(BATCH, count - index)
+            batch = [generated_input(seed, types, index + offset, plan) for offset in range(size)]
+            batch = [replace(item, case=as_kubectl_passes_it(item.case, target)) for item in batch]
+            for item, judged in zip(batch, _judge_batch(batch, target, truth, pool, plan), strict=True):
+                if judged.status == DISAGREE and not deterministic(item.case, truth, judged.truth_answer,
+                                                                   plan.reasks):
+                    judged = Verdict(NONDETERMINISTIC, item.case, "the truth answers otherwise when asked again")
+                run.tried[item.type] += 1
+                run.statuses[(item.type, judged.status)] += 1
+                run.by_kind[(item.type, input_kind(item.case), judged.status)] += 1
+                if judged.status == SKIP:
+                    run.skip_reasons[judged.reason] += 1
+                for divergence in judged.divergences:
+                    run.divergences[divergence] += 1
+                if judged.status == DISAGREE:
+                    occurrences[judged.signature] += 1
+                    first.setdefault(judged.signature, (item, judged))
+            index += size
+            if progress:
+                progress(run, index)
+    except KeyboardInterrupt:
+        run.interrupted = "interrupted"
+    finally:
+        # Interrupted, not waiting for the questions in flight: they end when the caller closes the targets.
+        pool.shutdown(wait=not run.interrupted, cancel_futures=bool(run.interrupted))
     run.seconds = time.perf_counter() - started
     shrink_started = time.perf_counter()
     for found_signature, (item, judged) in first.items():
@@ -472,15 +475,25 @@ def _judge_batch(batch: Sequence[Input], target: Target, truth: Target, pool: Th
     """Each input judged; the truth's answers asked in parallel with the target's."""
     reasons = [skip_reason(item.case, target, truth) for item in batch]
     runnable = [item for item, reason in zip(batch, reasons, strict=True) if not reason]
-    truth_answers = [pool.submit(ask, truth, item.case) for item in runnable]
+    truth_asked = [pool.submit(ask, truth, item.case) for item in runnable]
     if target.workers > 1:
-        answers = [future.result() for future in [pool.submit(ask, target, item.case) for item in runnable]]
+        answers = _results([pool.submit(ask, target, item.case) for item in runnable])
     else:
         answers = [ask(target, item.case) for item in runnable]
-    judged = iter(verdict(item.case, target, truth, truth_answer.result(), answer, item.type, plan)
+    truth_answers = _results(truth_asked)
+    judged = iter(verdict(item.case, target, truth, truth_answer, answer, item.type, plan)
                   for item, truth_answer, answer in zip(runnable, truth_answers, answers, strict=True))
     return [Verdict(SKIP, item.case, reason) if reason else next(judged)
             for item, reason in zip(batch, reasons, strict=True)]
+
+
+def _results(futures: list[Future]) -> list[Any]:
+    """Each future's result. Waited for SIGNAL_CHECK seconds at a time: a SIGINT or SIGTERM the
+    kernel gives to one of the pool's threads is only handled in this one, between two waits."""
+    pending = set(futures)
+    while pending:
+        _, pending = wait(pending, timeout=SIGNAL_CHECK)
+    return [future.result() for future in futures]
 
 
 def _finding(item: Input, judged: Verdict, occurrences: int, target: Target, truth: Target,

@@ -212,3 +212,36 @@ def test_a_kubectl_like_target_gets_the_object_as_kubectl_hands_it_to_the_librar
     assert as_kubectl_passes_it(case, LibraryTarget()) is case
     bare = make_case("strategic", {"original": {"spec": {"n": 30.0}}, "patch": {}}, "bare")
     assert as_kubectl_passes_it(bare, ReferenceTarget()) is bare
+
+
+def test_an_interrupt_the_kernel_gives_a_worker_thread_stops_a_fuzz_run_at_once() -> None:
+    import signal
+    import threading
+    import time
+
+    release, asked = threading.Event(), []
+
+    class HeldTruth(PretendUpstream):
+        def run(self, case):
+            asked.append(threading.get_ident())
+            release.wait(60)  # questions in flight end only when the test lets them
+            return super().run(case)
+
+    def interrupt_a_worker():
+        deadline = time.monotonic() + 30
+        while not asked and time.monotonic() < deadline:
+            time.sleep(0.01)
+        signal.pthread_kill(asked[0], signal.SIGINT)  # as the kernel may pick any thread for a SIGINT
+
+    # Ctrl-C as a terminal's shell gives it (a background job's children start with SIGINT ignored)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    threading.Thread(target=interrupt_a_worker, daemon=True).start()
+    started = time.monotonic()
+    try:
+        run = fuzz(ReferenceTarget(), HeldTruth(), ["merge-patch"], seed=1, count=10)
+        assert time.monotonic() - started < 30  # not when the held questions end (60 s)
+    finally:
+        release.set()
+        signal.signal(signal.SIGINT, previous)
+    assert run.interrupted == "interrupted"
+    assert sum(run.tried.values()) == 0
