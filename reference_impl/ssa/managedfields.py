@@ -205,12 +205,14 @@ def _without_managed_fields(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def _set_managed_fields(obj: dict[str, Any], entries: list | None) -> None:
+    """``obj`` with ``entries`` as its managedFields (None: none), in metadata of its own: a merge
+    may give back the request's own metadata, which is not ours to change."""
     if entries is None:
         metadata = obj.get("metadata")
-        if isinstance(metadata, dict):
-            metadata.pop("managedFields", None)
+        if isinstance(metadata, dict) and "managedFields" in metadata:
+            obj["metadata"] = {key: value for key, value in metadata.items() if key != "managedFields"}
         return
-    obj.setdefault("metadata", {})["managedFields"] = entries
+    obj["metadata"] = {**obj.setdefault("metadata", {}), "managedFields": entries}
 
 
 def _managed_fields_of(obj: dict[str, Any] | None) -> Any:

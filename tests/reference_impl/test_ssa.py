@@ -361,3 +361,16 @@ def test_creations_skipping_the_before_first_apply_update_answer_as_those_runnin
     assert len(managedfields._CREATIONS_OWNING_NOTHING) > 10
     monkeypatch.setattr(managedfields, "_CREATIONS_OWNING_NOTHING", NeverKnown())
     assert answers() == remembered
+
+
+def test_the_field_manager_changes_no_request_object_it_is_given():
+    # A merge may give back members of the applied object as they are (a custom resource's empty
+    # metadata, created by the apply): the managedFields are written into metadata of the result's own.
+    from patchconf.reference_impl.ssa.schema import custom_resource
+
+    store = apiserver.Store(custom_resource(), "example.com/v1", "Widget", custom_resource=True)
+    applied = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {}, "spec": {"a": 1}}
+    before = json.dumps(applied)
+    created = store.managers[""].apply({"apiVersion": "example.com/v1", "kind": "Widget"}, applied, "me", False)
+    assert [entry["manager"] for entry in created["metadata"]["managedFields"]] == ["me"]
+    assert json.dumps(applied) == before
