@@ -70,13 +70,15 @@ def apply(configuration: Json, live: Json, meta: PatchMeta | None, overwrite: bo
     # decode into ObjectMeta (as written: 2.0 is no int64).
     check_readable_metadata(configuration)
     if live is None:
-        created = _with_annotations(config, {**_annotations(config), LAST_APPLIED: last_applied_configuration(config)})
+        text = modified_configuration(config, annotate=False)
+        created = _with_annotations(config, {**_annotations(config), LAST_APPLIED: text})
         # kubectl (1.31+) drops null members from what it creates, after writing the
         # annotation, so a create stores what an update apply of the same file would.
         return ApplyResult(CREATE, None, _without_null_members(created))
-    modified = json.loads(modified_configuration(config, annotate=True))
+    # kubectl diffs the JSON it writes of both (read back: the same values, keys sorted).
+    modified = kubernetes_object.as_written(_annotated(config))
     current_object = decode_object(live)
-    current = json.loads(go_json.encode(current_object))
+    current = kubernetes_object.as_written(current_object)
     original_text = _annotations(current_object).get(LAST_APPLIED)
     original = _decode_last_applied(original_text)
     if meta is not None:
@@ -105,12 +107,21 @@ def modified_configuration(config: dict, annotate: bool) -> str:
     The configuration is encoded without its last-applied annotation; with ``annotate``
     that text is put into the annotation and the configuration encoded again.
     """
+    return go_json.encode(_annotated(config) if annotate else _without_last_applied(config)) + "\n"
+
+
+def _annotated(config: dict) -> dict:
+    """``config`` as kubectl sends it: annotated with ``modified_configuration(config, annotate=False)``."""
     annotations = _annotations(config)
     annotations.pop(LAST_APPLIED, None)
-    text = go_json.encode(_with_annotations(config, annotations)) + "\n"
-    if annotate:
-        text = go_json.encode(_with_annotations(config, {**annotations, LAST_APPLIED: text})) + "\n"
-    return text
+    annotations[LAST_APPLIED] = modified_configuration(config, annotate=False)
+    return _with_annotations(config, annotations)
+
+
+def _without_last_applied(config: dict) -> dict:
+    annotations = _annotations(config)
+    annotations.pop(LAST_APPLIED, None)
+    return _with_annotations(config, annotations)
 
 
 def set_last_applied(live: Json, configuration: Json) -> dict:

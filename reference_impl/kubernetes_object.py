@@ -64,6 +64,19 @@ def through_go_json(value: Any) -> Any:
     return go_number(value)
 
 
+def as_written(value: Any) -> Any:
+    """A value through Go's JSON model (:func:`through_go_json`) as Go writes it and reads it
+    back (a new structure): the same values, every map's keys in the order Go writes them.
+
+    Go sorts keys by their UTF-8 bytes, which is the order of their code points: Python's.
+    """
+    if type(value) is dict:
+        return {key: as_written(value[key]) for key in sorted(value)}
+    if type(value) is list:
+        return [as_written(item) for item in value]
+    return value
+
+
 def as_decoded(value: Any) -> Any:
     """JSON text as apimachinery's JSON decoding reads it (a new structure): an integer
     that fits int64 stays one, any other number is a float64 (``30.0`` stays a float)."""

@@ -1,9 +1,19 @@
 """The read-back around the patch libraries; expectations as kubectl 1.32.4 printed them."""
 
+import json
+
 import pytest
 
+from patchconf.reference_impl import go_json
 from patchconf.reference_impl.errors import InvalidDocument
-from patchconf.reference_impl.kubernetes_object import as_decoded, go_number, read_back, through_go_json, through_yaml
+from patchconf.reference_impl.kubernetes_object import (
+    as_decoded,
+    as_written,
+    go_number,
+    read_back,
+    through_go_json,
+    through_yaml,
+)
 
 
 @pytest.mark.parametrize(("written", "read"), [
@@ -38,6 +48,30 @@ def test_structures_are_copied_not_changed():
     assert through_go_json(original) == {"spec": {"ports": [{"containerPort": 80}], "big": 12345678901234567000}}
     assert original["spec"]["ports"][0]["containerPort"] == 80.0
     assert isinstance(original["spec"]["ports"][0]["containerPort"], float)
+
+
+def _items(value):
+    """``value`` with its maps as lists of items, so that equality also compares key order."""
+    if isinstance(value, dict):
+        return [(key, type(item), _items(item)) for key, item in value.items()]
+    if isinstance(value, list):
+        return [(type(item), _items(item)) for item in value]
+    return value
+
+
+def test_as_written_is_what_go_writes_and_reads_back():
+    # kubectl diffs what it wrote as JSON; as_written stands for writing and reading back.
+    decoded = through_go_json({
+        "z": [{"b": 1.5, "a": 3.0}, 1e21, 1e-7, 12345678901234567890, "<&>\u2028", None, True],
+        "\U0001F600": {"\uffff": "x", "é": 0.1, "a": -0.0, "Z": "", "a\u0000": [], "A": {}},
+        "kind": "K",
+    })
+    written = as_written(decoded)
+    # Go sorts keys by their UTF-8 bytes: Z < a < é < U+FFFF < U+1F600.
+    assert list(written) == ["kind", "z", "\U0001F600"]
+    assert list(written["\U0001F600"]) == ["A", "Z", "a", "a\u0000", "é", "\uffff"]
+    assert _items(written) == _items(json.loads(go_json.encode(decoded)))
+    assert written["z"] is not decoded["z"] and written["z"][0] is not decoded["z"][0]
 
 
 def test_patch_read_through_yaml_keeps_integer_digits():
