@@ -20,10 +20,9 @@ written from the Go types by ``python -m patchconf.reference_impl.ssa.models.reg
 from __future__ import annotations
 
 import functools
-import importlib.resources
-import json
 from typing import Any
 
+from patchconf.reference_impl.ssa import models
 from patchconf.reference_impl.ssa.typed import json_copy
 
 Shape = dict[str, Any]  # {"shape": string|int|float|bool|bytes|struct|pointer|slice|map|opaque, ...}
@@ -36,8 +35,7 @@ FIELDS_V1 = "io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1"
 
 @functools.cache
 def _go_types() -> dict[str, Any]:
-    source = importlib.resources.files("patchconf.reference_impl.ssa.models") / "go-types.json"
-    return json.loads(source.read_text(encoding="utf-8"))
+    return models.read("go-types.json")
 
 
 def definition_of(api_version: str, kind: str) -> str | None:

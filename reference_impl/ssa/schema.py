@@ -27,6 +27,7 @@ from typing import Any
 import yaml
 
 from patchconf.reference_impl.errors import NoStrategicSchema
+from patchconf.reference_impl.ssa import models
 
 # libyaml when PyYAML has it: the same documents as its pure-Python SafeLoader, ten times sooner.
 _SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -754,7 +755,7 @@ def _models(minor: str) -> _Models:
     source = _models_file(minor)
     if not source.is_file():
         raise UnknownKind(f"no bundled Kubernetes {minor} models (have: {', '.join(available_versions())})")
-    return _Models(json.loads(source.read_text(encoding="utf-8")))
+    return _Models(models.read(source.name))
 
 
 def builtin(api_version: str, kind: str, version: str = DEFAULT_VERSION) -> Schema:

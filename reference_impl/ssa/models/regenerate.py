@@ -8,7 +8,8 @@ Downloads ``k8s.io/kubernetes@v<version>`` with ``go mod download`` (the module 
 ``api/openapi-spec/v3/*.json``, the models the apiserver serves, with ``default`` values),
 merges every file's ``components.schemas``, keeps only what schemaconv reads, and indexes
 the kinds by ``x-kubernetes-group-version-kind`` as the type converter's ``indexModels``
-does. The output has one definition per line, keys sorted, so regenerations diff well.
+does. The output has one definition per line, keys sorted, so regenerations diff well (and
+:func:`patchconf.reference_impl.ssa.models.read` parses only the lines of the definitions asked for).
 
 ``--go-types`` writes ``go-types.json`` instead: what the models do not say, the Go shape of
 every built-in kind's fields (JSON name, omitempty, struct, pointer, slice, map or a type with
