@@ -1,5 +1,6 @@
 import gc
 import json
+from pathlib import Path
 
 import pytest
 
@@ -87,6 +88,17 @@ def test_the_patchconf_command_ends_with_mains_code_after_atexit_callbacks_and_f
     assert ended.returncode == 3
     assert ended.stdout == "written, not yet flushedatexit callback ran\n"
     assert ended.stderr == "an error, not yet flushed"  # what was left for the exit was not freed one by one
+
+
+def test_the_patchconf_command_still_removes_a_temporary_directory_left_to_the_exit():
+    ended = _command_with_main("""
+        import tempfile
+        cli._leave_for_exit(left := tempfile.TemporaryDirectory(prefix="patchconf-test-"))
+        print(left.name)
+        return 0
+    """)
+    left = ended.stdout.split("\n")[0]
+    assert ended.returncode == 0 and left.startswith("/") and not Path(left).exists()  # its finalizer ran
 
 
 def test_the_patchconf_command_exits_as_the_interpreter_does_while_a_thread_still_runs():
