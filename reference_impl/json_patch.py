@@ -35,7 +35,6 @@ failing patch raises and leaves no partial result behind.
 
 from __future__ import annotations
 
-import copy
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -107,7 +106,7 @@ def _operation(spec: Mapping[str, Json]) -> Operation:
 
 def _working_copy(document: Json) -> Container:
     if isinstance(document, dict | list):
-        return copy.deepcopy(document)
+        return _plain(document)  # our own copy (a document holds no null nodes)
     if document is None:
         return _NullDocument()
     raise InvalidDocument(_unmarshal_error(document, "jsonpatch.partialDoc"))
@@ -164,7 +163,7 @@ class Operation:
         value = self.spec.get("value", _ABSENT)
         if value is None:
             return WRITTEN_NULL
-        return None if value is _ABSENT else copy.deepcopy(value)
+        return None if value is _ABSENT else _plain(value)
 
 
 class AddOperation(Operation):
@@ -210,7 +209,7 @@ class ReplaceOperation(Operation):
         if value is _ABSENT:
             raise InvalidPatch(f"replace operation has no value ({UPSTREAM_PANIC})", jsonpointer.ROOT)
         if isinstance(value, dict | list):
-            return copy.deepcopy(value)
+            return _plain(value)
         # Upstream means to refuse a scalar or null root, but wraps a nil error into its
         # "must be object or array" message, which yields no error: nothing changes.
         return root
@@ -443,9 +442,6 @@ class _NullNode:
 
     def __repr__(self) -> str:
         return f"<{self.name} null>"
-
-    def __deepcopy__(self, memo: dict) -> _NullNode:
-        return self
 
 
 WRITTEN_NULL = _NullNode("written")  # "value": null of add/replace: a node without text

@@ -21,7 +21,6 @@ The inputs are never mutated; results share nothing with them.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from patchconf.reference_impl.errors import Conflict, InvalidDocument, InvalidPatch, PreconditionFailed, TypeMismatch
@@ -40,7 +39,7 @@ def apply(document: Json, patch: Json) -> Json:
         raise InvalidDocument(INVALID_DOCUMENT)
     if isinstance(patch, dict):
         if isinstance(document, dict):
-            return _merge_members(copy.deepcopy(document), patch)
+            return _merge_members(_copy(document), patch)
         return _without_null_members(patch)
     if isinstance(patch, list):
         return _without_null_members(patch)
@@ -149,7 +148,7 @@ def _merged(target: Json, patch: Json) -> Json:
         return _without_null_members(patch)
     if not isinstance(patch, dict):
         # Upstream prunes nulls only where the target is not an object; here it keeps them.
-        return copy.deepcopy(patch)
+        return _copy(patch)
     return _merge_members(target, patch)
 
 
@@ -166,6 +165,15 @@ def _without_null_members(value: Json) -> Json:
     return value
 
 
+def _copy(value: Json) -> Json:
+    """A copy of ``value`` in which every object and array is new, as decoded JSON's are."""
+    if isinstance(value, dict):
+        return {key: _copy(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copy(item) for item in value]
+    return value
+
+
 def _object_patch(original: Json, modified: Json) -> dict[str, Json]:
     """The merge patch between two objects; ``null`` reads as ``{}`` as upstream decodes it."""
     if not (original is None or isinstance(original, dict)):
@@ -179,13 +187,13 @@ def _diff(original: dict[str, Json], modified: dict[str, Json]) -> dict[str, Jso
     patch: dict[str, Json] = {}
     for key, after in modified.items():
         if key not in original or _kind(original[key]) != _kind(after):
-            patch[key] = copy.deepcopy(after)
+            patch[key] = _copy(after)
         elif isinstance(after, dict):
             nested = _diff(original[key], after)
             if nested:
                 patch[key] = nested
         elif not _same(original[key], after):
-            patch[key] = copy.deepcopy(after)
+            patch[key] = _copy(after)
     for key in original:
         if key not in modified:
             patch[key] = None

@@ -192,9 +192,10 @@ def create_three_way(
         original_map, modified_map, meta
     )
     # The patches share values with modified, and with each other; merging them changes
-    # some. copy.deepcopy makes them our own and keeps what they share shared, as if we
-    # had diffed a copy of modified.
-    deletions, delta = copy.deepcopy((deletions, delta))
+    # some. Copying them together makes them our own and keeps what they share shared, as
+    # if we had diffed a copy of modified.
+    copies: dict[int, Json] = {}
+    deletions, delta = _copy_keeping_shared(deletions, copies), _copy_keeping_shared(delta, copies)
     patch = _Combine().maps(deletions, delta, meta)
     _check_preconditions(patch, preconditions)
     if not overwrite:
@@ -225,6 +226,24 @@ def _tree_copy(value: Json) -> Json:
     if kind in (str, int, float, bool) or value is None:
         return value
     return copy.deepcopy(value)  # a subclass of a JSON type, copied as it is
+
+
+def _copy_keeping_shared(value: Json, copies: dict[int, Json]) -> Json:
+    """``copy.deepcopy(value, copies)``, quicker on JSON: a map or list met again (by
+    identity) is given the copy made of it before."""
+    kind = type(value)
+    if kind is dict or kind is list:
+        copied = copies.get(id(value))
+        if copied is None:
+            if kind is dict:
+                copied = {key: _copy_keeping_shared(item, copies) for key, item in value.items()}
+            else:
+                copied = [_copy_keeping_shared(item, copies) for item in value]
+            copies[id(value)] = copied  # (JSON holds no cycles: no need to register it first)
+        return copied
+    if kind in (str, int, float, bool) or value is None:
+        return value
+    return copy.deepcopy(value, copies)  # a subclass of a JSON type, copied as deepcopy would
 
 
 def _check_preconditions(patch: dict, preconditions: Iterable[Precondition]) -> None:
