@@ -39,23 +39,29 @@ def encode(value: Any, *, sort_keys: bool = True, numbers_as_written: bool = Fal
 
 
 def _encode(value: Any, parts: list[str], sort_keys: bool = True, numbers_as_written: bool = False) -> None:
-    if isinstance(value, dict):
-        parts.append("{")
-        keys = sorted(value, key=lambda text: text.encode("utf-8", "surrogatepass")) if sort_keys else value
-        for position, key in enumerate(keys):
-            if position:
-                parts.append(",")
+    if value.__class__ is str:  # most values, and the quickest to tell
+        parts.append(string(value))
+    elif isinstance(value, dict):
+        opening = "{"
+        # Go sorts keys by their UTF-8 bytes, which is the order of their code points: Python's.
+        for key in sorted(value) if sort_keys else value:
+            parts.append(opening)
             parts.append(string(key))
             parts.append(":")
-            _encode(value[key], parts, sort_keys, numbers_as_written)
-        parts.append("}")
+            member = value[key]
+            if member.__class__ is str:
+                parts.append(string(member))
+            else:
+                _encode(member, parts, sort_keys, numbers_as_written)
+            opening = ","
+        parts.append("}" if opening == "," else "{}")  # (no member wrote the "{")
     elif isinstance(value, list):
-        parts.append("[")
-        for position, item in enumerate(value):
-            if position:
-                parts.append(",")
+        opening = "["
+        for item in value:
+            parts.append(opening)
             _encode(item, parts, sort_keys, numbers_as_written)
-        parts.append("]")
+            opening = ","
+        parts.append("]" if opening == "," else "[]")  # (no item wrote the "[")
     elif isinstance(value, str):
         parts.append(string(value))
     elif value is None:

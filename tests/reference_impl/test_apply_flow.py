@@ -289,3 +289,10 @@ def test_go_json_encoding_matches_encoding_json() -> None:
         '{"a":"\\u003cx\\u003e\\u0026\\u2028\\n\\u0001",'
         '"b":[1,2,2.5,1e+21,1.5e-7,1e-10,123456789012345680000,0.000001,100000000000000000000]}'
     )
+
+
+def test_go_json_sorts_keys_by_their_utf8_bytes() -> None:
+    # Go sorts map keys as byte strings; UTF-16 order would put U+1F600 before U+FFFF.
+    value = {"\U0001F600": [], "\uffff": {}, "é": 3, "a": {"b": None, "B": True}, "Z": False, "": "<"}
+    assert go_json.encode(value) == '{"":"\\u003c","Z":false,"a":{"B":true,"b":null},"é":3,"\uffff":{},"\U0001F600":[]}'
+    assert list(value) == ["\U0001F600", "\uffff", "é", "a", "Z", ""], "the value keeps its own order"
