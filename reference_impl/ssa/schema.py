@@ -422,13 +422,15 @@ class _Types:
 # --- OpenAPI to types (kube-openapi schemaconv) ------------------------------------------------
 
 
-@dataclass
 class _Convert:
     """schemaconv's ``convert``: where we are (for error messages) and whether unknown fields stay."""
 
-    name: str
-    preserve_unknown_fields: bool
-    errors: list[str]
+    __slots__ = ("errors", "name", "preserve_unknown_fields")
+
+    def __init__(self, name: str, preserve_unknown_fields: bool, errors: list[str]) -> None:
+        self.name = name
+        self.preserve_unknown_fields = preserve_unknown_fields
+        self.errors = errors
 
     def push(self, name: str) -> _Convert:
         return _Convert(name, self.preserve_unknown_fields, self.errors)
