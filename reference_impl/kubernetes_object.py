@@ -20,6 +20,7 @@ import json
 from decimal import Decimal
 from typing import Any
 
+from patchconf.reference_impl import go_json
 from patchconf.reference_impl.errors import InvalidDocument
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
@@ -69,12 +70,23 @@ def as_written(value: Any) -> Any:
     back (a new structure): the same values, every map's keys in the order Go writes them.
 
     Go sorts keys by their UTF-8 bytes, which is the order of their code points: Python's.
+    What Go's encoder refuses (NaN, ±Inf) is refused as :func:`go_json.encode` refuses it.
     """
-    if type(value) is dict:
-        return {key: as_written(value[key]) for key in sorted(value)}
-    if type(value) is list:
+    kind = value.__class__
+    if kind is dict:
+        keys = sorted(value)  # (strings do not compare with other keys: all are strings, or none is)
+        if keys and not isinstance(keys[0], str):
+            go_json.string(keys[0])  # raises for a key that is no string, as the encoder does
+        return {key: as_written(value[key]) for key in keys}
+    if kind is list:
         return [as_written(item) for item in value]
+    if kind not in _WRITTEN_AS_THEY_ARE:
+        go_json.encode(value)  # raises for a value it cannot write
     return value
+
+
+# Leaves Go always writes (not floats: it refuses NaN and ±Inf).
+_WRITTEN_AS_THEY_ARE = frozenset({str, int, bool, type(None)})
 
 
 def as_decoded(value: Any) -> Any:

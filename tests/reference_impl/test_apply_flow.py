@@ -10,6 +10,7 @@ same inputs, pasted verbatim. The live object's last-applied annotation is writt
 from __future__ import annotations
 
 import copy
+import math
 
 import pytest
 
@@ -296,3 +297,14 @@ def test_go_json_sorts_keys_by_their_utf8_bytes() -> None:
     value = {"\U0001F600": [], "\uffff": {}, "é": 3, "a": {"b": None, "B": True}, "Z": False, "": "<"}
     assert go_json.encode(value) == '{"":"\\u003c","Z":false,"a":{"B":true,"b":null},"é":3,"\uffff":{},"\U0001F600":[]}'
     assert list(value) == ["\U0001F600", "\uffff", "é", "a", "Z", ""], "the value keeps its own order"
+
+
+@pytest.mark.parametrize("number", [math.inf, -math.inf, math.nan])
+@pytest.mark.parametrize("meta", [CONFIG_MAP, None], ids=["strategic", "merge"])
+def test_a_number_go_cannot_write_is_refused_in_the_live_object_too(number, meta) -> None:
+    # kubectl writes the live object as JSON before diffing, and Go's encoder refuses these
+    # (YAML's .inf and .nan reach the library); as written in the configuration.
+    for configuration, live in ((cm({"a": "2"}), cm({"a": "1", "b": number})), (cm({"b": number}), cm({"a": "1"}))):
+        with pytest.raises(ValueError) as refused:
+            kubectl_apply(configuration, live, None, meta)
+        assert str(refused.value) == f"json: unsupported value: {number}"

@@ -74,6 +74,15 @@ def test_as_written_is_what_go_writes_and_reads_back():
     assert written["z"] is not decoded["z"] and written["z"][0] is not decoded["z"][0]
 
 
+@pytest.mark.parametrize("value", [{"a": [float("nan")]}, {"a": float("-inf")}, {"a": {1: "x"}}, {"a": {1}}])
+def test_as_written_refuses_what_go_json_cannot_write(value):
+    with pytest.raises((ValueError, TypeError)) as refused:
+        go_json.encode(value)
+    with pytest.raises(refused.type) as also_refused:
+        as_written(value)
+    assert str(also_refused.value) == str(refused.value)
+
+
 def test_patch_read_through_yaml_keeps_integer_digits():
     assert through_yaml([{"value": 3.0}, {"value": 12345678901234567890}]) == [
         {"value": 3}, {"value": 12345678901234567890}]
