@@ -47,14 +47,10 @@ Numbers keep their Python type: integers within int64 are Go's ``int64``, other 
 from __future__ import annotations
 
 import copy
-import functools
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any
-
-import yaml
 
 from patchconf.reference_impl.errors import (
     Conflict,
@@ -66,6 +62,7 @@ from patchconf.reference_impl.errors import (
     RetainKeysViolation,
     TypeMismatch,
 )
+from patchconf.reference_impl.strategic import goyaml
 from patchconf.reference_impl.strategic.apply import (
     DELETE,
     DELETE_FROM_PRIMITIVE_LIST,
@@ -202,7 +199,8 @@ def create_three_way(
         changed = _Diff(DiffOptions(set_element_order=False), sorts_in_place).maps(original_map, current_map, meta)
         if _Conflicts().field(patch, changed, meta, "", ""):
             raise Conflict(
-                f"patch:\n{_yaml(patch)}\nconflicts with changes made from original to current:\n{_yaml(changed)}\n"
+                f"patch:\n{goyaml.dump(patch)}\nconflicts with changes made from original to current:\n"
+                f"{goyaml.dump(changed)}\n"
             )
     return patch
 
@@ -250,149 +248,6 @@ def _check_preconditions(patch: dict, preconditions: Iterable[Precondition]) -> 
     for precondition in preconditions:
         if not precondition(patch):
             raise PreconditionFailed(f"precondition failed for: {_go_v(patch)}")
-
-
-class _GoYamlDumper(yaml.SafeDumper):
-    """YAML as sigs.k8s.io/yaml (go-yaml v2) writes it for a conflict message."""
-
-    def check_simple_key(self) -> bool:
-        # go-yaml writes an empty key as `"": 0`; PyYAML would write `? ""` on a line of its own.
-        simple = super().check_simple_key()
-        if not simple and isinstance(self.event, yaml.ScalarEvent):
-            return self.analysis.empty and not self.analysis.multiline
-        return simple
-
-    def write_single_quoted(self, text: str, split: bool = True) -> None:
-        """PyYAML's writer, except that line breaks ending the string are not followed by
-        indentation before the closing quote: go-yaml indents only before more text."""
-        self.write_indicator("'", True)
-        spaces = breaks = False
-        start = end = 0
-        while end <= len(text):
-            ch = text[end] if end < len(text) else None
-            if spaces:
-                if ch is None or ch != " ":
-                    if start + 1 == end and self.column > self.best_width and split and start != 0 \
-                            and end != len(text):
-                        self.write_indent()
-                    else:
-                        self.column += end - start
-                        self.stream.write(text[start:end])
-                    start = end
-            elif breaks:
-                if ch is None or ch not in LINE_BREAKS:
-                    if text[start] == "\n":
-                        self.write_line_break()
-                    for br in text[start:end]:
-                        self.write_line_break() if br == "\n" else self.write_line_break(br)
-                    if ch is not None:
-                        self.write_indent()
-                    start = end
-            elif (ch is None or ch in " " + LINE_BREAKS or ch == "'") and start < end:
-                self.column += end - start
-                self.stream.write(text[start:end])
-                start = end
-            if ch == "'":
-                self.column += 2
-                self.stream.write("''")
-                start = end + 1
-            if ch is not None:
-                spaces, breaks = ch == " ", ch in LINE_BREAKS
-            end += 1
-        self.write_indicator("'", False)
-
-
-LINE_BREAKS = "\n\x85\u2028\u2029"
-
-
-# go-yaml v2's resolve(): the plain scalars that would read back as something other than a string.
-_GO_YAML_NON_STRINGS = frozenset({
-    "", "y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON",
-    "n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF",
-    "~", "null", "Null", "NULL", ".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF",
-    "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF",
-})
-_GO_YAML_INT = re.compile(r"[-+]?(0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)")
-_GO_YAML_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
-_GO_YAML_TIMESTAMP = re.compile(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}([Tt ][0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}(\.[0-9]*)?.*)?")
-_GO_YAML_BASE60_FLOAT = re.compile(r"[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?")
-
-
-def _go_yaml_reads_as_string(text: str) -> bool:
-    if text in _GO_YAML_NON_STRINGS:
-        return False
-    if text[0] == ".":
-        return not _GO_YAML_FLOAT.fullmatch(text)
-    if text[0] not in "+-0123456789":
-        return True
-    plain = text.replace("_", "")
-    if _GO_YAML_TIMESTAMP.fullmatch(text) or _GO_YAML_BASE60_FLOAT.fullmatch(text):
-        return False
-    if _GO_YAML_INT.fullmatch(plain) or _GO_YAML_FLOAT.fullmatch(plain):
-        return False
-    return not re.fullmatch(r"-?0b[01]+", plain)
-
-
-def _represent_string(dumper: _GoYamlDumper, value: str) -> yaml.ScalarNode:
-    # go-yaml double-quotes a string that would read back as another type ("", "1", "y");
-    # other strings are plain where allowed, else single-quoted, as PyYAML writes them.
-    style = None if _go_yaml_reads_as_string(value) else '"'
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
-
-
-_GoYamlDumper.add_representer(str, _represent_string)
-
-
-def _go_yaml_key_less(a: str, b: str) -> bool:
-    """go-yaml v2's keyList.Less on two string keys: letters before other characters, runs
-    of digits by their number."""
-    ar, br = list(a), list(b)
-    for i in range(min(len(ar), len(br))):
-        if ar[i] == br[i]:
-            continue
-        a_letter, b_letter = ar[i].isalpha(), br[i].isalpha()
-        if a_letter and b_letter:
-            return ar[i] < br[i]
-        if a_letter or b_letter:
-            return b_letter
-        an = bn = 0
-        if ar[i] == "0" or br[i] == "0":
-            j = i - 1
-            while j >= 0 and ar[j].isdigit():
-                if ar[j] != "0":
-                    an = bn = 1
-                    break
-                j -= 1
-        ai = i
-        while ai < len(ar) and ar[ai].isdigit():
-            an = an * 10 + int(ar[ai])
-            ai += 1
-        bi = i
-        while bi < len(br) and br[bi].isdigit():
-            bn = bn * 10 + int(br[bi])
-            bi += 1
-        if an != bn:
-            return an < bn
-        if ai != bi:
-            return ai < bi
-        return ar[i] < br[i]
-    return len(ar) < len(br)
-
-
-_GO_YAML_KEY = functools.cmp_to_key(lambda a, b: -1 if _go_yaml_key_less(a, b) else 1 if _go_yaml_key_less(b, a) else 0)
-
-
-def _go_yaml_ordered(value: Json) -> Json:
-    if isinstance(value, dict):
-        return {key: _go_yaml_ordered(value[key]) for key in sorted(value, key=_GO_YAML_KEY)}
-    if isinstance(value, list):
-        return [_go_yaml_ordered(item) for item in value]
-    return value
-
-
-def _yaml(value: Json) -> str:
-    return yaml.dump(_go_yaml_ordered(value), Dumper=_GoYamlDumper, default_flow_style=False, sort_keys=False,
-                     allow_unicode=True)
 
 
 # --------------------------------------------------------------------------------------
