@@ -13,8 +13,8 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 from patchconf.reference_impl import go_json
 from patchconf.reference_impl.errors import PatchError
@@ -56,12 +56,12 @@ class RequestError(PatchError):
         self.conflicts = conflicts  # (owner's name, field path)
 
 
-@dataclass
-class Managed:
+# A named tuple, not a dataclass: its dicts change, never which ones it holds; and quicker to define at import.
+class Managed(NamedTuple):
     """Decoded managedFields: each manager identifier's fields and time."""
 
-    fields: ManagedFields = field(default_factory=dict)
-    times: dict[str, Any] = field(default_factory=dict)
+    fields: ManagedFields
+    times: dict[str, Any]
 
     def copy(self) -> Managed:
         return Managed(dict(self.fields), dict(self.times))
@@ -126,7 +126,7 @@ class FieldsV1Memo:
 
 
 def decode_managed_fields(entries: Any, memo: FieldsV1Memo | None = None) -> Managed:
-    managed = Managed()
+    managed = Managed({}, {})
     for index, entry in enumerate(entries or ()):
         if not isinstance(entry, dict):
             raise ValueError(f"managed fields entry {index} is not an object")
@@ -270,7 +270,7 @@ class FieldManager:
             return _decode_or_empty(live_entries, self.fields_v1)
         entries = _managed_fields_of(new)
         if entries is not None and (entries == [] or entries == [{}]):
-            return Managed()  # isResetManagedFields
+            return Managed({}, {})  # isResetManagedFields
         try:
             managed = decode_managed_fields(entries)
         except (ValueError, TypeError):
@@ -531,7 +531,7 @@ def _decode_or_empty(entries: Any, memo: FieldsV1Memo | None = None) -> Managed:
     try:
         return decode_managed_fields(entries, memo)
     except (ValueError, TypeError):
-        return Managed()
+        return Managed({}, {})
 
 
 def _uid(obj: dict[str, Any] | None) -> str:

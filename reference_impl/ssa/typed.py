@@ -8,7 +8,6 @@ stands for Go's nil Value (no value at all), which differs from JSON ``null``.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from patchconf.reference_impl.ssa.fieldpath import KEY, FieldSet, PathElement
@@ -188,7 +187,7 @@ class TypedValue(NamedTuple):
         return TypedValue(None if out is MISSING else out, self.schema, self.type_ref)
 
     def compare(self, other: TypedValue) -> Comparison:
-        comparison = Comparison()
+        comparison = Comparison(FieldSet(), FieldSet(), FieldSet())
         problems: list[tuple[str, str]] = []
         root = _Place(None, None, [comparison.removed, comparison.modified, comparison.added])
         _compare(self.resolved, self.value, other.value, root, problems)
@@ -203,13 +202,13 @@ class TypedValue(NamedTuple):
         return TypedValue(_remove(self.value, items, self.resolved, extract=True), self.schema, self.type_ref)
 
 
-@dataclass
-class Comparison:
+# A named tuple, not a dataclass: its sets are filled in, never replaced; and quicker to define at import.
+class Comparison(NamedTuple):
     """What changed from one value to another (typed.Comparison)."""
 
-    removed: FieldSet = field(default_factory=FieldSet)
-    modified: FieldSet = field(default_factory=FieldSet)
-    added: FieldSet = field(default_factory=FieldSet)
+    removed: FieldSet
+    modified: FieldSet
+    added: FieldSet
 
     def is_same(self) -> bool:
         return self.removed.empty() and self.modified.empty() and self.added.empty()
