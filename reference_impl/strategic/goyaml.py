@@ -12,7 +12,6 @@ import re
 from typing import Any
 
 import yaml
-from yaml.emitter import ScalarAnalysis
 
 Json = Any
 
@@ -27,49 +26,7 @@ class _GoYamlDumper(yaml.SafeDumper):
             return self.analysis.empty and not self.analysis.multiline
         return simple
 
-    def analyze_scalar(self, scalar: str) -> ScalarAnalysis:
-        """Which styles can write ``scalar``: PyYAML's analysis, found with regular
-        expressions rather than PyYAML's loop over the characters."""
-        if not scalar or not scalar.isascii():
-            return super().analyze_scalar(scalar)
-        if _NAME_LIKE.fullmatch(scalar):  # most keys and values: any style will do
-            return ScalarAnalysis(scalar=scalar, empty=False, multiline=False, allow_flow_plain=":" not in scalar,
-                                  allow_block_plain=True, allow_single_quoted=True, allow_double_quoted=True,
-                                  allow_block=True)
-        return _analysis(scalar)
-
-    def write_plain(self, text: str, split: bool = True) -> None:
-        if self.root_context or self.encoding or not text.isascii() or _SPACE_OR_BREAK.search(text):
-            super().write_plain(text, split)
-            return
-        # Nothing to fold: PyYAML's loop would write the text in one piece.
-        if not text:
-            return
-        if not self.whitespace:
-            self.column += 1
-            self.stream.write(" ")
-        self.whitespace = self.indention = False
-        self.column += len(text)
-        self.stream.write(text)
-
     def write_single_quoted(self, text: str, split: bool = True) -> None:
-        line = text.rstrip("\n")
-        if self.encoding or not text.isascii() or _SPACE_OR_BREAK.search(line):
-            self.write_single_quoted_in_lines(text, split)
-            return
-        # One line, perhaps ending in line breaks (as a last-applied configuration does):
-        # nothing to fold, as the loop would find.
-        self.write_indicator("'", True)
-        quoted = line.replace("'", "''")
-        self.column += len(quoted)
-        self.stream.write(quoted)
-        if len(line) < len(text):
-            self.write_line_break()  # a first break is written twice: once ends the line
-            for _ in range(len(text) - len(line)):
-                self.write_line_break()
-        self.write_indicator("'", False)
-
-    def write_single_quoted_in_lines(self, text: str, split: bool = True) -> None:
         """PyYAML's writer, except that line breaks ending the string are not followed by
         indentation before the closing quote: go-yaml indents only before more text."""
         self.write_indicator("'", True)
@@ -110,47 +67,6 @@ class _GoYamlDumper(yaml.SafeDumper):
 
 
 LINE_BREAKS = "\n\x85\u2028\u2029"
-# The quicker paths below take ASCII text, where "\n" is the only line break (and their
-# patterns stay quick to compile).
-_SPACE_OR_BREAK = re.compile("[ \n]")
-# A scalar of these characters has no indicator, whitespace or special character
-# (":" only inside, where it keeps it from being written plain in flow style).
-_NAME_LIKE = re.compile(r"[A-Za-z0-9_$/][A-Za-z0-9_$/.:-]*(?<!:)")
-# What PyYAML's analysis finds after the first character (the first has rules of its own).
-_WHITESPACE = "\0 \t\r\n"
-_FLOW_INDICATOR = re.compile(r"[,?\[\]{}:]|(?<=[\0 \t\r\n])#")
-_BLOCK_INDICATOR = re.compile(r":(?=[\0 \t\r\n]|\Z)|(?<=[\0 \t\r\n])#")
-# Characters only a double-quoted scalar can hold: the control characters but "\n".
-_SPECIAL = re.compile("[\x00-\x09\x0b-\x1f\x7f]")
-
-
-def _analysis(scalar: str) -> ScalarAnalysis:
-    """PyYAML's ``Emitter.analyze_scalar`` of a non-empty ASCII scalar."""
-    first, last = scalar[0], scalar[-1]
-    followed_by_whitespace = len(scalar) == 1 or scalar[1] in _WHITESPACE
-    flow_indicators = block_indicators = scalar.startswith(("---", "..."))
-    if first in "#,[]{}&*!|>'\"%@`" or (first == "-" and followed_by_whitespace):
-        flow_indicators = block_indicators = True
-    elif first in "?:":
-        flow_indicators = True
-        block_indicators = block_indicators or followed_by_whitespace
-    if _BLOCK_INDICATOR.search(scalar, 1):
-        flow_indicators = block_indicators = True
-    elif _FLOW_INDICATOR.search(scalar, 1):
-        flow_indicators = True
-    line_breaks = "\n" in scalar
-    special_characters = _SPECIAL.search(scalar) is not None
-    break_space, space_break = "\n " in scalar, " \n" in scalar
-
-    plain = not (first == " " or last == " " or line_breaks)
-    single_quoted = not (break_space or space_break or special_characters)
-    block = not (last == " " or space_break or special_characters)
-    return ScalarAnalysis(
-        scalar=scalar, empty=False, multiline=line_breaks,
-        allow_flow_plain=plain and single_quoted and not flow_indicators,
-        allow_block_plain=plain and single_quoted and not block_indicators,
-        allow_single_quoted=single_quoted, allow_double_quoted=True, allow_block=block,
-    )
 
 
 # go-yaml v2's resolve(): the plain scalars that would read back as something other than a string.
