@@ -81,7 +81,10 @@ def as_written(value: Any) -> Any:
         keys = sorted(value)  # (strings do not compare with other keys: all are strings, or none is)
         if keys and not isinstance(keys[0], str):
             go_json.string(keys[0])  # raises for a key that is no string, as the encoder does
-        return {key: as_written(value[key]) for key in keys}
+        written = {}
+        for key in keys:  # (a loop: see through_go_json)
+            written[key] = as_written(value[key])
+        return written
     if kind is list:
         return [as_written(item) for item in value]
     if kind not in _WRITTEN_AS_THEY_ARE:
