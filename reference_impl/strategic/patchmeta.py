@@ -22,12 +22,13 @@ fills in the pointer of the field.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import importlib.util
 import json
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -181,16 +182,23 @@ def _ref_name(ref: str) -> str:
     return fragment.rsplit("/", 1)[-1]
 
 
+GROUP_VERSION_KIND = "x-kubernetes-group-version-kind"
+
+
 class _Definitions:
     """One Kubernetes version's definitions, with one metadata node per definition."""
 
-    def __init__(self, version: str, definitions: dict[str, dict]) -> None:
+    def __init__(self, version: str, definitions: Mapping[str, dict]) -> None:
         self.version = version
         self.definitions = definitions
         self._nodes: dict[str, BuiltinPatchMeta] = {}
         self._kinds: dict[tuple[str, str, str], str] = {}
-        for name, definition in definitions.items():
-            for gvk in definition.get("x-kubernetes-group-version-kind", ()):
+        if isinstance(definitions, _DefinitionsText):
+            kinds_by_name = definitions.group_version_kinds()
+        else:
+            kinds_by_name = ((name, definition.get(GROUP_VERSION_KIND, ())) for name, definition in definitions.items())
+        for name, kinds in kinds_by_name:
+            for gvk in kinds:
                 self._kinds.setdefault((gvk.get("group", ""), gvk["version"], gvk["kind"]), name)
 
     def kind(self, group: str, version: str, kind: str) -> str | None:
@@ -311,9 +319,55 @@ def _load_definitions(version: str) -> _Definitions:
     path = _definitions_dir() / f"v{version}.0-local" / "_definitions.json"
     if not path.is_file():
         raise NoStrategicSchema(f"no Kubernetes OpenAPI definitions for version {version} (looked for {path})")
-    with path.open(encoding="utf-8") as file:
-        document = json.load(file)
-    return _Definitions(version, document["$defs"])
+    text = path.read_bytes().decode("utf-8")  # (no newline translation: its lines are read as written)
+    if text.startswith(_DEFINITIONS_LAYOUT):
+        return _Definitions(version, _DefinitionsText(text))
+    return _Definitions(version, json.loads(text)["$defs"])
+
+
+# kubernetes_validate writes _definitions.json indented by two, "$defs" first: each definition
+# then starts a line indented by four, and its members are indented by six.
+_DEFINITIONS_LAYOUT = '{\n  "$defs": {\n'
+_DEFINITION_LINE = '\n    "'
+_KINDS_LINE = f'\n      "{GROUP_VERSION_KIND}": '
+_JSON = json.JSONDecoder()
+
+
+class _DefinitionsText(Mapping[str, dict]):
+    """The ``$defs`` of a ``_definitions.json`` laid out as kubernetes_validate writes it, each
+    definition decoded when first asked for: a process reads a few dozen of some 600, and
+    decoding the 1.3 MB whole cost ~46 M instructions per version."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._starts: dict[str, int] = {}  # where each definition's value starts
+        at = text.find(_DEFINITION_LINE)
+        while at >= 0:
+            name, end = _JSON.raw_decode(text, at + len(_DEFINITION_LINE) - 1)
+            self._starts[name] = end + 2  # after ": "
+            at = text.find(_DEFINITION_LINE, end)
+        self._decoded: dict[str, dict] = {}
+
+    def __getitem__(self, name: str) -> dict:
+        definition = self._decoded.get(name)
+        if definition is None:
+            definition = self._decoded[name] = _JSON.raw_decode(self._text, self._starts[name])[0]
+        return definition
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._starts)
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+    def group_version_kinds(self) -> Iterator[tuple[str, list[dict]]]:
+        """The name and the ``x-kubernetes-group-version-kind`` of each definition that has them."""
+        text, names, starts = self._text, list(self._starts), list(self._starts.values())
+        at = text.find(_KINDS_LINE)
+        while at >= 0:
+            kinds, end = _JSON.raw_decode(text, at + len(_KINDS_LINE))
+            yield names[bisect.bisect(starts, at) - 1], kinds  # the definition it is in
+            at = text.find(_KINDS_LINE, end)
 
 
 def available_versions() -> list[str]:

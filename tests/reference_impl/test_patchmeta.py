@@ -8,6 +8,7 @@ apimachinery's (kubectl prints it for the same lookups, see test_strategic_apply
 from __future__ import annotations
 
 import gc
+import json
 import weakref
 
 import pytest
@@ -251,6 +252,22 @@ def test_malformed_named_schemas(tmp_path, text, message):
 def test_example_schemas_load():
     for name in ("widget", "gadget", "sprocket"):
         assert isinstance(named_patch_meta(name), PatchMeta)
+
+
+def test_definitions_decoded_one_by_one_are_those_of_the_whole_file():
+    # _definitions.json is read a definition at a time where it is laid out as expected.
+    for version in available_versions():
+        path = patchmeta._definitions_dir() / f"v{version}.0-local" / "_definitions.json"
+        text = path.read_text(encoding="utf-8")
+        whole = json.loads(text)["$defs"]
+        lazy = patchmeta._load_definitions(version).definitions
+        assert isinstance(lazy, patchmeta._DefinitionsText), version
+        assert list(lazy) == list(whole), version
+        assert all(lazy[name] == whole[name] for name in whole), version
+        kinds = [(name, definition[patchmeta.GROUP_VERSION_KIND]) for name, definition in whole.items()
+                 if patchmeta.GROUP_VERSION_KIND in definition]
+        assert list(lazy.group_version_kinds()) == kinds, version
+        assert patchmeta._Definitions(version, whole)._kinds == patchmeta._load_definitions(version)._kinds
 
 
 def test_list_of_lists_in_struct_metadata_is_refused():
