@@ -490,11 +490,13 @@ def _run_in_processes(selected: list[Case], target: Target, processes: int,
                       finish: Callable[[int, Result], None]) -> None:
     """Run the cases of an in-process target in ``processes`` processes: this one and forked copies.
 
-    The cases are dealt out as tickets (a few consecutive cases each) through one pipe every
-    process reads from, so whoever is free takes the next: this process also writes every
-    result down, and costly cases come in runs. Copies send each result over a pipe of their own
-    as it finishes; this process hands them on between its own cases, so ``finish`` runs here
-    only. Cases nobody answered (a copy died holding them) run here after all.
+    The cases are dealt out as tickets (a few consecutive cases each). Each process has a pipe of
+    tickets for one stretch of the cases, in order, and takes those first: it meets fewer kinds of
+    case, each of which it sets up for on first meeting (modules, schemas, memos). Then it takes
+    the others' tickets, whoever is free taking the next: this process also writes every result
+    down, and costly cases come in runs. Copies send each result over a pipe of their own as it
+    finishes; this process hands them on between its own cases, so ``finish`` runs here only.
+    Cases nobody answered (a copy died holding them) run here after all.
     """
     children: dict[int, _Child] = {}
     # Objects that exist now (the cases, the target's schemas) outlive the run: frozen, the
@@ -510,14 +512,18 @@ def _run_in_processes(selected: list[Case], target: Target, processes: int,
         finish(index, result)
 
     per_ticket = -(-len(selected) // _MAX_TICKETS)
-    tickets_read, tickets_write = os.pipe()
+    starts = range(0, len(selected), per_ticket)
+    stretch = -(-len(starts) // processes)
+    pipes = [os.pipe() for _ in range(processes)]
     try:
-        os.write(tickets_write, b"".join(_TICKET.pack(start) for start in range(0, len(selected), per_ticket)))
-        os.close(tickets_write)
-        for _ in range(1, processes):
-            child = _Child.start(selected, target, tickets_read, per_ticket)
+        for number, (_, write_end) in enumerate(pipes):
+            os.write(write_end, b"".join(map(_TICKET.pack, starts[number * stretch:(number + 1) * stretch])))
+            os.close(write_end)
+        ticket_pipes = [read_end for read_end, _ in pipes]
+        for number in range(1, processes):
+            child = _Child.start(selected, target, _own_first(ticket_pipes, number), per_ticket)
             children[child.fd] = child
-        for start in _tickets(tickets_read):
+        for start in _tickets(ticket_pipes):
             for index in range(start, min(start + per_ticket, len(selected))):
                 finish_once(index, run_case(selected[index], target))
                 _receive(children, selected, finish_once, wait=False)
@@ -527,20 +533,27 @@ def _run_in_processes(selected: list[Case], target: Target, processes: int,
             if index not in answered:
                 finish_once(index, run_case(selected[index], target))
     finally:
-        os.close(tickets_read)
+        for read_end, _ in pipes:
+            os.close(read_end)
         if frozen_here:
             gc.unfreeze()
         for child in children.values():
             child.stop()
 
 
-def _tickets(fd: int) -> Iterator[int]:
-    """The first case of each ticket this process takes, until none is left."""
-    while True:
-        data = os.read(fd, _TICKET.size)  # a whole ticket: all were written before anyone read
-        if len(data) < _TICKET.size:
-            return
-        yield _TICKET.unpack(data)[0]
+def _own_first(pipes: list[int], number: int) -> list[int]:
+    """Process ``number``'s order of the ticket pipes: its own, then the others' after it."""
+    return pipes[number:] + pipes[:number]
+
+
+def _tickets(pipes: list[int]) -> Iterator[int]:
+    """The first case of each ticket this process takes from ``pipes`` in turn, until none is left."""
+    for fd in pipes:
+        while True:
+            data = os.read(fd, _TICKET.size)  # a whole ticket: all were written before anyone read
+            if len(data) < _TICKET.size:
+                break
+            yield _TICKET.unpack(data)[0]
 
 
 @dataclass
@@ -553,7 +566,7 @@ class _Child:
     ended: bool = False
 
     @classmethod
-    def start(cls, selected: list[Case], target: Target, tickets: int, per_ticket: int) -> _Child:
+    def start(cls, selected: list[Case], target: Target, tickets: list[int], per_ticket: int) -> _Child:
         read_end, write_end = os.pipe()
         pid = os.fork()
         if pid == 0:  # the copy: answer its tickets, then leave without running this process's exit code

@@ -341,6 +341,25 @@ def test_the_cases_are_dealt_to_whichever_process_is_free(write_case_file, forki
     assert len(set(runs.values()) | {parent}) == 2
 
 
+def test_each_process_takes_its_own_stretch_of_the_cases_first(write_case_file, forking, tmp_path):
+    cases = _many_cases(write_case_file, 8)
+    parent = str(os.getpid())
+
+    class WaitingForTheCopy(forking):
+        def run(self, case):
+            _record_run(tmp_path, case.name)
+            if case.name == "case-0":  # this process's first case: the copy starts meanwhile
+                _wait_until(lambda: any(pid != parent for pid, _ in _runs_seen(tmp_path)))
+            return super().run(case)
+
+    answers = {case.name: Actual(document={"n": int(case.name.split("-")[1])}) for case in cases}
+    results = run_cases(cases, WaitingForTheCopy(answers), workers=2)
+    assert [r.status for r in results] == [PASS] * 8
+    runs = _runs_seen(tmp_path)
+    assert next(name for pid, name in runs if pid == parent) == "case-0"
+    assert next(name for pid, name in runs if pid != parent) == "case-4"  # the second half's first
+
+
 def test_a_forked_run_freezes_the_heap_while_copies_run_and_leaves_nothing_frozen(
         write_case_file, forking, tmp_path):
     cases = _many_cases(write_case_file, 4)
