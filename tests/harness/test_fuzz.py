@@ -23,6 +23,7 @@ from patchconf.harness.fuzz.generators import GENERATORS
 from patchconf.harness.running.runner import PASS, run_case
 from patchconf.harness.targets.base import Actual
 from patchconf.harness.targets.reference import ReferenceTarget
+from tests.fixtures.interrupts import ctrl_c_to_a_worker_thread
 
 TYPES = tuple(GENERATORS)
 
@@ -215,7 +216,6 @@ def test_a_kubectl_like_target_gets_the_object_as_kubectl_hands_it_to_the_librar
 
 
 def test_an_interrupt_the_kernel_gives_a_worker_thread_stops_a_fuzz_run_at_once() -> None:
-    import signal
     import threading
     import time
 
@@ -227,21 +227,12 @@ def test_an_interrupt_the_kernel_gives_a_worker_thread_stops_a_fuzz_run_at_once(
             release.wait(60)  # questions in flight end only when the test lets them
             return super().run(case)
 
-    def interrupt_a_worker():
-        deadline = time.monotonic() + 30
-        while not asked and time.monotonic() < deadline:
-            time.sleep(0.01)
-        signal.pthread_kill(asked[0], signal.SIGINT)  # as the kernel may pick any thread for a SIGINT
-
-    # Ctrl-C as a terminal's shell gives it (a background job's children start with SIGINT ignored)
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    threading.Thread(target=interrupt_a_worker, daemon=True).start()
     started = time.monotonic()
     try:
-        run = fuzz(ReferenceTarget(), HeldTruth(), ["merge-patch"], seed=1, count=10)
+        with ctrl_c_to_a_worker_thread(asked):
+            run = fuzz(ReferenceTarget(), HeldTruth(), ["merge-patch"], seed=1, count=10)
         assert time.monotonic() - started < 30  # not when the held questions end (60 s)
     finally:
         release.set()
-        signal.signal(signal.SIGINT, previous)
     assert run.interrupted == "interrupted"
     assert sum(run.tried.values()) == 0

@@ -1,7 +1,6 @@
 import gc
 import json
 import os
-import signal
 import threading
 import time
 from dataclasses import replace
@@ -11,6 +10,7 @@ import pytest
 from patchconf.harness.corpus.cases import load_file
 from patchconf.harness.running.runner import ERROR, FAIL, PASS, SKIP, Filters, run_case, run_cases
 from patchconf.harness.targets.base import Actual, ActualError, TargetCrash, TargetDeclined
+from tests.fixtures.interrupts import ctrl_c_to_a_worker_thread
 
 CASES = """
     defaults:
@@ -602,19 +602,11 @@ def test_an_interrupt_the_kernel_gives_a_worker_thread_stops_a_threaded_run(writ
             release.wait(60)  # cases in flight end only when the test lets them
             return super().run(case)
 
-    def interrupt_a_worker():
-        _wait_until(lambda: running)
-        signal.pthread_kill(running[0], signal.SIGINT)  # as the kernel may pick any thread for a SIGINT
-
     answers = {case.name: Actual(document={"n": int(case.name.split("-")[1])}) for case in cases}
-    # Ctrl-C as a terminal's shell gives it (a background job's children start with SIGINT ignored)
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    threading.Thread(target=interrupt_a_worker, daemon=True).start()
     started = time.monotonic()
     try:
-        with pytest.raises(KeyboardInterrupt):
+        with ctrl_c_to_a_worker_thread(running), pytest.raises(KeyboardInterrupt):
             run_cases(cases, Held(answers), workers=2)
         assert time.monotonic() - started < 30  # not when the held cases end (60 s)
     finally:
         release.set()
-        signal.signal(signal.SIGINT, previous)
