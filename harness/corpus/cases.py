@@ -126,7 +126,7 @@ class Outcome:
     def json_text(self) -> str:
         """:meth:`to_json` as the JSON text a result holds it in (``ensure_ascii=False``), encoded once;
         a case's own outcome comes with it from the case cache."""
-        return _encode_json(self.to_json())
+        return result_json_text(self.to_json())
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {}
@@ -139,7 +139,11 @@ class Outcome:
         return data
 
 
-_encode_json = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps with an argument makes one per call
+# The JSON text a result holds its values in (runner.Result.json_text), an outcome's too: one encoder, so
+# that an outcome's text is the text a result would write. (json.dumps with an argument makes one per call.)
+# Not watching for cycles, a fifth of the encoding: a value holding one is too deep to encode
+# (RecursionError), and told so, as one nested too deeply is.
+result_json_text = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
 
 
 class Divergence(NamedTuple):

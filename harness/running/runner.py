@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from patchconf.harness.corpus import stored_objects
-from patchconf.harness.corpus.cases import ABSENT, Case, ExpectedError, Outcome
+from patchconf.harness.corpus.cases import ABSENT, Case, ExpectedError, Outcome, result_json_text
 from patchconf.harness.corpus.compare import explain, json_equal, show
 from patchconf.harness.targets.base import Actual, ActualError, Target, TargetCrash, TargetDeclined
 
@@ -106,7 +106,7 @@ class Result:
     @functools.cached_property
     def json_text(self) -> str:
         """:meth:`to_json` as JSON text, encoded once for results.jsonl and results.json alike."""
-        return _json_text(self.to_json())
+        return result_json_text(self.to_json())
 
     def __getattr__(self, name: str) -> Any:
         # A result a forked copy sent (_with_case) came as its JSON text: its expected and actual
@@ -180,7 +180,7 @@ def _result(case: Case, status: str, reason: str, diff: tuple[str, ...], outcome
     if expected_text is not None and actual_text is not None:
         # The result's JSON text written around the two: encoded with 0 in their places, which the
         # members before them (strings and lists of strings) cannot hold as JSON outside a string.
-        text = _json_text({**result.to_json(), "expected": 0, "actual": 0})
+        text = result_json_text({**result.to_json(), "expected": 0, "actual": 0})
         head, found, tail = text.partition(_PLACES_OF_EXPECTED_AND_ACTUAL)
         if found:
             result.__dict__["json_text"] = f'{head}"expected": {expected_text}, "actual": {actual_text}{tail}'
@@ -188,10 +188,6 @@ def _result(case: Case, status: str, reason: str, diff: tuple[str, ...], outcome
 
 
 _PLACES_OF_EXPECTED_AND_ACTUAL = '"expected": 0, "actual": 0'
-# One encoder for every result: json.dumps with an argument makes a new one per call. Not watching for
-# cycles (a fifth of the encoding): an answer that holds one is too deep to encode (RecursionError), and
-# told as such, as is one nested too deeply.
-_json_text = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
 
 
 def _steps_attempt(case: Case, outcome: Outcome, actual: Actual, compare_messages: bool,
@@ -242,7 +238,7 @@ def _outcome_stored_and_text(outcome: Outcome) -> tuple[dict[str, Any], str | No
 def _stored_and_text(data: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
     """:func:`stored`, and the JSON text of ``data`` where it is kept whole."""
     try:
-        text = _json_text(data)
+        text = result_json_text(data)
         if len(text) <= STORED_CHARS:
             return data, text  # no member can be over: one encoding instead of one per member
     except (RecursionError, ValueError, TypeError):
@@ -250,7 +246,7 @@ def _stored_and_text(data: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
     kept: dict[str, Any] = {}
     for key, value in data.items():
         try:
-            text = _json_text(value)
+            text = result_json_text(value)
         except (RecursionError, ValueError, TypeError) as exc:
             kept[key] = f"<not stored by patchconf: {type(exc).__name__}>"
             continue
