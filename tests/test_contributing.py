@@ -48,6 +48,7 @@ def test_the_page_states_the_three_commands_and_the_checks(tmp_path):
     assert [words[1] for words in _commands(page)] == ["record", "verify", "validate"]
     assert re.search(r"^tox\b", page, re.MULTILINE)
     assert "cases/BEHAVIOURS.md" in page and "divergences" in page and "aliases" in page and ".ci/pr-check" in page
+    assert "`references`" in page
     path = _corpus(tmp_path) / EXAMPLE
     path.parent.mkdir(parents=True)
     path.write_text(_case_file(page), encoding="utf-8")

@@ -209,6 +209,7 @@ class Case:
     targets: tuple[str, ...] = ()
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
     aliases: tuple[str, ...] = ()
+    references: tuple[str, ...] = ()  # the public issues and pull requests it answers
     path: Path | None = field(default=None, compare=False)  # the file it was loaded from
 
     @property
@@ -531,12 +532,14 @@ def _load_file(path: Path, purpose: Purpose, case_cache: CaseCache | None,
             bad_cases.setdefault(path_parts[1], []).append(error)
         else:
             file_errors.append(LoadError(shown, _schema_message(error), pointer=_pointer(path_parts)))
+    defaults = data.get("defaults", {}) if isinstance(data, dict) and isinstance(data.get("defaults"), dict) else {}
+    file_errors += [LoadError(shown, message, pointer=_pointer(["defaults", *where]))
+                    for message, where in _reference_problems(defaults)]
     # Broken defaults would be reported again in every case; otherwise each case is still
     # checked, so that one run names every problem of the file.
     if file_errors and (not _has_case_list(data) or any(e.pointer.startswith("/defaults") for e in file_errors)):
         return [], file_errors
 
-    defaults = data.get("defaults", {}) if isinstance(data.get("defaults"), dict) else {}
     cases: list[Case] = []
     errors: list[LoadError] = list(file_errors)
     seen: set[str] = set()
@@ -570,6 +573,7 @@ def _load_file(path: Path, purpose: Purpose, case_cache: CaseCache | None,
             problems.append(problem(f"unknown behaviour ids {unknown} (see {BEHAVIOURS_FILE})", "tags"))
         problems.extend(_non_json_values(effective, shown, label, prefix))
         problems.extend(problem(message, *where) for message, where in _divergence_problems(effective))
+        problems.extend(problem(message, *where) for message, where in _reference_problems(raw_case))
         schema_ref = effective.get("schema")
         named = schema_ref.get("named") if isinstance(schema_ref, dict) else None
         if isinstance(named, str) and not _named_schema_path(root, named):
@@ -641,6 +645,7 @@ def _build_case(file: str, data: dict[str, Any], path: Path | None = None, outco
         "targets": tuple(get("targets", ())),
         "raw": data,
         "aliases": tuple(get("aliases", ())),
+        "references": tuple(get("references", ())),
         "path": path,
     })
 
@@ -699,6 +704,51 @@ def _divergence_problems(case: Mapping[str, Any]) -> Iterator[tuple[str, tuple[s
             elif isinstance(stated, list) and len(stated) != step_count:
                 yield (f"the divergence states {len(stated)} step expectations for the case's {step_count} steps",
                        (*at, "steps"))
+
+
+class IssueRef(NamedTuple):
+    """The GitHub issue or pull request a ``references`` URL names (a repository numbers both alike)."""
+
+    owner: str
+    repo: str
+    number: int
+    kind: str  # "issues" or "pull"
+
+    @classmethod
+    def parse(cls, url: str) -> IssueRef | None:
+        match = _ISSUE_URL.fullmatch(url)
+        if match is None:
+            return None
+        owner, repo, kind, number = match.groups()
+        return cls(owner, repo, int(number), kind)
+
+    @property
+    def key(self) -> tuple[str, str, int]:
+        """What makes two references the same: GitHub compares owner and repository without case."""
+        return self.owner.lower(), self.repo.lower(), self.number
+
+    @property
+    def short(self) -> str:
+        """``owner/repo#N``, as GitHub writes a cross-repository reference."""
+        return f"{self.owner}/{self.repo}#{self.number}"
+
+
+_ISSUE_URL = re.compile(r"https://github\.com/([A-Za-z0-9][A-Za-z0-9-]{0,38})/([A-Za-z0-9._-]{1,100})/(issues|pull)/([1-9][0-9]{0,9})")
+
+
+def _reference_problems(case: Mapping[str, Any]) -> Iterator[tuple[str, tuple[str | int, ...]]]:
+    """``references`` naming one issue twice (the schema checks each URL's shape; a repository's issues and
+    pull requests share their numbers, so ``/issues/5`` and ``/pull/5`` are one)."""
+    references = case.get("references")
+    first: dict[tuple[str, str, int], int] = {}
+    for position, url in enumerate(references if isinstance(references, list) else ()):
+        ref = IssueRef.parse(url) if isinstance(url, str) else None
+        if ref is None:
+            continue
+        if ref.key in first:
+            yield (f"reference {url!r} names the issue of reference {first[ref.key]} "
+                   f"({references[first[ref.key]]!r}) again", ("references", position))
+        first.setdefault(ref.key, position)
 
 
 def _steps_outcome(steps: list[Mapping[str, Any]]) -> Outcome:

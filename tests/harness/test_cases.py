@@ -14,6 +14,9 @@ from patchconf.harness.corpus.cases import (
 )
 from patchconf.harness.corpus.yamlio import load_text
 
+REFERENCE_PATTERN = json.loads((Path(__file__).resolve().parents[2] / "cases" / "case.schema.json").read_text())[
+    "$defs"]["references"]["items"]["pattern"]
+
 GOOD = """
     defaults:
       type: json-patch
@@ -245,6 +248,36 @@ def test_aliases_keep_former_ids(write_case_file):
     _, errors = load_file(write_case_file("json-patch/clash.yaml", clash))
     assert [(e.case, e.pointer, e.message) for e in errors] == [
         ("two", "/cases/1/aliases/0", "alias 'one' is the name of a case of this file")]
+
+
+def test_references_name_public_issues_once(write_case_file):
+    kubectl_221 = "https://github.com/kubernetes/kubectl/issues/221"
+    text = GOOD.replace("      - name: two\n", f"      - name: two\n        references: [{kubectl_221}]\n")
+    cases, errors = load_file(write_case_file("json-patch/refs.yaml", text))
+    assert errors == []
+    assert (cases[0].references, cases[1].references) == ((), (kubectl_221,))
+    # a file's defaults give them to every case that states none of its own
+    by_default = text.replace("  tags: [JP-ADD]\n",
+                              "  tags: [JP-ADD]\n      references: [https://github.com/helm/helm/pull/7]\n", 1)
+    cases, errors = load_file(write_case_file("json-patch/default-refs.yaml", by_default))
+    assert errors == []
+    assert [c.references for c in cases] == [("https://github.com/helm/helm/pull/7",), (kubectl_221,)]
+    bad = text.replace(f"[{kubectl_221}]", "[https://github.com/Kubernetes/Kubectl/pull/221, "
+                       f"{kubectl_221}, https://github.com/kubernetes/kubectl/issues/22#c, http://example.com/1]")
+    _, errors = load_file(write_case_file("json-patch/bad-refs.yaml", bad))
+    assert sorted((e.case, e.pointer, e.message) for e in errors) == [
+        ("two", "/cases/1/references/1", f"reference '{kubectl_221}' names the issue of reference 0 "
+                                         "('https://github.com/Kubernetes/Kubectl/pull/221') again"),
+        ("two", "/cases/1/references/2", "'https://github.com/kubernetes/kubectl/issues/22#c' does not match "
+                                         f"{REFERENCE_PATTERN!r}"),
+        ("two", "/cases/1/references/3", f"'http://example.com/1' does not match {REFERENCE_PATTERN!r}"),
+    ]
+    twice = by_default.replace("helm/pull/7]", "helm/pull/7, https://github.com/helm/helm/issues/7]")
+    cases, errors = load_file(write_case_file("json-patch/twice.yaml", twice))
+    assert cases == []
+    assert [(e.case, e.pointer, e.message) for e in errors] == [
+        (None, "/defaults/references/1", "reference 'https://github.com/helm/helm/issues/7' names the issue of "
+                                         "reference 0 ('https://github.com/helm/helm/pull/7') again")]
 
 
 def test_a_server_side_apply_divergence_gives_one_outcome_per_step(write_case_file):
