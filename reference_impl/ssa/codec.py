@@ -44,7 +44,8 @@ def decode(obj: Any, api_version: str, kind: str, release: tuple[int, int]) -> A
     else:  # a body naming another kind is defaulted as that kind, if at all
         go_value = gotypes.from_unstructured(default_object(gotypes.to_unstructured(go_value, definition), release),
                                              definition)
-    return conversion.through_internal_version(gotypes.to_unstructured(go_value, definition), api_version, kind)
+    return conversion.through_internal_version(gotypes.to_unstructured(go_value, definition), api_version, kind,
+                                               release)
 
 
 def empty(api_version: str, kind: str) -> dict[str, Any]:

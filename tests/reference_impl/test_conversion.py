@@ -1,0 +1,189 @@
+"""The v1 -> internal -> v1 round trip of built-in kinds (reference_impl/ssa/conversion.py): exact
+outcomes, and inputs left as they were."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from patchconf.reference_impl.ssa import codec
+from patchconf.reference_impl.ssa.conversion import go_bytes_json, go_parse_int64, through_internal_version
+
+
+def converted(obj: dict, api_version: str, kind: str, release: tuple[int, int] | None = None) -> dict:
+    """The conversion of ``obj``, checking that ``obj`` is not changed."""
+    before = copy.deepcopy(obj)
+    out = through_internal_version(obj, api_version, kind, release)
+    assert obj == before
+    return out
+
+
+def secret(**members: object) -> dict:
+    return {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}, **members}
+
+
+def test_string_data_is_merged_into_data_and_dropped():
+    out = converted(secret(stringData={"username": "admin", "password": "p"}), "v1", "Secret")
+    assert out == secret(data={"username": "YWRtaW4=", "password": "cA=="})
+    assert list(out) == ["apiVersion", "kind", "metadata", "data"]
+
+
+def test_string_data_wins_over_data_and_data_keeps_the_other_keys():
+    obj = secret(data={"password": "eA==", "other": "eQ=="}, stringData={"password": "p"}, type="Opaque")
+    out = converted(obj, "v1", "Secret")
+    assert out == secret(data={"password": "cA==", "other": "eQ=="}, type="Opaque")
+    assert list(out) == ["apiVersion", "kind", "metadata", "data", "type"]
+
+
+def test_empty_string_data_adds_nothing_and_is_dropped():
+    assert converted(secret(stringData={}), "v1", "Secret") == secret()
+    assert converted(secret(data={"a": "eA=="}, stringData={}), "v1", "Secret") == secret(data={"a": "eA=="})
+
+
+def test_empty_and_non_ascii_values_are_their_utf8_bytes_in_base64():
+    out = converted(secret(stringData={"empty": "", "greeting": "héllo ✓", "key": "🔑"}), "v1", "Secret")
+    assert out["data"] == {"empty": "", "greeting": "aMOpbGxvIOKckw==", "key": "8J+UkQ=="}
+
+
+def test_a_lone_surrogate_is_encoded_as_go_reads_it():
+    assert go_bytes_json("\ud800") == "77+9"  # U+FFFD's bytes EF BF BD
+
+
+def test_a_secret_without_string_data_is_returned_as_it_is():
+    obj = secret(data={"a": "eA=="})
+    assert converted(obj, "v1", "Secret") is obj
+
+
+def test_decode_of_a_secret_stores_string_data_as_data():
+    obj = secret(stringData={"username": "admin"})
+    decoded = codec.decode(obj, "v1", "Secret", (1, 33))
+    assert decoded == {"kind": "Secret", "apiVersion": "v1", "metadata": {"name": "s", "creationTimestamp": None},
+                       "data": {"username": "YWRtaW4="}, "type": "Opaque"}
+    assert obj == secret(stringData={"username": "admin"})
+
+
+def deployment(template_spec: dict, annotations: dict | None = None, template_annotations: dict | None = None) -> dict:
+    metadata: dict = {"name": "d"}
+    if annotations is not None:
+        metadata["annotations"] = annotations
+    template_metadata: dict = {"labels": {"a": "b"}}
+    if template_annotations is not None:
+        template_metadata["annotations"] = template_annotations
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": metadata,
+            "spec": {"template": {"metadata": template_metadata, "spec": template_spec}}}
+
+
+@pytest.mark.parametrize(("spec", "expected"), [
+    ({"serviceAccount": "robot"}, {"serviceAccountName": "robot", "serviceAccount": "robot"}),
+    ({"serviceAccountName": "builder"}, {"serviceAccountName": "builder", "serviceAccount": "builder"}),
+    ({"serviceAccountName": "builder", "serviceAccount": "robot"},
+     {"serviceAccountName": "builder", "serviceAccount": "builder"}),
+    ({"dnsPolicy": "Default"}, {"dnsPolicy": "Default"}),
+])
+def test_a_pod_template_service_account_alias(spec, expected):
+    out = converted(deployment(spec), "apps/v1", "Deployment")
+    assert out["spec"]["template"]["spec"] == expected
+
+
+def test_the_alias_keeps_the_struct_order():
+    spec = {"dnsPolicy": "Default", "serviceAccount": "robot", "nodeName": "n"}
+    out = converted(deployment(spec), "apps/v1", "Deployment")
+    assert list(out["spec"]["template"]["spec"]) == ["dnsPolicy", "serviceAccountName", "serviceAccount", "nodeName"]
+
+
+def test_init_container_annotations_are_dropped_from_templates_and_pods():
+    out = converted(deployment({}, template_annotations={"pod.beta.kubernetes.io/init-containers": "[]", "k": "v"}),
+                    "apps/v1", "Deployment")
+    assert out["spec"]["template"]["metadata"] == {"labels": {"a": "b"}, "annotations": {"k": "v"}}
+    pod = {"apiVersion": "v1", "kind": "Pod",
+           "metadata": {"name": "p", "annotations": {"pod.alpha.kubernetes.io/init-container-statuses": "[]"}},
+           "spec": {"serviceAccount": "robot"}}
+    assert converted(pod, "v1", "Pod") == {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+                                           "spec": {"serviceAccountName": "robot", "serviceAccount": "robot"}}
+
+
+def test_a_cron_job_template_is_converted_too():
+    cron = {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "c"},
+            "spec": {"jobTemplate": {"spec": {"template": {"spec": {"serviceAccount": "r"}}}}}}
+    out = converted(cron, "batch/v1", "CronJob")
+    assert out["spec"]["jobTemplate"]["spec"]["template"]["spec"] == {"serviceAccountName": "r", "serviceAccount": "r"}
+
+
+def test_a_pod_negative_grace_period_is_one_a_template_keeps_it():
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"terminationGracePeriodSeconds": -5}}
+    assert converted(pod, "v1", "Pod")["spec"] == {"terminationGracePeriodSeconds": 1}
+    out = converted(deployment({"terminationGracePeriodSeconds": -5}), "apps/v1", "Deployment")
+    assert out["spec"]["template"]["spec"] == {"terminationGracePeriodSeconds": -5}
+
+
+@pytest.mark.parametrize(("status", "expected"), [
+    ({"podIP": "10.0.0.1"}, {"podIP": "10.0.0.1", "podIPs": [{"ip": "10.0.0.1"}]}),
+    ({"podIPs": [{"ip": "10.0.0.2"}, {"ip": "fd00::2"}]},
+     {"podIP": "10.0.0.2", "podIPs": [{"ip": "10.0.0.2"}, {"ip": "fd00::2"}]}),
+    ({"podIP": "10.0.0.1", "podIPs": [{"ip": "10.0.0.2"}]}, {"podIP": "10.0.0.1", "podIPs": [{"ip": "10.0.0.1"}]}),
+    ({"phase": "Running"}, {"phase": "Running"}),
+])
+def test_pod_ip_and_pod_ips(status, expected):
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "status": status}
+    assert converted(pod, "v1", "Pod")["status"] == expected
+
+
+def test_node_pod_cidr_and_pod_cidrs():
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}, "spec": {"podCIDR": "10.0.0.0/24"}}
+    assert converted(node, "v1", "Node")["spec"] == {"podCIDR": "10.0.0.0/24", "podCIDRs": ["10.0.0.0/24"]}
+
+
+@pytest.mark.parametrize(("value", "expected"), [("007", {"deprecated.deployment.rollback.to": "7"}),
+                                                 ("+3", {"deprecated.deployment.rollback.to": "3"}),
+                                                 ("", None), ("x", {"deprecated.deployment.rollback.to": "x"})])
+def test_deployment_rollback_annotation(value, expected):
+    out = converted(deployment({}, annotations={"deprecated.deployment.rollback.to": value}), "apps/v1", "Deployment")
+    assert out["metadata"].get("annotations") == expected
+
+
+def test_go_parse_int64():
+    assert [go_parse_int64(text) for text in ("0", "-12", "+4", "9223372036854775807")] == [0, -12, 4, 2 ** 63 - 1]
+    assert [go_parse_int64(text) for text in ("", "+", "1.0", " 1", "9223372036854775808", "١")] == [None] * 6
+
+
+def test_stateful_set_claim_templates_say_what_they_are():
+    sts = {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "s"},
+           "spec": {"volumeClaimTemplates": [{"metadata": {"name": "data"}},
+                                             {"apiVersion": "v2", "kind": "Other", "metadata": {"name": "x"}}]}}
+    out = converted(sts, "apps/v1", "StatefulSet")
+    assert out["spec"]["volumeClaimTemplates"] == [
+        {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "data"}},
+        {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "x"}}]
+
+
+LABEL = "pdb.kubernetes.io/deprecated-v1beta1-empty-selector-match"
+
+
+@pytest.mark.parametrize(("selector", "expected"), [
+    ({"matchLabels": {"a": "b"}, "matchExpressions": [{"key": LABEL, "operator": "DoesNotExist"}]},
+     {"matchLabels": {"a": "b"}}),
+    ({"matchExpressions": [{"key": LABEL, "operator": "Exists"}]},
+     {"matchExpressions": [{"key": LABEL, "operator": "Exists"}]}),
+    ({"matchExpressions": [{"key": LABEL, "operator": "Exists"}, {"key": "k", "operator": "Exists"}]},
+     {"matchExpressions": [{"key": "k", "operator": "Exists"}]}),
+])
+def test_pdb_selector_loses_the_v1beta1_label(selector, expected):
+    pdb = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "p"},
+           "spec": {"selector": selector}}
+    assert converted(pdb, "policy/v1", "PodDisruptionBudget")["spec"]["selector"] == expected
+
+
+def test_hpa_round_trip_annotations_dropped_tolerances_from_1_33():
+    annotations = {"autoscaling.alpha.kubernetes.io/metrics": "[]", "k": "v",
+                   "autoscaling.alpha.kubernetes.io/scale-up-tolerance": "0.1"}
+    hpa = {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+           "metadata": {"name": "h", "annotations": annotations}}
+    assert converted(hpa, "autoscaling/v2", "HorizontalPodAutoscaler", (1, 33))["metadata"]["annotations"] == {"k": "v"}
+    assert converted(hpa, "autoscaling/v2", "HorizontalPodAutoscaler", (1, 32))["metadata"]["annotations"] == {
+        "k": "v", "autoscaling.alpha.kubernetes.io/scale-up-tolerance": "0.1"}
+
+
+def test_kinds_without_a_conversion_come_back_as_they_are():
+    obj = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"a": "b"}}
+    assert converted(obj, "v1", "ConfigMap") is obj
