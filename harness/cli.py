@@ -300,8 +300,12 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         start.add_argument("--timeout", type=float, default=180.0, help="seconds to wait for readiness (default 180)")
         for name, text in (("stop", "stop the control plane and remove its data"), ("status", "say what is running")):
             action = actions.add_parser(name, help=text)
-            action.add_argument("--kubeconfig", type=Path, metavar="PATH",
-                                help="the one serving this kubeconfig (default: every one patchconf started)")
+            # Never every plane by default: another shell's, checkout's or test session's may be in use.
+            which = action.add_mutually_exclusive_group(required=True)
+            which.add_argument("--kubeconfig", type=Path, metavar="PATH", help="the one serving this kubeconfig")
+            which.add_argument("--all", action="store_true",
+                               help="every control plane patchconf started on this machine, whoever started it "
+                                    "(each is listed)")
         build = actions.add_parser("build",
                                    help="only build (or find cached) kube-apiserver and etcd; print their paths")
         build.add_argument("--version")
@@ -955,7 +959,12 @@ def cmd_apiserver(args: argparse.Namespace) -> int:
         if not planes:
             where = f" for {args.kubeconfig}" if args.kubeconfig else ""
             print(f"no control plane started by patchconf{where}")
-            return 1 if args.kubeconfig else 0
+            return 0 if args.all else 1
+        if args.action == "stop" and args.all:
+            print(f"stopping every control plane patchconf started on this machine ({len(planes)}):")
+            for plane in planes:
+                print(f"  {plane.server} {plane.version}: kubeconfig {plane.kubeconfig}, "
+                      f"pids {', '.join(str(p.pid) for p in plane.processes)}")
         for plane in planes:
             if args.action == "stop":
                 apiserver.stop(plane)

@@ -11,6 +11,9 @@ for the run, token authentication (one random admin token in ``system:masters``,
 access) and RBAC, waits for ``/readyz`` and writes a kubeconfig. The processes are daemons in
 sessions of their own, so they outlive the command that started them; a state file in the cache
 records their ids, and ``stop`` ends exactly those processes and removes the data directory.
+Each plane is known by its kubeconfig: its state file is keyed by that path, and ``stop`` removes a
+kubeconfig or state file only while they still belong to the plane stopped (a newer server given
+the same path keeps them).
 """
 
 from __future__ import annotations
@@ -429,6 +432,14 @@ def state_file_for(kubeconfig: Path) -> Path:
     return state_dir() / f"{key}.json"
 
 
+def _write_state(plane: ControlPlane) -> None:
+    # Renamed into place: a concurrent reader (status, another session's stop) never sees half a file.
+    plane.state_file.parent.mkdir(parents=True, exist_ok=True)
+    temporary = plane.state_file.with_name(f"{plane.state_file.name}.{os.getpid()}.tmp")
+    temporary.write_text(json.dumps(plane.to_json(), indent=2) + "\n")
+    os.replace(temporary, plane.state_file)
+
+
 def running_control_planes() -> list[ControlPlane]:
     planes = []
     for path in sorted(state_dir().glob("*.json")) if state_dir().is_dir() else []:
@@ -553,7 +564,7 @@ def start(kubeconfig: Path, version: str | None = None, ready_timeout: float = D
             raise ControlPlaneError(f"a control plane started by patchconf already serves {kubeconfig} "
                                     f"({previous.server}); stop it first: patchconf apiserver stop "
                                     f"--kubeconfig {kubeconfig}")
-        _remove(previous)
+        _remove(previous, owns_state=True)
     _check_kubeconfig_path(kubeconfig)
     binaries = build(version, log=log)
     for attempt in range(1, START_ATTEMPTS + 1):
@@ -607,8 +618,7 @@ def _start_once(binaries: Binaries, kubeconfig: Path, ready_timeout: float, log:
         plane = ControlPlane(kubeconfig=kubeconfig, data_dir=data_dir, server=server, version=binaries.version,
                              processes=[record for _, record, _ in started], etcd_url=etcd_url)
         write_kubeconfig(kubeconfig, server, pki / "ca.crt", token)
-        plane.state_file.parent.mkdir(parents=True, exist_ok=True)
-        plane.state_file.write_text(json.dumps(plane.to_json(), indent=2) + "\n")
+        _write_state(plane)
         return plane
     except BaseException:
         # Also on Ctrl-C: nothing half-started outlives a failed start.
@@ -624,51 +634,119 @@ def _only_apiserver_died(plane: ControlPlane) -> bool:
     return [record.name for record in plane.processes if not is_running(record)] == ["kube-apiserver"]
 
 
+def _port_is_free(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        # As Go's listeners do, so a port held only by closed connections (TIME_WAIT) counts as free.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
 def restart_apiserver(plane: ControlPlane, ready_timeout: float = DEFAULT_READY_TIMEOUT,
                       log: Log | None = None) -> ControlPlane:
-    """Bring back a kube-apiserver that died while its etcd lives on: same port, data and
-    credentials, so what was stored before (a killed run's objects) is there to clean up."""
+    """Bring back a kube-apiserver that died while its etcd lives on: same data and credentials, so
+    what was stored before (a killed run's objects) is there to clean up. It listens on its old port
+    while that is free, else on a free one, and the kubeconfig is rewritten to name it."""
     binaries = build(plane.version, log=log)
     port = int(plane.server.rsplit(":", 1)[1])
+    deadline = time.monotonic() + ready_timeout
+    for attempt in range(1, START_ATTEMPTS + 1):
+        if not _port_is_free(port):
+            taken, port = port, _free_port()
+            if log:
+                log(f"port {taken} of {plane.server} is taken now; restarting kube-apiserver on port {port}")
+        try:
+            record = _start_apiserver_on(plane, binaries, port, deadline)
+            break
+        except _Exited as exited:
+            if not exited.port_in_use or attempt == START_ATTEMPTS:
+                raise
+    server = f"https://127.0.0.1:{port}"
+    if server != plane.server:
+        plane.server = server
+        write_kubeconfig(plane.kubeconfig, server, plane.ca_file(), plane.token())
+    plane.processes = [record if old.name == "kube-apiserver" else old for old in plane.processes]
+    _write_state(plane)
+    return plane
+
+
+def _start_apiserver_on(plane: ControlPlane, binaries: Binaries, port: int, deadline: float) -> ProcessRecord:
+    server = f"https://127.0.0.1:{port}"
     apiserver_log = plane.data_dir / "kube-apiserver.log"
     process, record = _spawn("kube-apiserver",
                              _apiserver_command(binaries.kube_apiserver, plane.data_dir, plane.etcd_url, port,
                                                 binaries.version),
                              apiserver_log)
-    started = [(process, record, apiserver_log)]
     context = _ssl_context(plane.ca_file())
 
     def apiserver_ready() -> tuple[bool, str]:
-        status, body = _get(f"{plane.server}/readyz", plane.token(), context, timeout=5)
+        status, body = _get(f"{server}/readyz", plane.token(), context, timeout=5)
         return status == 200, f"{status} {body}"
 
     try:
-        _wait_until(apiserver_ready, started, time.monotonic() + ready_timeout,
-                    f"kube-apiserver {plane.server}/readyz")
+        _wait_until(apiserver_ready, [(process, record, apiserver_log)], deadline, f"kube-apiserver {server}/readyz")
     except BaseException:
         _terminate([record])
+        with contextlib.suppress(Exception):
+            process.wait(timeout=1)
         raise
-    plane.processes = [record if old.name == "kube-apiserver" else old for old in plane.processes]
-    plane.state_file.write_text(json.dumps(plane.to_json(), indent=2) + "\n")
-    return plane
+    return record
 
 
 def stop(plane: ControlPlane) -> None:
-    """End exactly the processes ``plane`` started, then remove its data directory, kubeconfig and state."""
+    """End the processes of ``plane`` and remove its data directory, and its kubeconfig and state
+    file while they are still its own.
+
+    ``plane`` may be an older reading of a plane restarted since (a new kube-apiserver on the same
+    data): its state file then records the processes running now, and those are stopped too. When
+    the state file records another plane (a newer server given the same kubeconfig), that plane's
+    state file and kubeconfig are left alone.
+    """
+    current = _recorded(plane.kubeconfig)
+    owns_state = current is not None and current.data_dir == plane.data_dir
+    records = list(plane.processes)
+    if owns_state:
+        records += [record for record in current.processes if record not in records]
     # kube-apiserver first, so it does not spend its shutdown retrying a vanished etcd.
-    survivors = _terminate(list(reversed(plane.processes)))
+    survivors = _terminate(sorted(records, key=lambda record: record.name == "etcd"))
     if survivors:
         raise ControlPlaneError("could not stop " + ", ".join(f"{r.name} (pid {r.pid})" for r in survivors))
-    _remove(plane)
+    _remove(current if owns_state else plane, owns_state)
 
 
-def _remove(plane: ControlPlane) -> None:
+def _recorded(kubeconfig: Path) -> ControlPlane | None:
+    """The plane the state file of ``kubeconfig`` records now, if one can be read."""
+    with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+        return ControlPlane.from_json(json.loads(state_file_for(kubeconfig).read_text()))
+    return None
+
+
+def _kubeconfig_names(kubeconfig: Path, server: str, token: str | None) -> bool:
+    """Whether ``kubeconfig`` is one patchconf wrote for this server (and this token, when known)."""
+    try:
+        config = yaml.safe_load(kubeconfig.read_text()) or {}
+        if config.get("current-context") != CONTEXT_NAME:
+            return False
+        written_server = config["clusters"][0]["cluster"]["server"]
+        written_token = config["users"][0]["user"]["token"]
+    except (OSError, yaml.YAMLError, AttributeError, LookupError, TypeError):
+        return False
+    return written_server == server and (token is None or written_token == token)
+
+
+def _remove(plane: ControlPlane, owns_state: bool) -> None:
+    try:
+        token = plane.token()
+    except OSError:
+        token = None  # its data directory is gone: the server it served identifies the kubeconfig
+    if (owns_state or token is not None) and _kubeconfig_names(plane.kubeconfig, plane.server, token):
+        plane.kubeconfig.unlink(missing_ok=True)
     shutil.rmtree(plane.data_dir, ignore_errors=True)
-    if plane.kubeconfig.is_file():
-        with contextlib.suppress(OSError, yaml.YAMLError):
-            if (yaml.safe_load(plane.kubeconfig.read_text()) or {}).get("current-context") == CONTEXT_NAME:
-                plane.kubeconfig.unlink()
-    plane.state_file.unlink(missing_ok=True)
+    if owns_state:
+        plane.state_file.unlink(missing_ok=True)
 
 
 def find(kubeconfig: Path) -> ControlPlane | None:

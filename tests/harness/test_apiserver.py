@@ -154,6 +154,116 @@ def test_a_control_plane_whose_processes_died_reads_stopped_and_stop_clears_it(t
     assert apiserver.running_control_planes() == []
 
 
+def _stand_in(tmp_path: Path, name: str, processes: list[str]) -> tuple[apiserver.ControlPlane, list]:
+    """A recorded plane whose processes are `sleep`s (sessions of their own, as the daemons are), with a
+    data directory holding its token and a kubeconfig written for it; not yet in a state file."""
+    children = [subprocess.Popen(["sleep", "120"], start_new_session=True) for _ in processes]
+    records = [apiserver.ProcessRecord(process_name, child.pid, apiserver._start_ticks(child.pid))
+               for process_name, child in zip(processes, children, strict=True)]
+    data_dir = tmp_path / f"data-{name}"
+    (data_dir / "pki").mkdir(parents=True)
+    (data_dir / "pki" / "admin.token").write_text(f"token-{name}\n")
+    server = f"https://127.0.0.1:{len(name) + 1000}"
+    kubeconfig = tmp_path / "kubeconfig"
+    apiserver.write_kubeconfig(kubeconfig, server, Path(__file__), f"token-{name}")
+    plane = apiserver.ControlPlane(kubeconfig=kubeconfig.resolve(), data_dir=data_dir, server=server,
+                                   version="v1.33.13", processes=records, etcd_url="http://127.0.0.1:2")
+    return plane, children
+
+
+def _record(plane: apiserver.ControlPlane) -> None:
+    plane.state_file.parent.mkdir(parents=True, exist_ok=True)
+    plane.state_file.write_text(json.dumps(plane.to_json()))
+
+
+def _ended(children: list[subprocess.Popen]) -> list[bool]:
+    return [child.poll() is not None for child in children]
+
+
+@pytest.fixture
+def own_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Planes recorded in this test's own cache, so nothing here can see (or stop) another plane on the machine."""
+    monkeypatch.setenv("PATCHCONF_CACHE", str(tmp_path / "cache"))
+    assert apiserver.state_dir() == tmp_path / "cache" / "apiserver" / "running"
+    children: list[subprocess.Popen] = []
+    yield children
+    for child in children:
+        child.kill()
+        child.wait()
+
+
+def test_stop_leaves_the_kubeconfig_and_state_of_a_newer_plane_given_the_same_path(tmp_path: Path,
+                                                                                   own_state) -> None:
+    older, older_children = _stand_in(tmp_path / "a", "older", ["etcd", "kube-apiserver"])
+    newer, newer_children = _stand_in(tmp_path / "a", "newer", ["etcd", "kube-apiserver"])  # rewrites the kubeconfig
+    own_state += older_children + newer_children
+    _record(newer)
+    apiserver.stop(older)
+    assert _ended(older_children) == [True, True] and _ended(newer_children) == [False, False]
+    assert not older.data_dir.exists() and newer.data_dir.is_dir()
+    assert "token: token-newer" in newer.kubeconfig.read_text()
+    assert apiserver.find(newer.kubeconfig).data_dir == newer.data_dir
+    apiserver.stop(newer)
+    assert _ended(newer_children) == [True, True]
+    assert not newer.kubeconfig.exists() and not newer.state_file.exists() and not newer.data_dir.exists()
+
+
+def test_stop_given_an_older_reading_of_a_restarted_plane_stops_it_as_it_is_now(tmp_path: Path, own_state) -> None:
+    # What a caller holds after kube-apiserver died: etcd lives, the recorded kube-apiserver does not.
+    before, children = _stand_in(tmp_path, "plane", ["etcd", "kube-apiserver"])
+    own_state += children
+    children[1].kill()
+    children[1].wait()
+    restarted = subprocess.Popen(["sleep", "120"], start_new_session=True)
+    own_state.append(restarted)
+    now = apiserver.ControlPlane.from_json(before.to_json())
+    now.processes = [before.processes[0],
+                     apiserver.ProcessRecord("kube-apiserver", restarted.pid, apiserver._start_ticks(restarted.pid))]
+    _record(now)
+    apiserver.stop(before)
+    assert _ended([children[0], restarted]) == [True, True]
+    assert not before.kubeconfig.exists() and not before.state_file.exists() and not before.data_dir.exists()
+
+
+def test_stop_and_status_act_on_every_plane_only_when_told_to(tmp_path: Path, own_state, capsys) -> None:
+    from patchconf.harness.cli import main
+
+    planes, children = [], []
+    for name in ("first", "second", "third"):
+        plane, its_children = _stand_in(tmp_path / name, name, ["etcd", "kube-apiserver"])
+        _record(plane)
+        planes.append(plane)
+        children += its_children
+    own_state += children
+    for action in ("stop", "status"):
+        with pytest.raises(SystemExit) as refused:
+            main(["apiserver", action])
+        assert refused.value.code == 2
+        assert capsys.readouterr().err.endswith(
+            f"patchconf apiserver {action}: error: one of the arguments --kubeconfig --all is required\n")
+    assert _ended(children) == [False] * 6
+
+    first = planes[0]
+    assert main(["apiserver", "stop", "--kubeconfig", str(first.kubeconfig)]) == 0
+    assert capsys.readouterr().out == (f"stopped {first.server} (pids {first.processes[0].pid}, "
+                                       f"{first.processes[1].pid}); removed {first.data_dir}\n")
+    assert _ended(children) == [True, True, False, False, False, False]
+
+    rest = sorted(planes[1:], key=lambda plane: plane.state_file.name)  # as the state directory lists them
+    pids = [f"{plane.processes[0].pid}, {plane.processes[1].pid}" for plane in rest]
+    assert main(["apiserver", "stop", "--all"]) == 0
+    assert capsys.readouterr().out == (
+        "stopping every control plane patchconf started on this machine (2):\n"
+        f"  {rest[0].server} v1.33.13: kubeconfig {rest[0].kubeconfig}, pids {pids[0]}\n"
+        f"  {rest[1].server} v1.33.13: kubeconfig {rest[1].kubeconfig}, pids {pids[1]}\n"
+        f"stopped {rest[0].server} (pids {pids[0]}); removed {rest[0].data_dir}\n"
+        f"stopped {rest[1].server} (pids {pids[1]}); removed {rest[1].data_dir}\n")
+    assert _ended(children) == [True] * 6
+    assert not any(plane.kubeconfig.exists() or plane.state_file.exists() for plane in planes)
+    assert main(["apiserver", "status", "--all"]) == 0
+    assert capsys.readouterr().out == "no control plane started by patchconf\n"
+
+
 # --- against real processes ---------------------------------------------------------------------
 
 
@@ -438,7 +548,7 @@ def test_an_interrupted_session_still_stops_its_control_plane(binaries, tmp_path
 def test_a_server_killed_mid_run_leaves_results_and_cleanup_removes_the_rest_once_it_is_back(
         binaries, tmp_path: Path) -> None:
     kubeconfig, report = tmp_path / "kubeconfig", tmp_path / "report"
-    plane = apiserver.start(kubeconfig)
+    first = plane = apiserver.start(kubeconfig)
     try:
         run = subprocess.Popen([sys.executable, "-m", "patchconf.harness.cli", "run", "--target", "live",
                                 "--kubeconfig", str(kubeconfig), "--type", "strategic", "--report", str(report)],
@@ -464,9 +574,8 @@ def test_a_server_killed_mid_run_leaves_results_and_cleanup_removes_the_rest_onc
         assert (report / "report.md").is_file() and (report / "results.json").is_file()
         assert f"cleanup of run {run_id} failed" in stderr and "run `patchconf live cleanup`" in stderr
 
-        back = apiserver.start(kubeconfig)  # the same etcd: what the run created is still stored
-        assert back.server == plane.server and back.data_dir == plane.data_dir
-        plane = back
+        plane = apiserver.start(kubeconfig)  # the same etcd: what the run created is still stored
+        assert plane.server == first.server and plane.data_dir == first.data_dir
         cleanup = subprocess.run([sys.executable, "-m", "patchconf.harness.cli", "live", "cleanup", "--kubeconfig",
                                   str(kubeconfig)], cwd=SOURCE_ROOT, capture_output=True, text=True, timeout=120)
         assert cleanup.returncode == 0, cleanup.stderr
@@ -475,4 +584,87 @@ def test_a_server_killed_mid_run_leaves_results_and_cleanup_removes_the_rest_onc
                                 str(kubeconfig)], cwd=SOURCE_ROOT, capture_output=True, text=True, timeout=120)
         assert run_id not in again.stdout + again.stderr  # nothing of the run is left
     finally:
-        apiserver.stop(plane)
+        apiserver.stop(first)  # the first reading: stop finds the kube-apiserver started since, whatever failed
+    assert not any(apiserver.is_running(record) for record in first.processes + plane.processes)
+    assert not kubeconfig.exists() and not first.data_dir.exists() and not first.state_file.exists()
+
+
+def test_a_restart_whose_port_was_taken_meanwhile_serves_on_a_free_one(binaries, tmp_path: Path) -> None:
+    kubeconfig = tmp_path / "kubeconfig"
+    first = back = apiserver.start(kubeconfig)
+    try:
+        [killed] = [record for record in first.processes if record.name == "kube-apiserver"]
+        os.killpg(killed.pid, signal.SIGKILL)
+        os.waitpid(killed.pid, 0)  # started by this process: reap it
+        port = int(first.server.rsplit(":", 1)[1])
+        with socket.socket() as squatter:  # another process takes the port meanwhile
+            squatter.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            squatter.bind(("127.0.0.1", port))
+            squatter.listen()
+            back = apiserver.start(kubeconfig)
+            assert back.server != f"https://127.0.0.1:{port}" and back.data_dir == first.data_dir
+            assert f"server: {back.server}\n" in kubeconfig.read_text()
+            assert apiserver.find(kubeconfig).server == back.server
+            assert _request(back, "/readyz", back.token()) == 200
+    finally:
+        apiserver.stop(first)
+    assert not any(apiserver.is_running(record) for record in first.processes + back.processes)
+    assert not kubeconfig.exists() and not first.data_dir.exists()
+
+
+SESSION_OF_ITS_OWN = """
+import json, os, time
+from pathlib import Path
+
+import kubernetes
+
+def test_its_own_plane(live_apiserver, live_api_client):
+    core = kubernetes.client.CoreV1Api(live_api_client)
+    mine, other = os.environ["SESSION_NAME"], os.environ["OTHER_NAME"]
+    core.create_namespace(kubernetes.client.V1Namespace(metadata=kubernetes.client.V1ObjectMeta(name=mine)))
+    out = Path(os.environ["PLANE_OUT"])  # renamed into place: never read half written
+    out.with_suffix(".partial").write_text(json.dumps(live_apiserver.to_json()))
+    out.with_suffix(".partial").rename(out)
+    deadline = time.monotonic() + 400
+    while not out.with_name(other + ".json").exists() and time.monotonic() < deadline:
+        time.sleep(0.2)  # both sessions hold their planes at once
+    assert out.with_name(other + ".json").exists()
+    names = {namespace.metadata.name for namespace in core.list_namespace().items}
+    assert mine in names and other not in names
+"""
+
+
+def test_two_test_sessions_and_a_hand_started_plane_never_touch_each_other(binaries, tmp_path: Path) -> None:
+    by_hand = tmp_path / "by-hand" / "kubeconfig"
+    assert _cli("start", "--kubeconfig", str(by_hand)).returncode == 0
+    hand_started = apiserver.find(by_hand)
+    sessions = {}
+    try:
+        (tmp_path / "test_its_own_plane.py").write_text(SESSION_OF_ITS_OWN)
+        for name, other in (("session-a", "session-b"), ("session-b", "session-a")):
+            sessions[name] = subprocess.Popen(
+                [sys.executable, "-m", "pytest", "-q", "-p", "patchconf.harness.controlplane.pytest_apiserver",
+                 "-p", "no:cacheprovider", "--rootdir", str(tmp_path), str(tmp_path / "test_its_own_plane.py")],
+                cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                env={**os.environ, "PYTHONPATH": str(SOURCE_ROOT), "PLANE_OUT": str(tmp_path / f"{name}.json"),
+                     "SESSION_NAME": name, "OTHER_NAME": other})
+        outputs = {name: session.communicate(timeout=600)[0] for name, session in sessions.items()}
+        assert [session.returncode for session in sessions.values()] == [0, 0], outputs
+        planes = [apiserver.ControlPlane.from_json(json.loads((tmp_path / f"{name}.json").read_text()))
+                  for name in sessions]
+        assert len({plane.server for plane in [*planes, hand_started]}) == 3
+        for plane in planes:  # each session stopped its own plane and removed what was its own
+            assert not any(apiserver.is_running(record) for record in plane.processes)
+            assert not plane.data_dir.exists() and not plane.state_file.exists() and not plane.kubeconfig.exists()
+        assert _request(hand_started, "/readyz", hand_started.token()) == 200
+        assert apiserver.find(by_hand) == hand_started and by_hand.is_file()
+    finally:
+        for name, session in sessions.items():
+            if session.poll() is None:
+                session.kill()
+                session.communicate()
+                out = tmp_path / f"{name}.json"
+                if out.exists():  # killed outright, it could not stop its plane
+                    apiserver.stop(apiserver.ControlPlane.from_json(json.loads(out.read_text())))
+        assert _cli("stop", "--kubeconfig", str(by_hand)).returncode == 0
+    assert not any(apiserver.is_running(record) for record in hand_started.processes)
