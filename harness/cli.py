@@ -337,6 +337,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         args = parser.parse_args(["run", *(argv or [])])
     args.argv = arguments
+    if getattr(args, "quiet", False):  # and Go builds say nothing either
+        from patchconf.harness.controlplane.gobuild import progress_to
+
+        with progress_to(None):
+            return handler[args.command](args)
     return handler[args.command](args)
 
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import fcntl
 import hashlib
 import inspect
 import json
@@ -37,14 +36,14 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import yaml
 
 from patchconf.harness import SOURCE_ROOT, cache_root
-from patchconf.harness.controlplane.gobuild import run_go, tail
+from patchconf.harness.controlplane.gobuild import BuildProgress, build_lock, run_go, tail
 
 RECIPE_DIR = SOURCE_ROOT / "targets" / "apiserver"
 KUBERNETES_MODULE = "k8s.io/kubernetes"
@@ -88,8 +87,9 @@ def _go() -> str:
     return go
 
 
-def _run_go(arguments: list[str], cwd: Path, timeout: float = BUILD_TIMEOUT) -> str:
-    return run_go([_go(), *arguments], cwd, timeout, ControlPlaneError)
+def _run_go(arguments: list[str], cwd: Path, timeout: float = BUILD_TIMEOUT,
+            progress: BuildProgress | None = None) -> str:
+    return run_go([_go(), *arguments], cwd, timeout, ControlPlaneError, progress)
 
 
 def resolve_version(requested: str | None) -> str:
@@ -177,10 +177,11 @@ def build_tags(version: str) -> list[str]:
     return ["providerless"] if minor_of(version) <= 29 else []
 
 
-def write_recipe(version: str, directory: Path) -> None:
+def write_recipe(version: str, directory: Path, progress: BuildProgress | None = None) -> None:
     """Write go.mod and go.sum for ``version`` into ``directory`` (Go module proxy access needed)."""
     directory.mkdir(parents=True, exist_ok=True)
-    download = json.loads(_run_go(["mod", "download", "-json", f"{KUBERNETES_MODULE}@{version}"], directory))
+    download = json.loads(_run_go(["mod", "download", "-json", f"{KUBERNETES_MODULE}@{version}"], directory,
+                                  progress=progress))
     if "Error" in download:
         raise ControlPlaneError(f"{KUBERNETES_MODULE}@{version}: {download['Error']}")
     kubernetes_go_mod = Path(download["GoMod"]).read_text(encoding="utf-8")
@@ -188,7 +189,7 @@ def write_recipe(version: str, directory: Path) -> None:
     (directory / "go.sum").unlink(missing_ok=True)
     # tidy reads the packages of every build tag: with tags that leave modules out, it would still
     # fail on them (-e: it records what it can; the build then says if anything is missing)
-    _run_go(["mod", "tidy", *(["-e"] if build_tags(version) else [])], directory)
+    _run_go(["mod", "tidy", *(["-e"] if build_tags(version) else [])], directory, progress=progress)
 
 
 def _ldflags(version: str) -> str:
@@ -226,29 +227,20 @@ def cached_binaries(version: str) -> Binaries:
     return Binaries(version, build_dir / "kube-apiserver", build_dir / "etcd")
 
 
-@contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """Serialise builds of one cache directory across processes (two test sessions may start at once)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
 def build(version: str | None = None, log: Log | None = None) -> Binaries:
-    """The cached binaries for ``version`` (default: the pinned release), building them if needed."""
+    """The cached binaries for ``version`` (default: the pinned release), building them if needed
+    (saying so on stderr, step by step: see gobuild.BuildProgress)."""
     resolved = resolve_version(version)
     binaries = cached_binaries(resolved)
     if binaries.kube_apiserver.is_file() and binaries.etcd.is_file():
         return binaries
     build_dir = binaries.kube_apiserver.parent
-    with _locked(build_dir.with_name(build_dir.name + ".lock")):
+    what = f"the local control plane (kube-apiserver and etcd of Kubernetes {resolved})"
+    with build_lock(build_dir, what):
         if binaries.kube_apiserver.is_file() and binaries.etcd.is_file():
             return binaries
         _go()
+        progress = BuildProgress(what, build_dir)
         work = build_dir / "src"
         if work.exists():
             shutil.rmtree(work)
@@ -257,19 +249,18 @@ def build(version: str | None = None, log: Log | None = None) -> Binaries:
             for name in ("go.mod", "go.sum"):
                 shutil.copy(RECIPE_DIR / name, work / name)
         else:
-            if log:
-                log(f"generating the build recipe for Kubernetes {resolved}")
-            write_recipe(resolved, work)
+            progress.say(f"generating the build recipe for Kubernetes {resolved}")
+            write_recipe(resolved, work, progress)
         for binary, package in ((binaries.kube_apiserver, APISERVER_PACKAGE), (binaries.etcd, ETCD_MODULE)):
             if binary.is_file():
                 continue
-            if log:
-                log(f"building {binary.name} for Kubernetes {resolved} (the first build takes minutes)")
+            progress.say(f"{progress.what}: {binary.name}")
             tags = ["-tags", ",".join(build_tags(resolved))] if build_tags(resolved) else []
             _run_go(["build", "-trimpath", *tags, "-ldflags", _ldflags(resolved), "-o", f"{binary}.tmp", package],
-                    work)
+                    work, progress=progress)
             os.replace(f"{binary}.tmp", binary)
         shutil.rmtree(work, ignore_errors=True)
+        progress.done()
     return binaries
 
 

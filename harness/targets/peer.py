@@ -26,6 +26,7 @@ import tempfile
 from pathlib import Path
 
 from patchconf.harness import SOURCE_ROOT, cache_root
+from patchconf.harness.controlplane.gobuild import BuildProgress, build_lock
 from patchconf.harness.targets.base import TargetUnavailable
 from patchconf.harness.targets.command import CommandTarget
 from patchconf.harness.targets.upstream import _go, _run, _source_digest
@@ -87,22 +88,31 @@ def build(name: str, library_version: str | None = None) -> Path:
     binary = build_dir / name
     if binary.is_file():
         return binary
+    what = f"the Go peer {name}" + (f" with its library at {library_version}" if library_version else "")
+    with build_lock(build_dir, what):
+        if not binary.is_file():  # built meanwhile by the process it waited for
+            _build_into(go, name, library_version, build_dir, binary, BuildProgress(what, build_dir))
+    return binary
+
+
+def _build_into(go: str, name: str, library_version: str | None, build_dir: Path, binary: Path,
+                progress: BuildProgress) -> None:
     work = build_dir / "src"
     if work.exists():
         shutil.rmtree(work)
     # The peer and the kit keep their places relative to each other, as the replace says.
     skip = shutil.ignore_patterns("*_test.go", "README.md")
-    shutil.copytree(source, work / "peers" / name, ignore=skip)
+    shutil.copytree(PEERS_DIR / name, work / "peers" / name, ignore=skip)
     shutil.copytree(KIT_DIR, work / "peerkit", ignore=skip)
     if library_version is not None:
         if name not in LIBRARY_MODULES:
             raise TargetUnavailable(f"peer {name!r} names no library module to take another version of")
         modules = (LIBRARY_MODULES[name], *COMPANION_MODULES.get(name, ()))
-        _run([go, "get", *(f"{module}@{library_version}" for module in modules)], work / "peers" / name)
-        _run([go, "mod", "tidy"], work / "peers" / name)
-    _run([go, "build", "-trimpath", "-o", str(binary) + ".tmp", "."], work / "peers" / name)
+        _run([go, "get", *(f"{module}@{library_version}" for module in modules)], work / "peers" / name, progress)
+        _run([go, "mod", "tidy"], work / "peers" / name, progress)
+    _run([go, "build", "-trimpath", "-o", str(binary) + ".tmp", "."], work / "peers" / name, progress)
     os.replace(str(binary) + ".tmp", binary)
-    return binary
+    progress.done()
 
 
 class PeerTarget(CommandTarget):

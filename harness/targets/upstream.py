@@ -21,7 +21,7 @@ from pathlib import Path
 
 from patchconf.harness import SOURCE_ROOT, cache_root
 from patchconf.harness.controlplane.apiserver import KUBERNETES_MODULE, render_go_mod
-from patchconf.harness.controlplane.gobuild import run_go
+from patchconf.harness.controlplane.gobuild import BuildProgress, build_lock, run_go
 from patchconf.harness.targets.base import KUBERNETES, TargetUnavailable
 from patchconf.harness.targets.command import CommandTarget
 
@@ -48,8 +48,8 @@ def _source_digest(source_dir: Path = SOURCE_DIR) -> str:
     return digest.hexdigest()[:16]
 
 
-def _run(command: list[str], cwd: Path) -> str:
-    return run_go(command, cwd, BUILD_TIMEOUT, TargetUnavailable)
+def _run(command: list[str], cwd: Path, progress: BuildProgress | None = None) -> str:
+    return run_go(command, cwd, BUILD_TIMEOUT, TargetUnavailable, progress)
 
 
 def newest_patch_release(go: str, minor: str, cwd: Path) -> str:
@@ -72,6 +72,14 @@ def build(release: str | None = None) -> Path:
     binary = build_dir / "upstream"
     if binary.is_file():
         return binary
+    what = f"the upstream target (Kubernetes' Go patch code, {f'release {release}' if release else 'pinned release'})"
+    with build_lock(build_dir, what):
+        if not binary.is_file():  # built meanwhile by the process it waited for
+            _build_into(go, release, build_dir, binary, BuildProgress(what, build_dir))
+    return binary
+
+
+def _build_into(go: str, release: str | None, build_dir: Path, binary: Path, progress: BuildProgress) -> None:
     work = build_dir / "src"
     if work.exists():
         shutil.rmtree(work)
@@ -87,14 +95,14 @@ def build(release: str | None = None) -> Path:
         requires = [f"-require={module}@{version}" for module in K8S_MODULES]
         _run([go, "mod", "edit", *requires, f"-require={JSON_PATCH_MODULE}"], work)
         require_kubernetes(go, "v1." + version.removeprefix("v0."), work)
-        _run([go, "mod", "tidy"], work)
+        _run([go, "mod", "tidy"], work, progress)
     tags = build_tags(release)
     if "patchconf_pre131" in tags:
         copy_client_go_schema(go, work)
     tag_flags = ["-tags", ",".join(tags)] if tags else []
-    _run([go, "build", "-trimpath", *tag_flags, "-o", str(binary) + ".tmp", "."], work)
+    _run([go, "build", "-trimpath", *tag_flags, "-o", str(binary) + ".tmp", "."], work, progress)
     os.replace(str(binary) + ".tmp", binary)
-    return binary
+    progress.done()
 
 
 def require_kubernetes(go: str, kubernetes_version: str, work: Path) -> None:
