@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from patchconf.harness import reports_directory
+from patchconf.harness.corpus.case_paths import case_path_problems
 from patchconf.harness.reporting.summary import FORMATS
 
 PREFIX = "PATCHCONF_ACTION_"
@@ -58,10 +59,14 @@ def read_inputs(environ: Mapping[str, str]) -> Inputs:
     known = value("EXPECT_FAILURES")
     if known and not Path(known).is_file():
         raise BadInput(f"input 'expect-failures' names {known!r}, which is not a file (a case id per line)")
+    cases = tuple(Path(word) for word in _words(value("CASES")))
+    problems = case_path_problems(cases)
+    if problems:  # a typo would drop cases from the check in silence
+        raise BadInput(f"input 'cases': {'; '.join(problems)}")
     report = value("REPORT_DIR")
     return Inputs(target=target, types=tuple(_words(value("TYPES"))),
                   expect_failures=Path(known) if known else None, format=fmt,
-                  cases=tuple(Path(word) for word in _words(value("CASES"))),
+                  cases=cases,
                   report_dir=Path(report) if report else reports_directory() / _report_slug(target))
 
 

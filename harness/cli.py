@@ -21,6 +21,7 @@ from patchconf.harness import (
     patchconf_version,
     reports_directory,
 )
+from patchconf.harness.corpus.case_paths import case_path_problems
 from patchconf.harness.corpus.cases import Case, Corpus, cases_root_for, load_corpus
 from patchconf.harness.corpus.yamlio import yaml11_differences
 from patchconf.harness.reporting.report import Run, summary_text
@@ -51,6 +52,27 @@ def _add_selection(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--id", action="append", default=[], dest="ids", metavar="FILE::NAME",
                         help="only the case with this id, e.g. cases/json-patch/add.yaml::add-member "
                              "(a renamed case answers to its former ids)")
+    parser.add_argument("--allow-empty", action="store_true",
+                        help="a selection that matches no case is no error (exit 0); without it, exit 2")
+
+
+def _selection_text(args: argparse.Namespace) -> str:
+    """The selection as it was given, e.g. '--type strategic -k scale'."""
+    given = [*(("--cases", str(path)) for path in args.cases or []), *(("--type", kind) for kind in args.types),
+             *(("--tag", tag) for tag in args.tags), *(("--path", glob) for glob in args.paths),
+             *(("-k", name) for name in args.names), *(("--id", case_id) for case_id in args.ids)]
+    return " ".join(f"{flag} {value}" for flag, value in given) or "every case"
+
+
+def _nothing_selected(command: str, args: argparse.Namespace) -> int:
+    """What a command says and exits with when its selection matched no case."""
+    if args.allow_empty:
+        print(f"patchconf {command}: no case matched the selection ({_selection_text(args)}); "
+              "--allow-empty: no error", file=sys.stderr)
+        return 0
+    print(f"patchconf {command}: no case matched the selection ({_selection_text(args)}); "
+          "give --allow-empty where that is no error", file=sys.stderr)
+    return 2
 
 
 def _add_answer_limit(parser: argparse.ArgumentParser) -> None:
@@ -326,6 +348,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+# Where each command that reads cases keeps the paths it was given (checked before anything runs).
+CASE_PATHS = {"run": "cases", "validate": "paths", "coverage": "cases", "matrix": "cases", "verify": "cases",
+              "record": "cases"}
+
+
 def main(argv: list[str] | None = None) -> int:
     handler = {"run": cmd_run, "report": cmd_report, "diff": cmd_diff, "validate": cmd_validate,
                "coverage": cmd_coverage, "targets": cmd_targets, "matrix": cmd_matrix, "verify": cmd_verify,
@@ -337,6 +364,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         args = parser.parse_args(["run", *(argv or [])])
     args.argv = arguments
+    given = getattr(args, CASE_PATHS[args.command], None) if args.command in CASE_PATHS else None
+    problems = case_path_problems(given or [])
+    for problem in problems:
+        print(f"patchconf {args.command}: {problem}", file=sys.stderr)
+    if problems:
+        return 2
     if getattr(args, "quiet", False):  # and Go builds say nothing either
         from patchconf.harness.controlplane.gobuild import progress_to
 
@@ -489,7 +522,8 @@ def _run(args: argparse.Namespace) -> int:
         started = time.perf_counter()
         stop: BaseException | None = None
         try:
-            run_cases(selected, target, workers=args.jobs, progress=terminal_progress(), on_result=record)
+            run_cases(selected, target, workers=args.jobs, progress=None if args.quiet else terminal_progress(),
+                      on_result=record)
         except KeyboardInterrupt as exc:
             stop = exc
             run.interrupted = _signal_name(exc)
@@ -519,8 +553,7 @@ def _run(args: argparse.Namespace) -> int:
         traceback.print_exception(stop)
         return 2
     if not selected and not corpus.errors:
-        print("patchconf: no case matched the selection", file=sys.stderr)
-        return 1
+        return _nothing_selected("run", args)
     return 0 if run_ok(run, verdict) else 1
 
 
@@ -624,6 +657,9 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     from patchconf.harness.reporting.site import slug, write_site
 
     corpus = load_corpus(args.cases or [default_cases_dir()])
+    filters = _filters(args)
+    if not corpus.errors and not any(filters.accepts(case) for case in corpus.cases):
+        return _nothing_selected("matrix", args)
     runs = _matrix_runs_read(args, corpus.cases) if args.from_runs else _matrix_runs_made(args, corpus)
     if not runs:
         return 2
@@ -768,9 +804,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
     for error in corpus.errors:
         print(f"LOAD ERROR {error}")
     selected = [case for case in corpus.cases if _filters(args).accepts(case)]
+    if not selected and not corpus.errors:
+        return _nothing_selected("verify", args)
     if not selected:
-        print("patchconf: no case to verify" + (" (see the load errors above)" if corpus.errors else
-                                                 " matched the selection"), file=sys.stderr)
+        print("patchconf: no case to verify (see the load errors above)", file=sys.stderr)
         return 1
     judges = _judges(args)
     if not judges:
@@ -810,10 +847,12 @@ def cmd_record(args: argparse.Namespace) -> int:
     for case in selected:
         if not case.needs_expectation:
             print(f"LEFT {case.id}: it states its expectation already (`patchconf verify` checks it)")
+    if not selected and not corpus.errors:
+        return _nothing_selected("record", args)
     if not todo:
-        print("patchconf record: no case without an expectation" + (" matched the selection" if not selected else ""),
+        print("patchconf record: no case without an expectation" + ("" if selected else " (see the load errors above)"),
               file=sys.stderr)
-        return 1 if corpus.errors or not selected else 0
+        return 1 if corpus.errors else 0
     judges = _judges(args)
     if not judges:
         print("patchconf: no judge available; nothing can be recorded", file=sys.stderr)

@@ -133,6 +133,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from patchconf.harness.cli import main as patchconf
 
+    if args.kubeconfig and not Path(args.kubeconfig).is_file():  # else the live judge is left out in silence
+        print(f"pr-check: --kubeconfig {args.kubeconfig}: no such file", file=sys.stderr)
+        return 2
+
     try:
         repo = Path(git(Path.cwd(), "rev-parse", "--show-toplevel").strip())
         base = args.base or default_base(repo)

@@ -58,6 +58,9 @@ def test_inputs_are_read_from_the_environment_with_the_runs_own_report_directory
         "--report", str(tmp_path / "reports" / "cmd-python my adapter.py"),  # where `patchconf run` puts it
         "--format", "json", "--type", "json-patch", "--type", "merge-patch", "--type", "strategic",
         "--expect-failures", "known.txt"]
+    (tmp_path / "a.yaml").write_text("cases: []\n")
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "c.yml").write_text("cases: []\n")
     plain = read_inputs({"PATCHCONF_ACTION_TARGET": "reference", "PATCHCONF_ACTION_REPORT_DIR": "out",
                          "PATCHCONF_ACTION_CASES": "a.yaml b"})
     assert run_arguments(plain) == ["run", "--target", "reference", "--report", "out", "--format", "text",
@@ -70,9 +73,14 @@ def test_inputs_are_read_from_the_environment_with_the_runs_own_report_directory
      "input 'format' is 'html'; it takes one of text, json, markdown"),
     ({"PATCHCONF_ACTION_TARGET": "reference", "PATCHCONF_ACTION_EXPECT_FAILURES": "3"},
      "input 'expect-failures' names '3', which is not a file (a case id per line)"),
+    ({"PATCHCONF_ACTION_TARGET": "reference", "PATCHCONF_ACTION_CASES": "cases/typo.yaml, empty notes.txt"},
+     "input 'cases': cases/typo.yaml: no such file or directory; empty: holds no case files (.yaml, .yml, .json); "
+     "notes.txt: not a case file (those end in .yaml, .yml, .json)"),
 ])
 def test_an_input_the_action_cannot_run_with_is_an_error_annotation(environ, message, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "notes.txt").write_text("cases: []\n")
     with pytest.raises(BadInput) as raised:
         read_inputs(environ)
     assert str(raised.value) == message

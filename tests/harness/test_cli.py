@@ -1,5 +1,6 @@
 import gc
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -37,8 +38,56 @@ def test_run_reports_bad_file_runs_good_one_and_fails(write_case_file, tmp_path,
 def test_run_passes_on_a_good_corpus_and_filters(write_case_file, tmp_path, capsys):
     good = write_case_file("json-patch/good.yaml", GOOD)
     assert main(["run", "--cases", str(good), "--report", str(tmp_path / "out")]) == 0
-    assert main(["run", "--cases", str(good), "--type", "strategic", "--report", str(tmp_path / "o2")]) == 1
-    assert "no case matched" in capsys.readouterr().err
+    assert main(["run", "--cases", str(good), "--type", "strategic", "--report", str(tmp_path / "o2")]) == 2
+    assert capsys.readouterr().err == (f"patchconf run: no case matched the selection (--cases {good} --type "
+                                       "strategic); give --allow-empty where that is no error\n")
+    assert main(["run", "--cases", str(good), "--type", "strategic", "--allow-empty", "--report",
+                 str(tmp_path / "o3")]) == 0
+    assert capsys.readouterr().err == (f"patchconf run: no case matched the selection (--cases {good} --type "
+                                       "strategic); --allow-empty: no error\n")
+
+
+@pytest.mark.parametrize("command", [["validate"], ["run", "--cases"], ["record", "--cases"], ["verify", "--cases"],
+                                     ["coverage", "--cases"], ["matrix", "--targets", "reference", "--cases"]])
+def test_a_case_path_that_is_missing_or_holds_no_cases_is_an_error_naming_it(command, write_case_file, tmp_path,
+                                                                             monkeypatch, capsys):
+    good = write_case_file("json-patch/good.yaml", GOOD)
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "notes.txt").write_text(GOOD)
+    monkeypatch.chdir(tmp_path)  # where a run would write its reports
+    for given, problem in ((tmp_path / "nope" / "missing.yaml", "no such file or directory"),
+                           (tmp_path / "empty", "holds no case files (.yaml, .yml, .json)"),
+                           (tmp_path / "notes.txt", "not a case file (those end in .yaml, .yml, .json)")):
+        arguments = [*command, str(good), *command[-1:], str(given)] if command != ["validate"] else \
+            ["validate", str(good), str(given)]
+        assert main(arguments) == 2
+        captured = capsys.readouterr()
+        assert (captured.out, captured.err) == ("", f"patchconf {command[0]}: {given}: {problem}\n")
+    assert not (tmp_path / "reports").exists()  # nothing ran
+
+
+@pytest.mark.parametrize("command", [["record"], ["verify"], ["matrix", "--targets", "reference"]])
+def test_a_selection_that_matches_nothing_is_an_error_unless_allowed(command, write_case_file, tmp_path,
+                                                                     monkeypatch, capsys):
+    good = write_case_file("json-patch/good.yaml", GOOD)
+    monkeypatch.chdir(tmp_path)
+    assert main([*command, "--cases", str(good), "--tag", "SMP-NOTHING"]) == 2
+    assert capsys.readouterr().err.endswith(
+        f"patchconf {command[0]}: no case matched the selection (--cases {good} --tag SMP-NOTHING); "
+        "give --allow-empty where that is no error\n")
+    assert main([*command, "--cases", str(good), "--tag", "SMP-NOTHING", "--allow-empty"]) == 0
+    assert capsys.readouterr().err.endswith(
+        f"patchconf {command[0]}: no case matched the selection (--cases {good} --tag SMP-NOTHING); "
+        "--allow-empty: no error\n")
+
+
+def test_a_quiet_run_of_the_corpus_says_nothing_on_stderr(tmp_path, capsys):
+    from patchconf.harness import BUNDLED_CASES_DIR
+
+    assert main(["run", "--quiet", "--cases", str(BUNDLED_CASES_DIR), "--report", str(tmp_path / "out")]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ""  # no "[156/1566] cases run" lines
+    assert re.fullmatch(r"[0-9]+ pass, 0 fail, 0 error, [0-9]+ skip", captured.out.splitlines()[1])
 
 
 def test_unknown_target_is_a_clear_error(capsys):

@@ -60,8 +60,8 @@ def test_a_first_use_build_says_what_it_builds_its_go_step_and_time(fake_go: Pat
 def test_a_peer_build_says_so_too(fake_go: Path, capsys) -> None:
     binary = peer.build("kustomize-kyaml")
     lines = capsys.readouterr().err.splitlines()
-    assert lines[0] == (f"patchconf: building the Go peer kustomize-kyaml for first use (the first build takes minutes; "
-                        f"cached in {binary.parent} afterwards)")
+    assert lines[0] == ("patchconf: building the Go peer kustomize-kyaml for first use (the first build takes "
+                        f"minutes; cached in {binary.parent} afterwards)")
     assert lines[1] == "patchconf: the Go peer kustomize-kyaml: go build"
     assert lines[-1] == "patchconf: built the Go peer kustomize-kyaml in 0s"
 

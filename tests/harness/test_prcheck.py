@@ -108,3 +108,8 @@ def test_a_renamed_case_keeps_its_old_id_as_an_alias(repo, capsys):
 def test_the_script_runs_from_a_checkout(repo):
     completed = subprocess.run([str(REPO / ".ci" / "pr-check"), "--help"], capture_output=True, text=True)
     assert completed.returncode == 0 and "base ref" in completed.stdout
+
+
+def test_a_kubeconfig_that_is_not_there_is_an_error_not_a_judge_left_out(tmp_path, capsys):
+    assert prcheck.main(["--kubeconfig", str(tmp_path / "typo")]) == 2
+    assert capsys.readouterr().err == f"pr-check: --kubeconfig {tmp_path / 'typo'}: no such file\n"
