@@ -3,7 +3,7 @@
 A live kube-apiserver validates what it stores, so the objects here are ones it accepts:
 Deployments, StatefulSets and DaemonSets whose selector matches their template's labels,
 Jobs with a manual selector (no selector generated from the uid), CronJobs, Services whose
-ports are named when there are several, ConfigMaps and Pods. Each :class:`Kind` knows
+ports are named when there are several, ConfigMaps, Pods and Secrets (data and stringData). Each :class:`Kind` knows
 
 - ``make``: a whole valid object (what the first request creates);
 - ``vary``: the object with fields a client may change after creation changed (never an
@@ -20,6 +20,7 @@ Values are the smallest decision first, so Hypothesis shrinks towards short, pla
 
 from __future__ import annotations
 
+import base64
 import copy
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -545,6 +546,78 @@ def _config_map_facets() -> tuple[Callable[[Choices, dict], dict], ...]:
     return (key,)
 
 
+# Secret ------------------------------------------------------------------------------------------
+
+SECRET_KEYS = ["username", "password", "token", "ca.crt"]
+SECRET_VALUES = ["admin", "p", "", "h\u00e9llo \u2713"]
+BASIC_AUTH = "kubernetes.io/basic-auth"
+
+
+def _secret_entry(c: Choices, secret: dict, key: str) -> None:
+    """``key`` written with a new value, as ``stringData`` (plain text) or ``data`` (base64)."""
+    value = pick(c, SECRET_VALUES)
+    for member in ("data", "stringData"):
+        if isinstance(secret.get(member), dict):
+            secret[member].pop(key, None)
+    if c.chance(0.5):
+        secret.setdefault("stringData", {})[key] = value
+    else:
+        secret.setdefault("data", {})[key] = base64.b64encode(value.encode()).decode()
+
+
+def _secret_keys(secret: dict) -> list[str]:
+    return sorted({key for member in ("data", "stringData") for key in (secret.get(member) or {})})
+
+
+def _secret_valid(secret: dict) -> dict:
+    """A basic-auth Secret names username or password (its validation); empty maps left out."""
+    if secret.get("type") == BASIC_AUTH and not {"username", "password"} & set(_secret_keys(secret)):
+        secret.setdefault("stringData", {})["password"] = "p"
+    for member in ("data", "stringData"):
+        if member in secret and not secret[member]:
+            del secret[member]
+    return secret
+
+
+def secret(c: Choices) -> dict:
+    made: dict = {"apiVersion": "v1", "kind": "Secret", "metadata": _metadata(c, "secret")}
+    if c.chance(0.3):
+        made["type"] = pick(c, ["Opaque", BASIC_AUTH])
+    for key in some(c, SECRET_KEYS) or ["username"]:
+        _secret_entry(c, made, key)
+    return _secret_valid(made)
+
+
+def vary_secret(c: Choices, obj: dict) -> dict:
+    """Keys changed, moved between data and stringData, renamed, dropped or added (the type is immutable)."""
+    changed = copy.deepcopy(obj)
+    for key in _secret_keys(changed):
+        if c.chance(0.3):
+            for member in ("data", "stringData"):
+                if isinstance(changed.get(member), dict):
+                    changed[member].pop(key, None)
+            if c.chance(0.5):  # renamed, not dropped
+                _secret_entry(c, changed, key + "1")
+        elif c.chance(0.3):
+            _secret_entry(c, changed, key)
+    if c.chance(0.3):
+        _secret_entry(c, changed, pick(c, SECRET_KEYS))
+    if c.chance(0.2):
+        labels_of(changed)["env"] = pick(c, LABEL_VALUES)
+    return _secret_valid(changed)
+
+
+def _secret_facets() -> tuple[Callable[[Choices, dict], dict], ...]:
+    def data(c: Choices, obj: dict) -> dict:
+        value = pick(c, SECRET_VALUES)
+        return _with(obj, ("data",), {pick(c, SECRET_KEYS): base64.b64encode(value.encode()).decode()})
+
+    def string_data(c: Choices, obj: dict) -> dict:
+        return _with(obj, ("stringData",), {pick(c, SECRET_KEYS): pick(c, SECRET_VALUES)})
+
+    return (data, string_data)
+
+
 # Pod ---------------------------------------------------------------------------------------------
 
 
@@ -596,4 +669,5 @@ KINDS: dict[str, Kind] = {
     "CronJob": Kind("CronJob", cron_job, vary_cron_job, (*_cron_facets(), *COMMON_FACETS), cron_job_status,
                     ("spec", "jobTemplate", "spec", "template", "spec")),
     "Pod": Kind("Pod", pod, vary_pod, (_pod_image_facet, *COMMON_FACETS), pod_status, ("spec",)),
+    "Secret": Kind("Secret", secret, vary_secret, (*_secret_facets(), *COMMON_FACETS), None),
 }

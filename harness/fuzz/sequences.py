@@ -35,7 +35,7 @@ Json = Any
 Members = dict[str, Any]
 
 MANAGERS = ["alice", "bob", "carol"]
-KIND_ORDER = ["ConfigMap", "Deployment", "Service", "StatefulSet", "DaemonSet", "Job", "CronJob", "Pod"]
+KIND_ORDER = ["ConfigMap", "Deployment", "Service", "StatefulSet", "DaemonSet", "Job", "CronJob", "Pod", "Secret"]
 PATCH_TYPES = ["merge-patch", "strategic", "json-patch"]
 # Fields the server defaults that a patch may delete (it comes back defaulted) or a client may drop.
 DEFAULTED = {
@@ -48,6 +48,7 @@ DEFAULTED = {
     "Service": [("spec", "sessionAffinity"), ("spec", "type")],
     "ConfigMap": [],
     "Pod": [],
+    "Secret": [("type",)],
 }
 # Merge keys of the strategic patches generated here (the built-in kinds' patchMergeKey).
 MERGE_KEYS = {"containers": "name", "env": "name", "volumes": "name", "volumeMounts": "mountPath",

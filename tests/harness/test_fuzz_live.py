@@ -88,6 +88,24 @@ def test_a_deployment_keeps_its_selector_matching_its_template() -> None:
         assert len(names) == len(set(names)) and names[0] == "app"
 
 
+def test_a_secret_is_written_with_data_and_string_data_and_stays_valid() -> None:
+    made = [choices.generate(KINDS["Secret"].make, f"s{index}")[0] for index in range(200)]
+    varied = [choices.generate(lambda c, secret=secret: KINDS["Secret"].vary(c, secret), f"v{index}")[0]
+              for index, secret in enumerate(made)]
+    assert {secret.get("type") for secret in made} == {None, "Opaque", "kubernetes.io/basic-auth"}
+    assert all(secret.get("data") or secret.get("stringData") for secret in made)
+    for secret in made + varied:  # a varied Opaque Secret may have lost every key: valid too
+        keys = set(secret.get("data") or {}) | set(secret.get("stringData") or {})
+        assert all(secret.get(member) != {} for member in ("data", "stringData"))
+        if secret.get("type") == "kubernetes.io/basic-auth":
+            assert keys & {"username", "password"}
+    assert any("data" in secret and "stringData" in secret for secret in made)
+    keys_of = [set(secret.get("data") or {}) | set(secret.get("stringData") or {}) for secret in made]
+    varied_keys = [set(secret.get("data") or {}) | set(secret.get("stringData") or {}) for secret in varied]
+    assert any(after - before and before - after for before, after in zip(keys_of, varied_keys, strict=True))
+    assert [secret.get("type") for secret in made] == [secret.get("type") for secret in varied]
+
+
 def test_the_generators_of_the_other_truths_are_unchanged() -> None:
     # what upstream-truth runs of every flow generate for seed 7, as before the live generators came
     # (and since a first apply states original: null beside current: null, and since an apply's live
