@@ -55,9 +55,16 @@ def corpus_version(cases_dir: Path) -> str:
     return version
 
 
+LOOSE_FILES = "case files outside a corpus"  # the version said of them: no corpus, so none of its
+
+
 def corpus_description(paths: list[Path]) -> dict[str, str]:
-    """Which corpus a run read: the root of its case files and that corpus's version."""
+    """Which corpus a run read: the root of its case files and that corpus's version; case files
+    outside any corpus (a user's own good.yaml) are named themselves, not the corpus whose schema
+    checks them."""
     root = _corpus_root(paths)
+    if root is None:
+        return {"path": ", ".join(str(path.resolve()) for path in paths), "version": LOOSE_FILES}
     return {"path": str(root), "version": corpus_version(root)}
 
 
@@ -65,7 +72,7 @@ def describe_corpus_soon(paths: list[Path]) -> None:
     """Start working out :func:`corpus_description` of ``paths``: ``git describe`` (~10 ms) runs on
     while the caller loads the corpus, instead of before the first case."""
     root = _corpus_root(paths)
-    if root not in _versions and root not in _describing:
+    if root is not None and root not in _versions and root not in _describing:
         _describing[root] = _start_git_describe(root)
 
 
@@ -74,10 +81,15 @@ _versions: dict[Path, str] = {}  # corpus_version's answers, by corpus root
 _describing: dict[Path, tuple[subprocess.Popen[str], float] | None] = {}  # git describe started early, and when
 
 
-def _corpus_root(paths: list[Path]) -> Path:
-    from patchconf.harness.corpus.cases import cases_root_for
-
-    return cases_root_for(paths[0].resolve()) if paths else default_cases_dir()
+def _corpus_root(paths: list[Path]) -> Path | None:
+    """The corpus (a directory holding case.schema.json) the first path is in; None outside one."""
+    if not paths:
+        return default_cases_dir()
+    first = paths[0].resolve()
+    for candidate in (first, *first.parents):
+        if (candidate / CASE_SCHEMA_FILE).is_file():
+            return candidate
+    return None
 
 
 def _start_git_describe(cases_dir: Path) -> tuple[subprocess.Popen[str], float] | None:

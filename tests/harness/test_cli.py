@@ -90,6 +90,17 @@ def test_a_quiet_run_of_the_corpus_says_nothing_on_stderr(tmp_path, capsys):
     assert re.fullmatch(r"[0-9]+ pass, 0 fail, 0 error, [0-9]+ skip", captured.out.splitlines()[1])
 
 
+def test_a_run_of_case_files_outside_a_corpus_names_them_not_the_bundled_corpus(tmp_path, monkeypatch, capsys):
+    # As from an installed wheel: the user's good.yaml is checked with the bundled schema, but it is what ran.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "good.yaml").write_text(GOOD)
+    assert main(["run", "--cases", "good.yaml", "--report", "out"]) == 0
+    named = {"path": str(tmp_path / "good.yaml"), "version": "case files outside a corpus"}
+    assert json.loads((tmp_path / "out" / "results.json").read_text())["corpus"] == named
+    assert json.loads((tmp_path / "out" / "results.jsonl").read_text().splitlines()[0])["run"]["corpus"] == named
+    assert f"corpus: {tmp_path / 'good.yaml'} (case files outside a corpus); patchconf " in capsys.readouterr().out
+
+
 def test_unknown_target_is_a_clear_error(capsys):
     assert main(["run", "--target", "nosuch"]) == 2
     assert "unknown target 'nosuch'" in capsys.readouterr().err
