@@ -229,6 +229,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                             help="also write the summary tables alone here (targets, pass rate by behaviour; what "
                                  "changed in a history): a page to keep in git, naming where --out and --html put "
                                  "the per-case detail")
+        matrix.add_argument("--pitfalls", type=Path, metavar="FILE",
+                            help="write the reported pitfalls here: every public issue the cases' references name, "
+                                 "what Kubernetes does, and which targets of the matrix get it wrong (Markdown; "
+                                 "with --html the site gets pitfalls.html, the detail)")
         matrix.add_argument("--published", metavar="WHERE",
                             help="where the per-case detail is published, said on the --summary page after 'published' "
                                  "(Markdown: 'at https://…', 'on GitHub Pages')")
@@ -651,9 +655,18 @@ def cmd_coverage(args: argparse.Namespace) -> int:
 
 
 def cmd_matrix(args: argparse.Namespace) -> int:
+    import os
     import shlex
 
-    from patchconf.harness.reporting.matrix import column_labels, matrix_html, matrix_markdown, matrix_summary_markdown
+    from patchconf.harness.reporting.matrix import (
+        column_labels,
+        matrix_html,
+        matrix_markdown,
+        matrix_summary_markdown,
+        portable,
+    )
+    from patchconf.harness.reporting.pitfalls import collect as collect_pitfalls
+    from patchconf.harness.reporting.pitfalls import summary_markdown as pitfalls_markdown
     from patchconf.harness.reporting.site import slug, write_site
 
     corpus = load_corpus(args.cases or [default_cases_dir()])
@@ -671,7 +684,7 @@ def cmd_matrix(args: argparse.Namespace) -> int:
         return 2
     fuzzed = _fuzzed_agreement(runs, args) if args.fuzz else None
     written: list[Path] = []
-    out = args.out or (None if args.html or args.summary else reports_directory() / "compliance.md")
+    out = args.out or (None if args.html or args.summary or args.pitfalls else reports_directory() / "compliance.md")
     if out:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(matrix_markdown(runs, args.title, command, fuzzed, args.history, notes), encoding="utf-8")
@@ -682,9 +695,18 @@ def cmd_matrix(args: argparse.Namespace) -> int:
         for label, run in zip(column_labels(runs), runs, strict=True):
             write_reports(run, args.results / slug(label))
             written.append(args.results / slug(label))
+    pitfalls = collect_pitfalls(corpus.cases)
     if args.html:
-        write_site(runs, args.html, args.title, command)
+        write_site(runs, args.html, args.title, command, pitfalls)
         written.append(args.html / "index.html")
+    if args.pitfalls:
+        args.pitfalls.parent.mkdir(parents=True, exist_ok=True)
+        detail = f"`{portable(str(args.html))}/pitfalls.html`" if args.html else ""
+        root = cases_root_for(Path((args.cases or [default_cases_dir()])[0]).resolve())
+        case_link = os.path.relpath(root.parent, args.pitfalls.resolve().parent) + "/"
+        args.pitfalls.write_text(pitfalls_markdown(pitfalls, runs, column_labels(runs), portable(command), detail,
+                                                   case_link), encoding="utf-8")
+        written.append(args.pitfalls)
     if args.summary:
         detail_at = ([str(out)] if out else []) + ([f"{args.html}/"] if args.html else [])
         args.summary.parent.mkdir(parents=True, exist_ok=True)

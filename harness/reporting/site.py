@@ -29,6 +29,7 @@ from patchconf.harness.running.runner import ERROR, FAIL, FAILING, PASS, SKIP, R
 
 if TYPE_CHECKING:
     from patchconf.harness.corpus.cases import Case
+    from patchconf.harness.reporting.pitfalls import Pitfall
     from patchconf.harness.reporting.report import Run
 
 STATUSES = (PASS, FAIL, ERROR, SKIP)
@@ -504,7 +505,8 @@ def _changes_table(runs: Sequence[Run], pages: Sequence[str]) -> str:
             f"<tbody>{ROW_SEPARATOR.join(rows)}</tbody></table>")
 
 
-def index_page(runs: Sequence[Run], title: str, command: str = "") -> str:
+def index_page(runs: Sequence[Run], title: str, command: str = "", pitfall_count: int = 0) -> str:
+    """The site's front page; ``pitfall_count``: the reports pitfalls.html lists (0: no such page)."""
     # imported here: a run's own report (run_page) needs nothing of the matrix, nor its imports
     from patchconf.harness.reporting.matrix import GROUP_TITLES, column_labels, matrix_groups
 
@@ -547,7 +549,9 @@ def index_page(runs: Sequence[Run], title: str, command: str = "") -> str:
     body = (f"<h1>{esc(title)}</h1>{produced}"
             "<p>Pass rates count the cases a target ran; a target skips what it declares it cannot do "
             "(<code>–</code>: it ran none). Each cell links to that implementation's failures.</p>"
-            "<h2>Implementations</h2>" + implementations
+            + (f'<p><a href="pitfalls.html">Reported pitfalls</a>: the {pitfall_count} public reports the cases '
+               "answer, what Kubernetes does, and which columns get them wrong.</p>" if pitfall_count else "")
+            + "<h2>Implementations</h2>" + implementations
             + _filter_bar(types, tags)
             + "<h2>By flow (patch type)</h2>"
             + _matrix_table("by-type", "type", labels, pages, by_type, {t: (t,) for t in types})
@@ -557,9 +561,68 @@ def index_page(runs: Sequence[Run], title: str, command: str = "") -> str:
     return _page(title, body)
 
 
+# ---- the pitfalls page --------------------------------------------------------------------------
+
+def pitfalls_page(pitfalls: Sequence[Pitfall], runs: Sequence[Run], title: str, case_base: str = "") -> str:
+    """pitfalls.html: per reported problem, each case answering it with its inputs, what Kubernetes does
+    (and at which releases otherwise), and each column's status for it, a failure with its reason.
+    ``case_base``: a URL prefix for case files (none: the case is named, not linked)."""
+    from patchconf.harness.reporting.matrix import column_labels
+    from patchconf.harness.reporting.pitfalls import answer_text, releases_text, wrong_targets
+
+    labels = column_labels(runs) if runs else []
+    pages = {label: f"implementations/{slug(label)}.html" for label in labels}
+    sections = []
+    for pitfall in pitfalls:
+        parts = [f'<section class="pitfall" id="{esc(slug(pitfall.label))}"><h2><a href="{esc(pitfall.url)}">'
+                 f"{esc(pitfall.label)}</a></h2>"]
+        for case in pitfall.cases:
+            name = (f'<a href="{esc(case_base + case.file)}"><code>{esc(case.id)}</code></a>' if case_base
+                    else f"<code>{esc(case.id)}</code>")
+            expected = case.outcome.to_json()
+            parts.append(
+                f"<h3>{name}</h3><p>{esc(case.description)}</p>"
+                f"<p><b>What Kubernetes does</b>: {esc(answer_text(case))}</p>"
+                f"<p><b>Releases</b>: {esc(releases_text(case))}</p>"
+                f"<p><b>Wrong in the matrix</b>: {esc(wrong_targets(case, runs, labels))}</p>"
+                f"<details><summary>inputs and expectation, from the case file</summary>"
+                f'<div class="expected-actual"><div><h4>inputs</h4>{_json_block(dict(case.inputs))}</div>'
+                f"<div><h4>expected</h4>{_json_block(expected)}</div></div></details>"
+                + _pitfall_results(case, runs, labels, pages))
+        parts.append("</section>")
+        sections.append("".join(parts))
+    count = len({case.id for pitfall in pitfalls for case in pitfall.cases})
+    body = (f'<nav><a href="index.html">← {esc(title)}</a></nav><h1>Reported pitfalls</h1>'
+            f"<p>Every public issue or pull request a case answers: {len(pitfalls)} reports, {count} cases. "
+            "What Kubernetes does is the case's expectation, at the releases its provenance names; a release "
+            "that answers otherwise is given with its answer and why.</p>" + ROW_SEPARATOR.join(sections))
+    return _page(f"Reported pitfalls: {title}", body)
+
+
+def _pitfall_results(case: Case, runs: Sequence[Run], labels: Sequence[str], pages: Mapping[str, str]) -> str:
+    ids = {case.id, *case.former_ids}
+    rows = []
+    for label, run in zip(labels, runs, strict=True):
+        result = next((r for r in run.results if r.case.id in ids), None)
+        if result is None:
+            continue
+        why = esc(_shorten(result.reason)) if result.status != PASS else ""
+        rows.append(f'<tr><td><a href="{esc(pages[label] + "#q=" + quote(case.id, safe=""))}">{esc(label)}</a></td>'
+                    f'<td><span class="chip {esc(result.status)}">{esc(result.status)}</span></td><td>{why}</td></tr>')
+    if not rows:
+        return ""
+    return "<table><tr><th>column</th><th>status</th><th>why</th></tr>" + "".join(rows) + "</table>"
+
+
+def _shorten(text: str, limit: int = 300) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def write_site(runs: Sequence[Run], directory: Path, title: str = "Compliance matrix",
-               command: str = "") -> list[Path]:
-    """index.html, implementations/<label>.html and badges/<label>.json|.svg under ``directory``."""
+               command: str = "", pitfalls: Sequence[Pitfall] = (), case_base: str = "") -> list[Path]:
+    """index.html, implementations/<label>.html and badges/<label>.json|.svg under ``directory``; with
+    ``pitfalls``, pitfalls.html too, linked from the index."""
     from patchconf.harness.reporting.matrix import column_labels
 
     labels = column_labels(runs)
@@ -572,7 +635,9 @@ def write_site(runs: Sequence[Run], directory: Path, title: str = "Compliance ma
         path.write_text(text, encoding="utf-8")
         written.append(path)
 
-    write("index.html", index_page(runs, title, command))
+    write("index.html", index_page(runs, title, command, len(pitfalls)))
+    if pitfalls:
+        write("pitfalls.html", pitfalls_page(pitfalls, runs, title, case_base))
     for label, run in zip(labels, runs, strict=True):
         name = slug(label)
         nav = f'<nav><a href="../index.html">← {esc(title)}</a></nav>'
