@@ -157,6 +157,69 @@ def server_changes_lines(result: Result) -> list[str]:
     return [SERVER_CHANGES_HEADING, *(f"  {server_change_text(fact)}" for fact in result.server_changes)]
 
 
+# What each input of a case is, by flow: a reader of a failure sees what was asked.
+_THREE_WAY_INPUTS = {"original": "original: the configuration last applied",
+                     "modified": "modified: the configuration applied now", "current": "current: the live object"}
+_INPUT_TITLES: dict[str, dict[str, str]] = {
+    "merge-patch-3way": _THREE_WAY_INPUTS, "strategic-3way": _THREE_WAY_INPUTS,
+    "apply": {**_THREE_WAY_INPUTS, "current": "current: the live object (null: none, a create)"},
+    "server-side-apply": {"current": "current: the object before step 1",
+                          "steps": "steps: the requests, in order"},
+    "update": {"original": "original: the stored object", "modified": "modified: the object PUT over it"},
+}
+SHOWN_JSON_CHARS = 20_000  # per value shown in a report; results themselves cap members at 64 KiB
+
+
+def input_title(case_type: str, key: str) -> str:
+    """The heading of a case's input in a report: its member name and, where it helps, what it is."""
+    return _INPUT_TITLES.get(case_type, {}).get(key, key)
+
+
+def shown_json(value: Any) -> str:
+    """A value as a report shows it: indented JSON, cut after SHOWN_JSON_CHARS characters."""
+    text = json.dumps(value, indent=2, ensure_ascii=False, default=str)
+    if len(text) > SHOWN_JSON_CHARS:
+        text = text[:SHOWN_JSON_CHARS] + f"\n… {len(text) - SHOWN_JSON_CHARS:,} more characters"
+    return text
+
+
+def difference_lines(result: Result) -> tuple[str, ...]:
+    """How a failure's answer differs from the expectation (its reason where there is no diff), and what
+    the server changed beyond the request."""
+    return (*(result.diff or ((result.reason,) if result.reason else ())), *server_changes_lines(result))
+
+
+def failure_inputs(result: Result) -> list[tuple[str, str]]:
+    """The case's inputs as a failure's result recorded them, as (heading, JSON) pairs in the case's order,
+    then its options and schema where it states them."""
+    case = result.case
+    sections = [(input_title(case.type, key), shown_json(value)) for key, value in case.inputs.items()]
+    if case.options:
+        sections.append(("options", shown_json(dict(case.options))))
+    if case.schema is not None:
+        sections.append(("schema", case.schema.describe()))
+    return sections
+
+
+def failure_sections(result: Result) -> list[tuple[str, str]]:
+    """Everything a report shows of a failed or errored case, as (heading, text) pairs in reading order: the
+    differences, where the case is, its inputs, the expected and the actual outcome. report.md, report.html
+    and junit.xml each render these."""
+    differences = difference_lines(result)
+    sections = [("differences", "\n".join(differences))] if differences else []
+    if location := result.location:
+        sections.append(("case file", location))
+    sections += failure_inputs(result)
+    sections += [("expected", shown_json(result.expected)), ("actual", shown_json(result.actual))]
+    return sections
+
+
+def failure_text(result: Result) -> str:
+    """:func:`failure_sections` as plain text (junit.xml): the differences first, the rest under headings."""
+    return "\n\n".join(text if heading == "differences" else f"--- {heading} ---\n{text}"
+                       for heading, text in failure_sections(result))
+
+
 def _server_changed_sentence(run: Run) -> str:
     """How many results ran on objects the server changed, apart from the rest, or '' when none did."""
     tally = run.tally()
@@ -294,10 +357,9 @@ def junit_xml(run: Run) -> str:
         for result in results:
             status = result.status
             if status == FAIL:
-                outcome = _junit_outcome("failure", result.reason[:200],
-                                         "\n".join([*result.diff, *server_changes_lines(result)]), "\n      ")
+                outcome = _junit_outcome("failure", result.reason[:200], failure_text(result), "\n      ")
             elif status == ERROR:
-                outcome = _junit_outcome("error", result.reason[:200], result.reason, "\n      ")
+                outcome = _junit_outcome("error", result.reason[:200], failure_text(result), "\n      ")
             elif status == SKIP:
                 outcome = _junit_outcome("skipped", result.reason, None, "\n      ")
             else:
@@ -351,16 +413,14 @@ def markdown(run: Run) -> str:
     elif not semantic:
         out += ["None on objects the server left as requested; see the failures below.", ""]
     for result in semantic:
-        out += [f"### {_md(result.case.id)} ({result.status})", "", _md(result.case.description), ""]
-        out += ["```", *(result.diff or (result.reason,)), "```", ""]
+        out += _markdown_failure(result)
     if changed:
         out += ["## Failures on objects the server changed (admission, defaulting, policy)", "",
                 "The server added, took out, rewrote or refused something beyond the request and its defaults "
                 "(a mutating webhook, a policy): the differences may be its doing, not the patch's. "
                 "The cases still fail.", ""]
         for result in changed:
-            out += [f"### {_md(result.case.id)} ({result.status})", "", _md(result.case.description), ""]
-            out += ["```", *(result.diff or (result.reason,)), *server_changes_lines(result), "```", ""]
+            out += _markdown_failure(result)
     passed = [r for r in run.results if r.status == PASS and r.server_changes]
     if passed:
         out += ["## Passes on objects the server changed", ""]
@@ -373,6 +433,25 @@ def markdown(run: Run) -> str:
         out += [f"| {n} | {_md(reason)} |" for reason, n in skipped.most_common()]
         out.append("")
     return "\n".join(out)
+
+
+def _markdown_failure(result: Result) -> list[str]:
+    """A failure's section of report.md: its differences, then where the case is and what it asked, what was
+    expected and what came."""
+    out = [f"### {_md(result.case.id)} ({result.status})", "", _md(result.case.description), ""]
+    for heading, text in failure_sections(result):
+        if heading == "case file":
+            out += [f"case file: `{text}`", ""]
+        else:
+            out += [f"**{_md(heading)}**", "", *_fenced(text), ""]
+    return out
+
+
+def _fenced(text: str) -> list[str]:
+    """A code block holding ``text`` whatever it holds: its fence is longer than any run of backticks in it."""
+    longest = max((len(run) for run in re.findall("`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [fence, text, fence]
 
 
 def load_errors_text(errors: Sequence[LoadError]) -> str:

@@ -26,7 +26,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from patchconf.harness.corpus.cases import Case, LoadError, Outcome
+from patchconf.harness.corpus.cases import Case, LoadError, Outcome, SchemaRef
 from patchconf.harness.reporting.report import Run
 from patchconf.harness.running.runner import Result
 from patchconf.harness.targets.base import ANSWERS, LIBRARY, TargetInfo
@@ -148,10 +148,12 @@ def target_info_from_json(target: dict[str, Any]) -> TargetInfo:
 
 
 def result_from_json(data: dict[str, Any]) -> Result:
-    """A result as results.json / results.jsonl hold it, with a case carrying what reports show."""
+    """A result as results.json / results.jsonl hold it, with a case carrying what reports show (a failure's
+    inputs, options and schema too, as the result recorded them)."""
     case = Case(file=data["file"], name=data["name"], description=data.get("description", ""), type=data["type"],
-                tags=tuple(data["tags"]), inputs={}, outcome=Outcome(), provenance=(),
+                tags=tuple(data["tags"]), inputs=data.get("inputs") or {}, outcome=Outcome(), provenance=(),
+                schema=SchemaRef.from_json(data.get("schema")), options=data.get("options") or {},
                 aliases=tuple(data.get("former_ids", ())))
     return Result(case, data["status"], data.get("reason", ""), tuple(data.get("diff", ())),
                   data.get("expected", {}), data.get("actual", {}), data.get("judged_by", "case"),
-                  data.get("seconds", 0.0), tuple(data.get("server_changes", ())))
+                  data.get("seconds", 0.0), tuple(data.get("server_changes", ())), data.get("source", ""))

@@ -6,8 +6,9 @@ Case text is untrusted input: everything a result holds is escaped, and no data 
 inside the script.
 
 A run's page puts its summary first (counts by patch type and by behaviour, coloured), then
-every result, failures first with their differences, expected and actual (on the site, the
-case's inputs too); filters by type, behaviour, status and text narrow the list. The site
+every result, failures first with their differences, the case file and line, expected, actual
+and the case's inputs (which a failure's result records); filters by type, behaviour, status
+and text narrow the list. The site
 (:func:`write_site`) is an index (the matrix by flow and by behaviour, pass rates per
 implementation), one such page per implementation, and a badge per implementation: a
 shields.io endpoint JSON and a flat SVG.
@@ -24,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from patchconf.harness.reporting.report import server_changes_lines
+from patchconf.harness.reporting.report import difference_lines, failure_inputs, server_changes_lines, shown_json
 from patchconf.harness.running.runner import ERROR, FAIL, FAILING, PASS, SKIP, Result
 
 if TYPE_CHECKING:
@@ -33,7 +34,6 @@ if TYPE_CHECKING:
     from patchconf.harness.reporting.report import Run
 
 STATUSES = (PASS, FAIL, ERROR, SKIP)
-SHOWN_JSON_CHARS = 20_000  # per block of expected, actual or inputs; results themselves cap members at 64 KiB
 BADGE_LABEL = "patchconf"
 ROW_SEPARATOR = "\n"  # a row a line: committed pages diff readably
 
@@ -288,21 +288,21 @@ def _bar(counter: Mapping[str, int]) -> str:
 # ---- one run -------------------------------------------------------------------------------------
 
 def _json_block(value: Any) -> str:
-    text = json.dumps(value, indent=2, ensure_ascii=False, default=str)
-    if len(text) > SHOWN_JSON_CHARS:
-        text = text[:SHOWN_JSON_CHARS] + f"\n… {len(text) - SHOWN_JSON_CHARS:,} more characters"
-    return f"<pre>{esc(text)}</pre>"
+    return f"<pre>{esc(shown_json(value))}</pre>"
 
 
 def _failure_detail(result: Result, with_inputs: bool) -> str:
-    lines = (*(result.diff or ((result.reason,) if result.reason else ())), *server_changes_lines(result))
-    inputs = ""
-    if with_inputs:
-        found = _json_block(dict(result.case.inputs)) if result.case.inputs else "<p>no such case in the corpus</p>"
-        inputs = f"<h4>inputs, from the case file</h4>{found}"
+    """A failure's differences, where its case is, and (folded) what was expected and what came with the
+    case's inputs: the sections of report.failure_sections. ``with_inputs`` says a result without inputs
+    was looked up in a corpus, and not found."""
+    inputs = "".join(f"<h4>{esc(heading)}</h4><pre>{esc(text)}</pre>" for heading, text in failure_inputs(result))
+    if not inputs and with_inputs:
+        inputs = "<p>no such case in the corpus</p>"
     judged = f'<div class="desc">judged by: {esc(result.judged_by)}</div>' if result.judged_by != "case" else ""
-    return (f'<pre class="diff">{esc(chr(10).join(lines))}</pre>{judged}'
-            f"<details><summary>expected, actual{' and inputs' if with_inputs else ''}</summary>"
+    location = result.location
+    source = f'<div class="desc">case file: <code>{esc(location)}</code></div>' if location else ""
+    return (f'<pre class="diff">{esc(chr(10).join(difference_lines(result)))}</pre>{judged}{source}'
+            f"<details><summary>expected, actual{' and inputs' if inputs else ''}</summary>"
             f'<div class="expected-actual"><div><h4>expected</h4>{_json_block(result.expected)}</div>'
             f"<div><h4>actual</h4>{_json_block(result.actual)}</div></div>"
             f"{inputs}</details>")
@@ -372,8 +372,8 @@ def _totals(counter: Mapping[str, int]) -> str:
 def run_body(run: Run, heading: str, nav: str = "", badge_src: str = "", with_inputs: bool = False) -> str:
     """A run's page content: summary, then every result (failures first) under the filters.
 
-    ``with_inputs`` shows each failure's inputs from its case (results do not record them, so a
-    report rendered from results alone leaves them out).
+    Each failure shows its inputs, which its result records; ``with_inputs`` says that results
+    recorded without them (older ones) were matched with a corpus (:func:`with_inputs`).
     """
     return "".join(_run_body_parts(run, heading, nav, badge_src, with_inputs))
 

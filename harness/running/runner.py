@@ -20,7 +20,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from patchconf.harness.corpus import stored_objects
-from patchconf.harness.corpus.cases import ABSENT, Case, ExpectedError, Outcome, result_json_text
+from patchconf.harness.corpus.caselines import case_source
+from patchconf.harness.corpus.cases import ABSENT, Case, ExpectedError, Outcome, SchemaRef, result_json_text
 from patchconf.harness.corpus.compare import explain, json_equal, show
 from patchconf.harness.targets.base import Actual, ActualError, Target, TargetCrash, TargetDeclined
 
@@ -80,6 +81,13 @@ class Result:
     # what the server did to the case's objects beyond the request and its defaults (admission,
     # policy): shown beside the judgement, never part of it
     server_changes: tuple[dict[str, Any], ...] = ()
+    # a failure's case file and line, as read back from results (a fresh result works it out: location)
+    source: str = ""
+
+    @property
+    def location(self) -> str:
+        """``path:line`` of the case in the corpus the run read, '' where not known."""
+        return self.source or case_source(self.case)
 
     def to_json(self) -> dict[str, Any]:
         data = {
@@ -99,6 +107,14 @@ class Result:
         }
         if self.server_changes:
             data["server_changes"] = list(self.server_changes)
+        if self.status in FAILING:  # what a reader needs to act on a failure, so that reports need no corpus
+            case = self.case
+            data["source"] = self.location
+            data["inputs"] = stored(dict(case.inputs))
+            if case.options:
+                data["options"] = dict(case.options)
+            if case.schema is not None:
+                data["schema"] = _schema_json(case.schema)
         if self.case.aliases:  # so a later run is matched with this one across a rename
             data["former_ids"] = list(self.case.former_ids)
         return data
@@ -118,6 +134,12 @@ class Result:
                 fields[member] = data[member]
             return fields[name]
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+
+def _schema_json(schema: SchemaRef) -> dict[str, str]:
+    """A case's schema as case files state it (SchemaRef.from_json's inverse)."""
+    members = {"apiVersion": schema.api_version, "kind": schema.kind, "version": schema.version, "named": schema.named}
+    return {key: value for key, value in members.items() if value is not None}
 
 
 def expectations(case: Case, target: Target) -> tuple[list[Outcome], str]:
@@ -394,17 +416,33 @@ def run_case(case: Case, target: Target) -> Result:
     except TargetDeclined as exc:
         return Result(case, SKIP, f"declined by the target: {exc}")
     except TargetCrash as exc:
-        return Result(case, ERROR, clip(f"target failed: {exc}", STORED_LINE_CHARS),
-                      seconds=time.perf_counter() - started)
+        return _error(case, target, f"target failed: {exc}", time.perf_counter() - started)
     except Exception as exc:  # a target bug must fail its case, never the run
-        message = clip(f"target raised {type(exc).__name__}: {exc}", STORED_LINE_CHARS)
-        return Result(case, ERROR, message, seconds=time.perf_counter() - started)
+        return _error(case, target, f"target raised {type(exc).__name__}: {exc}", time.perf_counter() - started)
     seconds = time.perf_counter() - started
     try:
         return judge(case, target, actual, seconds)
     except Exception as exc:  # an answer too deep or too odd to compare fails its case, never the run
-        message = clip(f"could not judge the answer: {type(exc).__name__}: {exc}", STORED_LINE_CHARS)
-        return Result(case, ERROR, message, seconds=seconds)
+        return _error(case, target, f"could not judge the answer: {type(exc).__name__}: {exc}", seconds,
+                      actual)
+
+
+def _error(case: Case, target: Target, message: str, seconds: float, actual: Actual | None = None) -> Result:
+    """An errored case's result, with the outcome it would have been judged by (and the answer, where one
+    came), so that its report shows what was expected."""
+    try:
+        outcomes, judged_by = expectations(case, target)
+        expected = stored(outcomes[0].to_json())
+    except Exception:  # the error is reported whatever trouble its expectation has
+        expected, judged_by = {}, "case"
+    answer = {}
+    if actual is not None:
+        try:
+            answer = stored(actual.to_json())
+        except Exception:  # an answer that could not be judged may not encode either
+            answer = {}
+    return Result(case, ERROR, clip(message, STORED_LINE_CHARS), expected=expected, actual=answer,
+                  judged_by=judged_by, seconds=seconds)
 
 
 ProgressCallback = Callable[[int, int, Result], None]

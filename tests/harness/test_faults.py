@@ -400,3 +400,59 @@ def test_results_keep_a_bounded_copy_of_answers():
     assert kept["error"]["message"] == "m" * 2000 + " …(98,000 more characters)"
     lines = stored_lines([f"/a/{i}: expected 1, got 2" for i in range(250)] + ["x" * 5000])
     assert len(lines) == 101 and lines[-1] == "…and 151 more differences"
+
+
+WRONG_ANSWER_CASES = """\
+cases:
+  - name: fine.nested
+    description: the fault target adds a member named b/c instead of c inside b
+    type: json-patch
+    tags: [JP-ADD]
+    provenance: [{implementation: kubectl, version: "1.32.4"}]
+    original: {b: {}}
+    patch: [{op: add, path: /b/c, value: 2}]
+    expected: {b: {c: 2}}
+  - name: crash
+    description: the fault target crashes
+    type: json-patch
+    tags: [JP-ADD]
+    provenance: [{implementation: kubectl, version: "1.32.4"}]
+    original: {a: 1}
+    patch: [{op: add, path: /x, value: 1}]
+    expected: {a: 1, x: 1}
+"""
+
+
+def test_a_failing_run_writes_reports_showing_each_failures_inputs_expected_actual_and_diff(tmp_path, capsys):
+    from xml.etree import ElementTree as ET
+
+    from patchconf.harness import cli
+
+    cases = tmp_path / "cases" / "wrong.yaml"
+    cases.parent.mkdir()
+    cases.write_text(WRONG_ANSWER_CASES, encoding="utf-8")
+    out = tmp_path / "out"
+    assert cli.main(["run", "--cases", str(cases), "--target", TARGET, "--report", str(out)]) == 1
+    capsys.readouterr()
+    nested = [f"{cases}:2", '"b": {}', '"path": "/b/c"', '"expected": {\n    "b": {\n      "c": 2',
+              '"document": {\n    "b": {},\n    "b/c": 2', "document /b/c: expected 2, got absent"]
+    crashed = [f"{cases}:10", '"path": "/x"', '"expected": {\n    "a": 1,\n    "x": 1',
+               "target failed: the program exited (status 3)"]
+
+    def shown(text: str) -> list[list[bool]]:
+        return [[part in text for part in parts] for parts in (nested, crashed)]
+
+    everywhere = [[True] * len(nested), [True] * len(crashed)]
+    markdown = (out / "report.md").read_text()
+    assert shown(markdown) == everywhere
+    suites = ET.parse(out / "junit.xml").getroot()
+    failure, error = suites.find(".//failure"), suites.find(".//error")
+    assert shown(failure.text) == [[True] * len(nested), [False, False, False, False]]
+    assert shown(error.text)[1] == [True] * len(crashed)
+    html = (out / "report.html").read_text()
+    assert shown(html.replace("&quot;", '"')) == everywhere
+    # rendered again from results.jsonl alone, the case file gone, every report says the same
+    cases.unlink()
+    assert cli.main(["report", str(out), "--out", str(tmp_path / "again")]) == 1
+    for name in ("report.md", "junit.xml", "report.html"):
+        assert (tmp_path / "again" / name).read_text() == (out / name).read_text()

@@ -8,7 +8,7 @@ from xml.etree import ElementTree as ET
 import pytest
 
 from patchconf.harness.corpus.cases import LoadError, load_file
-from patchconf.harness.reporting.report import Run, junit_xml, server_changes_lines, summary_text
+from patchconf.harness.reporting.report import Run, failure_text, junit_xml, summary_text
 from patchconf.harness.reporting.run_reports import write_reports
 from patchconf.harness.running.runner import ERROR, FAIL, PASS, SKIP, run_cases
 from patchconf.harness.targets.base import Actual, ActualError
@@ -72,15 +72,43 @@ def test_reports_are_written_in_every_format(write_case_file, scripted, tmp_path
     assert bad["diff"] == ["document /spec/replicas: expected absent, got 0"]
     assert bad["actual"] == {"document": {"spec": {"replicas": 0}}}
 
+    source = f"{tmp_path}/cases/json-patch/report.yaml:12"
+    assert bad["source"] == source
+    assert bad["inputs"] == {"original": {"spec": {"replicas": 1}},
+                             "patch": [{"op": "remove", "path": "/spec/replicas"}]}
+    assert "inputs" not in next(r for r in data["results"] if r["name"] == "good")  # passes record no inputs
+
     suites = ET.parse(tmp_path / "out" / "junit.xml").getroot()
     failures = suites.findall(".//failure")
-    assert [f.text for f in failures] == ["document /spec/replicas: expected absent, got 0"]
+    assert [f.text for f in failures] == [
+        "document /spec/replicas: expected absent, got 0\n"
+        f"\n--- case file ---\n{source}\n"
+        '\n--- original ---\n{\n  "spec": {\n    "replicas": 1\n  }\n}\n'
+        '\n--- patch ---\n[\n  {\n    "op": "remove",\n    "path": "/spec/replicas"\n  }\n]\n'
+        '\n--- expected ---\n{\n  "expected": {\n    "spec": {}\n  }\n}\n'
+        '\n--- actual ---\n{\n  "document": {\n    "spec": {\n      "replicas": 0\n    }\n  }\n}']
     assert len(suites.findall(".//error")) == 1  # the load error
 
     markdown = (tmp_path / "out" / "report.md").read_text()
-    assert "document /spec/replicas: expected absent, got 0" in markdown
     assert "| JP-REPLACE | 2 | 1 | 0 | 0 |" in markdown
-    assert "report.yaml::bad" in (tmp_path / "out" / "report.html").read_text()
+    failure = markdown[markdown.index("### cases/json-patch/report.yaml::bad (fail)"):]
+    assert failure.split("\n") == "\n".join([
+        "### cases/json-patch/report.yaml::bad (fail)", "", "replicas removed", "",
+        "**differences**", "", "```", "document /spec/replicas: expected absent, got 0", "```", "",
+        f"case file: `{source}`", "",
+        "**original**", "", "```", '{\n  "spec": {\n    "replicas": 1\n  }\n}', "```", "",
+        "**patch**", "", "```", '[\n  {\n    "op": "remove",\n    "path": "/spec/replicas"\n  }\n]', "```", "",
+        "**expected**", "", "```", '{\n  "expected": {\n    "spec": {}\n  }\n}', "```", "",
+        "**actual**", "", "```", '{\n  "document": {\n    "spec": {\n      "replicas": 0\n    }\n  }\n}', "```",
+        ""]).split("\n")
+
+    html = (tmp_path / "out" / "report.html").read_text()
+    row = html[html.index("report.yaml::bad"):]
+    row = row[:row.index("</tr>")]
+    assert "<pre class=\"diff\">document /spec/replicas: expected absent, got 0</pre>" in row
+    assert f"case file: <code>{source}</code>" in row
+    assert ("<h4>original</h4><pre>{\n  &quot;spec&quot;: {\n    &quot;replicas&quot;: 1\n  }\n}</pre>"
+            "<h4>patch</h4><pre>[") in row
 
 
 def _hostile(run):
@@ -127,10 +155,9 @@ def _junit_by_elementtree(run):
             case = ET.SubElement(suite, "testcase", classname=file, name=result.case.name,
                                  time=f"{result.seconds:.4f}")
             if result.status == FAIL:
-                ET.SubElement(case, "failure", message=result.reason[:200]).text = "\n".join(
-                    [*result.diff, *server_changes_lines(result)])
+                ET.SubElement(case, "failure", message=result.reason[:200]).text = failure_text(result)
             elif result.status == ERROR:
-                ET.SubElement(case, "error", message=result.reason[:200]).text = result.reason
+                ET.SubElement(case, "error", message=result.reason[:200]).text = failure_text(result)
             elif result.status == SKIP:
                 ET.SubElement(case, "skipped", message=result.reason)
     ET.indent(suites)
@@ -143,7 +170,8 @@ def test_junit_is_what_elementtree_writes(write_case_file, scripted):
     for each in (run, hostile, replace(run, results=[], load_errors=[])):
         assert junit_xml(each) == _junit_by_elementtree(each)
     text = junit_xml(hostile)
-    assert '<failure message="" />' in text and '<error message="" />' in text
+    # a failure without reason or diff still shows its case file, inputs, expected and actual
+    assert '<failure message="">--- case file ---\n' in text and '<error message="">--- case file ---\n' in text
     assert 'message="a &amp; b &lt; c &gt; d &quot;q&quot; \'s\' &#13;&#10;&#09;tab"' in text
     assert ET.fromstring(text.encode()).find(".//skipped").get("message") == 'a & b < c > d "q" \'s\' \r\n\ttab'
 

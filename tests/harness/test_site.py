@@ -111,8 +111,10 @@ def test_an_implementation_page_shows_every_failure_with_diff_expected_actual_an
             in negative)
     assert '<h4>expected</h4><pre>{\n  &quot;expected&quot;: {\n    &quot;a&quot;: [\n      1,\n      2' in negative
     assert "<h4>actual</h4><pre>{\n  &quot;error&quot;: {\n    &quot;class&quot;: &quot;invalid-index&quot;" in negative
-    assert ("<h4>inputs, from the case file</h4><pre>{\n  &quot;original&quot;: {\n    &quot;a&quot;: [\n      1\n"
-            in negative)
+    assert ("<h4>original</h4><pre>{\n  &quot;a&quot;: [\n    1\n  ]\n}</pre><h4>patch</h4><pre>[\n  {\n"
+            "    &quot;op&quot;: &quot;add&quot;,\n    &quot;path&quot;: &quot;/a/-1&quot;,\n    &quot;value&quot;: 2\n"
+            "  }\n]</pre></details>") in negative
+    assert f"case file: <code>{tmp_path}/cases/json-patch/site.yaml:12</code>" in negative
     assert '<img src="../badges/peer-poor.svg"' in page and '<a href="../index.html">' in page
 
 
@@ -135,7 +137,7 @@ def test_case_text_and_answers_render_inert(write_case_file, scripted, tmp_path)
     assert 'data-tags="JP-ADD &quot;&gt;&lt;u&gt;"' in poor
 
 
-def test_report_html_puts_the_summary_and_failures_first_without_inputs(write_case_file, scripted):
+def test_report_html_puts_the_summary_and_failures_first_with_inputs(write_case_file, scripted, tmp_path):
     good, run = _runs(write_case_file, scripted)
     assert "<p>No failures: every case that ran matched.</p>" in run_page(good)
     page = run_page(run)
@@ -148,7 +150,11 @@ def test_report_html_puts_the_summary_and_failures_first_without_inputs(write_ca
     assert re.findall(r'<a href="#tag=([\w-]+)">', summary) == ["JP-K8S", "JP-ADD"]
     assert '<td class="num" style="background:hsl(15,62%,86%)">50%</td>' in summary
     assert '<option value="JP-K8S">JP-K8S</option>' in page and '<option value="json-patch">' in page
-    assert "inputs" not in page.split("Results: failures first")[1]  # results do not record them
+    # each failure as the site's implementation page shows it: results record a failure's inputs
+    write_site([good, run], tmp_path / "site")
+    site_page = (tmp_path / "site/implementations/peer-poor.html").read_text()
+    assert page.split("<tbody>")[-1] == site_page.split("<tbody>")[-1]
+    assert "<h4>original</h4>" in page.split("site.yaml::negative")[1].split("</tr>")[0]
 
 
 def test_slugs_are_file_names():
@@ -189,7 +195,7 @@ def test_matrix_html_from_runs_already_made_renders_what_a_fresh_matrix_renders(
     assert out.rstrip().endswith(f"matrix: {tmp_path / 'again' / 'index.html'}")  # no compliance.md
     fresh, again = (tmp_path / d / "implementations/reference.html" for d in ("fresh", "again"))
     assert again.read_text() == fresh.read_text()
-    assert "<h4>inputs, from the case file</h4>" in again.read_text()
+    assert "<h4>original</h4><pre>{\n  &quot;a&quot;: 1\n}</pre><h4>patch</h4>" in again.read_text()
     assert (tmp_path / "again/badges/reference.json").read_text() == \
         (tmp_path / "fresh/badges/reference.json").read_text()
 
