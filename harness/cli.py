@@ -270,6 +270,12 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                             help="kubeconfig of an API server: adds live to the judges "
                                  "(live named in --judges without it uses $KUBECONFIG)")
         verify.add_argument("--namespace", metavar="NS", help=NAMESPACE_HELP)
+        verify.add_argument("--rfc", action="store_true",
+                            help="also check every JSON Patch and merge patch case's RFC answer (profiles.rfc, "
+                                 "else Kubernetes' own) against RFC libraries of two languages (the adapters: "
+                                 "python jsonpatch and json-merge-patch, npm fast-json-patch, rfc6902 and "
+                                 "json-merge-patch); fails where they agree on another answer, or where fewer "
+                                 "than two languages ran. --judges '' checks only that")
         _add_answer_limit(verify)
 
     if wanted("record"):
@@ -831,6 +837,16 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if not selected:
         print("patchconf: no case to verify (see the load errors above)", file=sys.stderr)
         return 1
+    rfc_ok = True
+    if args.rfc:
+        from patchconf.harness.provenance.rfc_profiles import check_rfc_profiles
+
+        check = check_rfc_profiles(selected)
+        for line in check.report_lines():
+            print(line)
+        rfc_ok = check.ok
+        if not args.judges.strip():  # the RFC check alone
+            return 1 if corpus.errors or not rfc_ok else 0
     judges = _judges(args)
     if not judges:
         print("patchconf: no judge available; nothing can be verified", file=sys.stderr)
@@ -850,7 +866,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if args.write and missing:
         changed = record(missing, SOURCE_ROOT)
         print(f"recorded {len(missing)} confirmations in {len(changed)} files")
-    failed = corpus.errors or not verification.ok or (args.require_confirmation and unconfirmed)
+    failed = corpus.errors or not verification.ok or (args.require_confirmation and unconfirmed) or not rfc_ok
     return 1 if failed else 0
 
 
