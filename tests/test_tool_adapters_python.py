@@ -37,6 +37,7 @@ FINALIZER_BESIDE_CONTROLLERS = "cases/apply/lists.yaml::finalizer-added-beside-c
 SAME_PORT_SECOND_PROTOCOL = "cases/apply/services.yaml::same-port-second-protocol-not-added"
 SECOND_APPLY_SENDS_NOTHING = "cases/apply/roundtrip.yaml::second-apply-sends-nothing"
 OVERWRITE_FALSE = "cases/apply/conflict.yaml::changed-file-conflicts-on-annotation"
+OVERWRITE_FALSE_SKIP = "the case needs the overwrite=false mode, which the target lacks"  # the harness's one rule
 ALLOW_ALL_EGRESS = "cases/apply/empty-elements.yaml::networkpolicy-allow-all-egress-kept-when-labels-change"
 THREE_WAY_DELETION = "cases/merge-patch-3way/three-way.yaml::3way-removed-from-config-deleted"
 THREE_WAY_NULL_IN_ARRAY = "cases/merge-patch-3way/three-way.yaml::3way-nulls-inside-array-objects-dropped"
@@ -62,12 +63,12 @@ TOOLS = {
         "import json, pathlib, ansible_collections.kubernetes.core.plugins.module_utils.apply as m; "
         "print(json.loads((pathlib.Path(m.__file__).parents[2] / 'MANIFEST.json').read_text())"
         "['collection_info']['version'])",
-        "declined by the target: kubernetes.core's apply has no overwrite=false mode: it always overwrites",
+        OVERWRITE_FALSE_SKIP,
         [{}]),
     "python-openshift": Tool(
         "python-openshift", "python-openshift", "openshift.dynamic.apply",
         "import importlib.metadata; print(importlib.metadata.version('openshift'))",
-        "declined by the target: openshift's apply has no overwrite=false mode: it always overwrites",
+        OVERWRITE_FALSE_SKIP,
         []),  # get_delta drops falsy list elements: allow-all egress becomes deny-all
 }
 

@@ -144,6 +144,7 @@ def target_info_from_json(target: dict[str, Any]) -> TargetInfo:
         description=target.get("description", ""), kubernetes_version=target.get("kubernetes_version", ""),
         category=target.get("category", LIBRARY),
         answers=frozenset(target.get("answers", ANSWERS)), renders=bool(target.get("renders", False)),
+        modes=frozenset(target.get("modes", ())),
     )
 
 

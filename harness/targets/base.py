@@ -15,6 +15,17 @@ RFC_PROFILE = "rfc"
 KUBERNETES, TOOL, LIBRARY = "kubernetes", "tool", "library"
 CATEGORIES = (KUBERNETES, TOOL, LIBRARY)
 ANSWERS = frozenset({"document", "patch"})
+# Modes a case may need beyond a flow's default (its options), each by the option that asks for it.
+# A target runs a case needing one only if it declares the mode: a tool or library that lacks it is
+# skipped, whatever its category, never charged (kubectl apply --overwrite=false reports conflicts; Helm,
+# Argo CD and the Python clients always overwrite).
+OVERWRITE_FALSE = "overwrite=false"
+MODES = frozenset({OVERWRITE_FALSE})
+
+
+def needed_modes(case: Case) -> tuple[str, ...]:
+    """The modes ``case`` needs beyond its flow's default."""
+    return (OVERWRITE_FALSE,) if case.options.get("overwrite", True) is False else ()
 
 
 @dataclass(frozen=True)
@@ -46,6 +57,8 @@ class TargetInfo:
     # Whether it shows an expected document as its own normalization shows objects (protocol
     # "render"), so a tool judged by what it compares is not failed on what it normalizes away.
     renders: bool = False
+    # The modes beyond a flow's default it honours (MODES); a case needing another is skipped.
+    modes: frozenset[str] = frozenset()
 
     @property
     def release(self) -> str:
@@ -66,6 +79,7 @@ class TargetInfo:
             **({"category": self.category} if self.category != LIBRARY else {}),
             **({"answers": sorted(self.answers)} if self.answers != ANSWERS else {}),
             **({"renders": True} if self.renders else {}),
+            **({"modes": sorted(self.modes)} if self.modes else {}),
         }
 
 
@@ -163,6 +177,9 @@ class Target(ABC):
         if kind not in self.info.schemas:
             label = schema.describe() if schema else "no schema"
             return f"{self.name} cannot run cases on {label}"
+        lacking = [mode for mode in needed_modes(case) if mode not in self.info.modes]
+        if lacking:
+            return f"the case needs the {' and '.join(lacking)} mode, which the target lacks"
         if "patch" not in self.info.answers and case.outcome.error is None and case.outcome.document is ABSENT:
             return f"{self.name} answers resulting documents only, and the case expects only a created patch"
         return None

@@ -28,6 +28,7 @@ from patchconf.harness.corpus.yamlio import load_path
 from patchconf.harness.targets.base import (
     ANSWERS,
     LIBRARY,
+    MODES,
     TOOL,
     Actual,
     ActualError,
@@ -364,7 +365,7 @@ def _info_from_handshake(answer: dict[str, Any], family: str | None) -> TargetIn
     capabilities = answer.get("capabilities") or {}
     if not isinstance(implementation, dict) or not isinstance(capabilities, dict):
         raise TargetUnavailable("protocol error in the handshake: 'implementation' and 'capabilities' are objects")
-    for key in ("patch_types", "schemas"):
+    for key in ("patch_types", "schemas", "modes"):
         value = capabilities.get(key, [])
         if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
             raise TargetUnavailable(f"protocol error in the handshake: capabilities.{key} is not a list of strings")
@@ -381,7 +382,16 @@ def _info_from_handshake(answer: dict[str, Any], family: str | None) -> TargetIn
         category=_category(implementation.get("category")),
         answers=_answers(capabilities.get("answers")),
         renders=capabilities.get("renders") is True,
+        modes=_modes(capabilities.get("modes", [])),
     )
+
+
+def _modes(value: list[str]) -> frozenset[str]:
+    unknown = sorted(set(value) - MODES)
+    if unknown:
+        raise TargetUnavailable(f"protocol error in the handshake: capabilities.modes {unknown} are not among "
+                                f"{sorted(MODES)}")
+    return frozenset(value)
 
 
 def _answers(value: Any) -> frozenset[str]:

@@ -51,6 +51,7 @@ from patchconf.harness.corpus.cases import ABSENT, Case
 from patchconf.harness.targets import bounded
 from patchconf.harness.targets.base import (
     KUBERNETES,
+    MODES,
     Actual,
     ActualError,
     Target,
@@ -512,6 +513,7 @@ class KubectlApplyTarget(Target):
             schemas=frozenset({"builtin", "none"}),
             messages=True,
             description=f"kubectl apply against patchconf's recording endpoint ({self.binary})",
+            modes=MODES,  # --overwrite=false
         )
         # Two cases per CPU: a case's kubectl runs follow one another, and it waits between them
         # (2 workers kept 2 idle CPUs half busy: 29.9 s for the apply corpus, 4 workers 20.0 s).

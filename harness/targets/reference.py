@@ -19,7 +19,7 @@ from typing import Any
 
 from patchconf.harness import patchconf_version
 from patchconf.harness.corpus.cases import Case, Outcome, SchemaRef, named_schema_path
-from patchconf.harness.targets.base import KUBERNETES, Actual, ActualError, Target, TargetInfo, TargetUnavailable
+from patchconf.harness.targets.base import KUBERNETES, MODES, Actual, ActualError, Target, TargetInfo, TargetUnavailable
 from patchconf.reference_impl import json_patch, kubernetes_object, merge_patch
 from patchconf.reference_impl.errors import NoStrategicSchema, PatchError
 from patchconf.reference_impl.object_meta import check_readable_metadata
@@ -57,6 +57,7 @@ class ReferenceTarget(Target):
             description=f"patchconf reference_impl (Kubernetes {kubernetes_version}: its strategic merge schemas and "
                         "server-side apply rules)",
             kubernetes_version=kubernetes_version,
+            modes=MODES,
         )
 
     def _runners(self) -> dict:

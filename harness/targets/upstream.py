@@ -22,7 +22,7 @@ from pathlib import Path
 from patchconf.harness import SOURCE_ROOT, cache_root
 from patchconf.harness.controlplane.apiserver import KUBERNETES_MODULE, render_go_mod
 from patchconf.harness.controlplane.gobuild import BuildProgress, build_lock, run_go
-from patchconf.harness.targets.base import KUBERNETES, TargetUnavailable
+from patchconf.harness.targets.base import KUBERNETES, MODES, TargetUnavailable
 from patchconf.harness.targets.command import CommandTarget
 
 SOURCE_DIR = SOURCE_ROOT / "targets" / "upstream"
@@ -152,4 +152,6 @@ class UpstreamTarget(CommandTarget):
         super().__init__(shlex.quote(str(binary)), timeout=timeout or 30.0,
                          workers=os.cpu_count() or 1, family="upstream", max_answer_bytes=max_answer_bytes)
         self.name = f"upstream@{release}" if release else "upstream"
-        self.info = replace(self.info, category=KUBERNETES)  # Kubernetes' own code, whatever its handshake says
+        # Kubernetes' own code, whatever its handshake says; its apply passes options.overwrite to
+        # CreateThreeWayMergePatch as kubectl apply does (targets/upstream/apply.go)
+        self.info = replace(self.info, category=KUBERNETES, modes=MODES)

@@ -243,3 +243,69 @@ def test_a_tool_answering_documents_only_is_judged_on_them_as_its_render_shows_t
     assert "answers resulting documents only" in rendered_results[1].reason
     # Without rendering, the note the tool never shows is a difference
     assert [(r.case.name, r.status) for r in plain_results] == [("patch-and-document", "fail"), ("patch-only", SKIP)]
+
+
+MODE_CASES = """
+    defaults:
+      type: strategic-3way
+      tags: [APPLY-OVERWRITE]
+      provenance: [{implementation: upstream, version: "1.32.4"}]
+    cases:
+      - name: conflict
+        description: a change made by another actor is refused without overwrite
+        original: {a: 1}
+        modified: {a: 2}
+        current: {a: 3}
+        options: {overwrite: false}
+        expected_error: {class: conflict}
+      - name: overwritten
+        description: the default mode overwrites
+        original: {a: 1}
+        modified: {a: 2}
+        current: {a: 3}
+        expected_patch: {a: 2}
+"""
+
+
+def _mode_program(tmp_path, category: str, modes: list[str] | None) -> str:
+    """A program that answers every case {a: 2}, overwriting whatever the case asks."""
+    adapter = tmp_path / f"moded_{category}_{modes is not None}.py"
+    capabilities = {"patch_types": ["strategic-3way"], "schemas": ["none"]}
+    if modes is not None:
+        capabilities["modes"] = modes
+    adapter.write_text(textwrap.dedent(f"""\
+        import json, sys
+        for line in sys.stdin:
+            request = json.loads(line)
+            if request["cmd"] == "start":
+                print(json.dumps({{"ready": True, "protocol": 1, "capabilities": {capabilities!r},
+                                  "implementation": {{"name": "moded", "version": "1", "category": "{category}"}}}}),
+                      flush=True)
+            elif request["cmd"] == "run":
+                print(json.dumps({{"seq": request["seq"], "result": {{"patch": {{"a": 2}}}}}}), flush=True)
+            else:
+                break
+    """).replace("'", '"'))
+    return f"cmd:{sys.executable} {adapter}"
+
+
+def test_a_case_needing_a_mode_a_target_lacks_is_skipped_alike_whatever_its_category(tmp_path, write_case_file):
+    cases, errors = load_file(write_case_file("strategic-3way/modes.yaml", MODE_CASES))
+    assert not errors
+    statuses = {}
+    for category, modes in (("tool", None), ("library", []), ("tool", ["overwrite=false"])):
+        target = make_target(_mode_program(tmp_path, category, modes))
+        try:
+            statuses[category, tuple(modes or ())] = [(r.status, r.reason) for r in run_cases(cases, target)]
+        finally:
+            target.close()
+    lacking = ("skip", "the case needs the overwrite=false mode, which the target lacks")
+    assert statuses == {
+        ("tool", ()): [lacking, ("pass", "")],
+        ("library", ()): [lacking, ("pass", "")],
+        # a program declaring the mode is sent the case, and charged for overwriting
+        ("tool", ("overwrite=false",)): [("fail", "expected error 'conflict', got success: {\"a\": 2}"),
+                                         ("pass", "")],
+    }
+    with pytest.raises(TargetUnavailable, match=r"capabilities\.modes \['overwrite=maybe'\] are not among"):
+        make_target(_mode_program(tmp_path, "library", ["overwrite=maybe"]))

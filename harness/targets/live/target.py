@@ -26,6 +26,7 @@ from patchconf.harness.controlplane.live_cluster import (
 from patchconf.harness.corpus.cases import Case, Outcome
 from patchconf.harness.targets.base import (
     KUBERNETES,
+    MODES,
     Actual,
     Target,
     TargetCrash,
@@ -92,6 +93,7 @@ class LiveTarget(PlacementMixin, RunCRDs, PatchFlow, ServerSideApplyFlow, Client
             schemas=frozenset({"builtin", "named", "none"}),
             messages=True,
             description=f"kube-apiserver {version} at {self.cluster.host}, run {self.run_id}{where}",
+            modes=MODES,  # its client-side apply runs kubectl apply, --overwrite=false included
         )
         self._counter = itertools.count(1)
         self._lock = threading.Lock()
