@@ -104,7 +104,7 @@ def prepare_for_update(obj: dict[str, Any], old: dict[str, Any], api_version: st
             generation += 1
         return conversion.with_template_generation(obj, generation)
     if (api_version, kind) == ("v1", "Service") and not subresource:
-        return _drop_type_dependent_fields(obj, old)
+        return _drop_type_dependent_fields(_patch_allocated_values(obj, old), old)
     if (api_version, kind) == ("v1", "ServiceAccount"):
         return _clean_secret_references(obj)
     if (api_version, kind) == ("v1", "Pod") and subresource == "status":
@@ -112,6 +112,41 @@ def prepare_for_update(obj: dict[str, Any], old: dict[str, Any], api_version: st
         if not status.get("qosClass") and (old.get("status") or {}).get("qosClass"):
             return {**obj, "status": {**status, "qosClass": old["status"]["qosClass"]}}
     return obj
+
+
+def _patch_allocated_values(new: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
+    """patchAllocatedValues (pkg/registry/core/service/storage/storage.go, the REST's BeginUpdate,
+    before PrepareForUpdate): what an update leaves out of the values the server allocated, while
+    the Service still needs them, is taken from the stored object — a clusterIP (``None`` too) and
+    clusterIPs, a port's nodePort by port name unless another port uses it, healthCheckNodePort."""
+    spec, old_spec = dict(new.get("spec") or {}), old.get("spec") or {}
+    if spec.get("type") != "ExternalName" and old_spec.get("type") != "ExternalName":  # needsClusterIP
+        if not spec.get("clusterIP") and old_spec.get("clusterIP"):
+            spec["clusterIP"] = old_spec["clusterIP"]
+        if not spec.get("clusterIPs") and old_spec.get("clusterIPs"):
+            spec["clusterIPs"] = old_spec["clusterIPs"]
+    if _needs_node_port(old_spec) and _needs_node_port(spec):
+        used = _node_ports(old_spec) & _node_ports(spec)
+        by_name = {port.get("name", ""): port.get("nodePort") for port in old_spec.get("ports") or ()
+                   if isinstance(port, dict)}
+        ports = []
+        for port in spec.get("ports") or ():
+            if isinstance(port, dict) and not port.get("nodePort") and by_name.get(port.get("name", "")) \
+                    and by_name[port.get("name", "")] not in used:
+                port = {**port, "nodePort": by_name[port.get("name", "")]}
+            ports.append(port)
+        if "ports" in spec:
+            spec["ports"] = ports
+    if _needs_health_check_node_port(old_spec) and _needs_health_check_node_port(spec) \
+            and not spec.get("healthCheckNodePort") and old_spec.get("healthCheckNodePort"):
+        spec["healthCheckNodePort"] = old_spec["healthCheckNodePort"]
+    return {**new, "spec": spec} if spec != (new.get("spec") or {}) else new
+
+
+def _needs_node_port(spec: dict[str, Any]) -> bool:
+    """needsNodePort (pkg/registry/core/service/storage/storage.go)."""
+    return spec.get("type") == "NodePort" or (
+        spec.get("type") == "LoadBalancer" and spec.get("allocateLoadBalancerNodePorts") in (None, True))
 
 
 def _drop_type_dependent_fields(new: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:

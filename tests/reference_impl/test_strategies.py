@@ -90,3 +90,52 @@ def test_a_service_whose_type_is_deleted_loses_its_external_traffic_policy():
     assert patched["document"]["spec"] == {
         "internalTrafficPolicy": "Cluster", "ports": [{"port": 8080, "protocol": "TCP", "targetPort": 8080}],
         "sessionAffinity": "None", "type": "ClusterIP"}
+
+
+HEADLESS = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "db"},
+            "spec": {"clusterIP": "None", "selector": {"app": "db"}, "ports": [{"name": "pg", "port": 5432}]}}
+
+
+def test_an_apply_dropping_a_headless_services_cluster_ip_keeps_none_unowned():
+    without = copy.deepcopy(HEADLESS)
+    del without["spec"]["clusterIP"]
+    _, applied = run("v1", "Service", [{"op": "apply", "manager": "flux", "object": HEADLESS},
+                                       {"op": "apply", "manager": "flux", "object": without}])
+    # patchAllocatedValues: services.yaml::headless-cluster-ip-dropped-from-configuration
+    assert applied["document"]["spec"]["clusterIP"] == "None"
+    assert applied["managed_fields"][0]["fieldsV1"]["f:spec"].keys() == {"f:ports", "f:selector"}
+
+
+def test_an_update_dropping_a_headless_services_cluster_ip_keeps_it_and_owns_nothing():
+    without = copy.deepcopy(HEADLESS)
+    del without["spec"]["clusterIP"]
+    (updated,) = run("v1", "Service", [{"op": "update", "manager": "bob", "object": without}], current=HEADLESS)
+    assert updated["document"]["spec"]["clusterIP"] == "None"
+    assert updated["changed"] is False  # services.yaml::headless-cluster-ip-dropped-by-update
+
+
+def test_a_node_port_left_out_is_taken_back_by_port_name_unless_another_port_has_it():
+    node_port = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"},
+                 "spec": {"type": "NodePort", "selector": {"app": "web"},
+                          "ports": [{"name": "http", "port": 80, "nodePort": 30080},
+                                    {"name": "https", "port": 443, "nodePort": 30443}]}}
+    swapped = copy.deepcopy(node_port)
+    swapped["spec"]["ports"] = [{"name": "http", "port": 80}, {"name": "https", "port": 443, "nodePort": 30080}]
+    (updated,) = run("v1", "Service", [{"op": "update", "manager": "bob", "object": swapped}], current=node_port)
+    # patchAllocatedValues' rule: http's old 30080 is used by https now, so it is not taken back (a
+    # server then allocates http a new one, which the reference does not model)
+    assert [port.get("nodePort") for port in updated["document"]["spec"]["ports"]] == [None, 30080]
+
+
+def test_a_node_port_left_out_by_an_apply_is_kept_and_unowned():
+    node_port = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"},
+                 "spec": {"type": "NodePort", "selector": {"app": "web"},
+                          "ports": [{"name": "http", "port": 80, "nodePort": 30080}]}}
+    without = copy.deepcopy(node_port)
+    del without["spec"]["ports"][0]["nodePort"]
+    _, applied = run("v1", "Service", [{"op": "apply", "manager": "gitops", "object": node_port},
+                                       {"op": "apply", "manager": "gitops", "object": without}])
+    # services.yaml::node-port-dropped-from-configuration-kept
+    assert applied["document"]["spec"]["ports"][0]["nodePort"] == 30080
+    assert applied["managed_fields"][0]["fieldsV1"]["f:spec"]["f:ports"] == {
+        'k:{"port":80,"protocol":"TCP"}': {".": {}, "f:name": {}, "f:port": {}}}
