@@ -472,7 +472,7 @@ def _parse_schema(spec: Mapping[str, Any], c: _Convert) -> Atom:
         return Atom(list=_parse_list(spec, c))
     if kind in ("integer", "boolean", "number", "string"):
         return _convert_primitive(kind, spec.get("format") or "")
-    c.report(f"unrecognized type: '{_go_v(kind)}'")
+    c.report(f"unrecognized type: '{go_v(kind)}'")
     return Atom(scalar=UNTYPED)
 
 
@@ -570,10 +570,10 @@ def _list_element_relationship(spec: Mapping[str, Any], c: _Convert) -> tuple[st
                 return ASSOCIATIVE, ()
             keys = spec["x-kubernetes-list-map-keys"]
             if not isinstance(keys, list):
-                c.report(f"uninterpreted map keys: {_go_sharp_v(keys)}")
+                c.report(f"uninterpreted map keys: {go_sharp_v(keys)}")
                 return ASSOCIATIVE, ()
             return ASSOCIATIVE, tuple(key for key in keys if isinstance(key, str))  # toStringSlice
-        c.report(f"unknown list type {_go_v(list_type)}")
+        c.report(f"unknown list type {go_v(list_type)}")
         return ATOMIC, ()
     if "x-kubernetes-patch-strategy" in spec:
         strategy = spec["x-kubernetes-patch-strategy"]
@@ -582,12 +582,12 @@ def _list_element_relationship(spec: Mapping[str, Any], c: _Convert) -> tuple[st
                 return ASSOCIATIVE, ()  # merge without a key: a set
             key = spec["x-kubernetes-patch-merge-key"]
             if not isinstance(key, str):
-                c.report(f"uninterpreted merge key: {_go_sharp_v(key)}")
+                c.report(f"uninterpreted merge key: {go_sharp_v(key)}")
                 return ASSOCIATIVE, ()
             return ASSOCIATIVE, (key,)
         if strategy == "retainKeys":
             return ATOMIC, ()
-        c.report(f"unknown patch strategy {_go_v(strategy)}")
+        c.report(f"unknown patch strategy {go_v(strategy)}")
         return ATOMIC, ()
     return ATOMIC, ()
 
@@ -601,7 +601,7 @@ def _map_element_relationship(spec: Mapping[str, Any], c: _Convert) -> str:
         return ATOMIC
     if map_type == "granular":
         return SEPARABLE
-    c.report(f"unknown map type {_go_v(map_type)}")
+    c.report(f"unknown map type {go_v(map_type)}")
     return ""
 
 
@@ -631,29 +631,29 @@ def _ref_string(ref: Any) -> str:
     return ref
 
 
-def _go_v(value: Any) -> str:
-    # Go's %v for decoded JSON.
+def go_v(value: Any) -> str:
+    """Go's ``%v`` of decoded JSON (schemaconv's and structured-merge-diff's messages print values so)."""
     if value is None:
         return "<nil>"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, list):
-        return "[" + " ".join(_go_v(item) for item in value) + "]"
+        return "[" + " ".join(go_v(item) for item in value) + "]"
     if isinstance(value, Mapping):
-        return "map[" + " ".join(f"{key}:{_go_v(value[key])}" for key in sorted(value)) + "]"
+        return "map[" + " ".join(f"{key}:{go_v(value[key])}" for key in sorted(value)) + "]"
     return str(value)
 
 
-def _go_sharp_v(value: Any) -> str:
-    # Go's %#v for decoded JSON.
+def go_sharp_v(value: Any) -> str:
+    """Go's ``%#v`` of decoded JSON."""
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)
     if isinstance(value, list):
-        return "[]interface {}{" + ", ".join(_go_sharp_v(item) for item in value) + "}"
+        return "[]interface {}{" + ", ".join(go_sharp_v(item) for item in value) + "}"
     if isinstance(value, Mapping):
-        items = ", ".join(f"{json.dumps(key)}:{_go_sharp_v(value[key])}" for key in sorted(value))
+        items = ", ".join(f"{json.dumps(key)}:{go_sharp_v(value[key])}" for key in sorted(value))
         return "map[string]interface {}{" + items + "}"
-    return _go_v(value)
+    return go_v(value)
 
 
 # --- the four ways to a schema -----------------------------------------------------------------

@@ -11,7 +11,7 @@ import json
 from typing import Any, NamedTuple
 
 from patchconf.reference_impl.ssa.fieldpath import KEY, FieldSet, PathElement
-from patchconf.reference_impl.ssa.schema import ABSENT_DEFAULT, Atom, ResolvedType, Schema, TypeRef
+from patchconf.reference_impl.ssa.schema import ABSENT_DEFAULT, Atom, ResolvedType, Schema, TypeRef, go_sharp_v, go_v
 
 
 class _Missing:
@@ -238,7 +238,7 @@ def _scalar_problem(scalar: str, value: Any, prefix: str = "") -> str | None:
     if scalar == "numeric" and kind != "number":
         return f"{prefix}expected numeric (int or float), got {_go_type(value)}"
     if scalar == "string" and kind != "string":
-        return f"{prefix}expected string, got {_go_repr(value)}"
+        return f"{prefix}expected string, got {_go_sharp_repr(value)}"
     if scalar == "boolean" and kind != "bool":
         return f"{prefix}expected boolean, got {_go_repr(value)}"
     if scalar == "untyped" and kind not in ("number", "string", "bool"):
@@ -252,7 +252,14 @@ def _go_type(value: Any) -> str:
 
 
 def _go_repr(value: Any) -> str:
-    return repr(value)
+    """Go's ``%v`` of the value.Value structured-merge-diff wraps decoded JSON in (a
+    ``*valueUnstructured``), as its messages print it: ``&{a}``."""
+    return "&{" + go_v(value) + "}"
+
+
+def _go_sharp_repr(value: Any) -> str:
+    """Go's ``%#v`` of that value: ``&value.valueUnstructured{Value:1}``."""
+    return "&value.valueUnstructured{Value:" + go_sharp_v(value) + "}"
 
 
 def _validate(rtype: ResolvedType, value: Any, allow_duplicates: bool, where: Any, problems: list) -> None:

@@ -374,3 +374,28 @@ def test_the_field_manager_changes_no_request_object_it_is_given():
     created = store.managers[""].apply({"apiVersion": "example.com/v1", "kind": "Widget"}, applied, "me", False)
     assert [entry["manager"] for entry in created["metadata"]["managedFields"]] == ["me"]
     assert json.dumps(applied) == before
+
+
+MISMATCH_SCHEMA = from_openapi({"Thing": {"type": "object", "properties": {
+    "apiVersion": {"type": "string"}, "kind": {"type": "string"},
+    "metadata": {"type": "object", "properties": {"name": {"type": "string"}}},
+    "i": {"type": "integer"}, "s": {"type": "string"}, "b": {"type": "boolean"},
+    "a": {"type": "array", "items": {"type": "string"}},
+}}}, "Thing")
+
+
+@pytest.mark.parametrize(("field", "value", "problem"), [
+    ("i", "a", "expected numeric (int or float), got string"),  # %T of the value
+    ("s", 1, "expected string, got &value.valueUnstructured{Value:1}"),  # %#v of the *valueUnstructured
+    ("s", ["a"], 'expected string, got &value.valueUnstructured{Value:[]interface {}{"a"}}'),
+    ("b", "yes", "expected boolean, got &{yes}"),  # %v
+    ("a", "a", "expected list, got &{a}"),
+])
+def test_values_of_the_wrong_type_are_printed_as_structured_merge_diff_prints_them(field, value, problem):
+    # as a server words them (structured-merge-diff#209; typing.yaml::custom-resource-values-of-wrong-types)
+    (answer,) = apiserver.run_case(MISMATCH_SCHEMA, "example.com/v1", "Thing", None, [
+        {"op": "apply", "manager": "kubectl", "object": {"apiVersion": "example.com/v1", "kind": "Thing",
+                                                         "metadata": {"name": "t"}, field: value}}],
+        custom_resource=True)
+    assert answer["error"]["message"] == (
+        f"failed to create typed patch object (/t; example.com/v1, Kind=Thing): .{field}: {problem}")
