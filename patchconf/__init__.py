@@ -23,7 +23,9 @@ the implementation behind this API is ``patchconf.reference_impl``, one module p
 
 from __future__ import annotations
 
+import datetime
 import os
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -169,23 +171,38 @@ class ServerSideApply:
 
     A built-in kind (``apps/v1`` ``Deployment``…) is decoded into its Go type and defaulted as the
     server does before the field manager runs; any other ``api_version`` is a custom resource,
-    typed by ``schema_file`` (its structural schema) or untyped. Time is a logical clock: request
-    *n* is stamped ``n`` seconds after the epoch. ``current`` is an object already stored (it may
-    carry managedFields); ``None`` starts with none (an apply creates it).
+    typed by ``schema_file`` (its structural schema) or untyped. ``current`` is an object already
+    stored (it may carry managedFields); ``None`` starts with none (an apply creates it).
 
-    >>> server = ServerSideApply("v1", "ConfigMap")
+    Each request is stamped in managedFields with an RFC 3339 ``time``, as a kube-apiserver stamps
+    it, read from ``clock``: by default the wall clock; for reproducible output a callable giving a
+    ``datetime`` or seconds since the epoch (``itertools.count(1).__next__`` stamps request *n*
+    *n* seconds after the epoch, the corpus's logical clock).
+
+    >>> import itertools
+    >>> server = ServerSideApply("v1", "ConfigMap", clock=itertools.count(1).__next__)
     >>> stored = server.apply({"apiVersion": "v1", "kind": "ConfigMap",
     ...                        "metadata": {"name": "c"}, "data": {"a": "1"}}, manager="me")
-    >>> [(entry["manager"], entry["operation"]) for entry in stored["metadata"]["managedFields"]]
-    [('me', 'Apply')]
+    >>> [(entry["manager"], entry["operation"], entry["time"]) for entry in stored["metadata"]["managedFields"]]
+    [('me', 'Apply', '1970-01-01T00:00:01Z')]
+
+    Arguments the server could not be sent are ``ValueError``s naming the valid choices:
+
+    >>> server.patch({"data": {"a": "2"}}, "merge", manager="me")
+    Traceback (most recent call last):
+    ValueError: patch_type 'merge': give one of 'json-patch', 'merge-patch', 'strategic'
     """
 
     def __init__(self, api_version: str, kind: str, *, current: dict[str, Any] | None = None,
-                 schema_file: SchemaFile | None = None, kubernetes_version: str = KUBERNETES_VERSION) -> None:
+                 schema_file: SchemaFile | None = None, kubernetes_version: str = KUBERNETES_VERSION,
+                 clock: Callable[[], datetime.datetime | float] | None = None) -> None:
         from patchconf.reference_impl import kubernetes_object
         from patchconf.reference_impl.ssa import apiserver, schema
         from patchconf.reference_impl.ssa.typed import PARTIAL_KEYS_SINCE
 
+        for name, value in (("api_version", api_version), ("kind", kind)):
+            if not isinstance(value, str) or not value:
+                raise ValueError(f"{name} {value!r}: give a non-empty string, such as 'apps/v1' and 'Deployment'")
         release = apiserver.release_of(kubernetes_version)
         custom = kubernetes_object.is_custom_group(api_version.rpartition("/")[0])
         # Types come from the bundled OpenAPI models (schema.DEFAULT_VERSION's); kubernetes_version
@@ -194,21 +211,35 @@ class ServerSideApply:
             types = (schema.named_custom_resource(schema_file) if schema_file is not None
                      else schema.custom_resource())
         else:
-            types = schema.builtin(api_version, kind)
+            try:
+                types = schema.builtin(api_version, kind)
+            except schema.UnknownKind as exc:
+                raise ValueError(_unknown_kind(api_version, kind, schema.builtin_kinds())) from exc
         root = types.resolve(types.root)
         has_status = root.map is not None and root.map.field("status") is not None
+        self._clock = clock or _wall_clock
         self._store: Store = apiserver.Store(types.with_partial_keys(release >= PARTIAL_KEYS_SINCE), api_version,
                                              kind, status_subresource=has_status, custom_resource=custom,
-                                             release=release)
-        self._store.start(current)
+                                             release=release, now=self._now)
+        self._store.start(None if current is None else _times_as_seconds(current))
         self.changed = False  # whether the last request changed the stored object
+
+    def _now(self) -> int:
+        now = self._clock()
+        if isinstance(now, datetime.datetime):
+            if now.tzinfo is None:
+                raise ValueError(f"clock gave {now!r}, a datetime without a time zone; give an aware one (UTC)")
+            return int(now.timestamp())
+        if isinstance(now, int | float) and not isinstance(now, bool):
+            return int(now)
+        raise ValueError(f"clock gave {now!r}; give a callable returning a datetime or seconds since the epoch")
 
     @property
     def object(self) -> dict[str, Any] | None:
         """The stored object (a copy), with its managedFields; ``None`` before it exists."""
         from patchconf.reference_impl.ssa.typed import json_copy
 
-        return None if self._store.live is None else json_copy(self._store.live)
+        return None if self._store.live is None else _times_as_rfc3339(json_copy(self._store.live))
 
     def apply(self, configuration: dict[str, Any], manager: str, *, force: bool = False,
               subresource: str = "") -> dict[str, Any]:
@@ -229,6 +260,17 @@ class ServerSideApply:
     def _run(self, step: dict[str, Any]) -> dict[str, Any]:
         from patchconf.reference_impl.ssa.request import Step
 
+        manager = step["manager"]
+        if manager is not None and not isinstance(manager, str):
+            raise ValueError(f"manager {manager!r}: give the field manager's name, a string (or None, which a "
+                             "server answers as a request without fieldManager)")
+        if step["op"] == "patch" and step["patch_type"] not in PATCH_TYPES:
+            raise ValueError(f"patch_type {step['patch_type']!r}: give one of {', '.join(map(repr, PATCH_TYPES))}")
+        if not isinstance(step["subresource"], str):
+            raise ValueError(f"subresource {step['subresource']!r}: give '' (the object) or 'status'")
+        if isinstance(step.get("object"), dict):  # managedFields sent along (an object read back) are times too
+            step = {**step, "object": _times_as_seconds(step["object"], "the object")}
+
         if step.get("op") == "patch" and step.get("patch_type") == "strategic" and self._store.patch_meta is None:
             from patchconf.reference_impl import strategic
 
@@ -241,6 +283,49 @@ class ServerSideApply:
         stored = self.object
         assert stored is not None  # a request that did not fail leaves an object
         return stored
+
+
+PATCH_TYPES = ("json-patch", "merge-patch", "strategic")  # what ServerSideApply.patch sends, as the corpus names them
+
+
+def _wall_clock() -> datetime.datetime:
+    return datetime.datetime.now(datetime.UTC)
+
+
+def _unknown_kind(api_version: str, kind: str, kinds: dict[str, list[str]]) -> str:
+    if api_version in kinds:
+        return f"{api_version} has no kind {kind!r}; its kinds: {', '.join(kinds[api_version])}"
+    return (f"api_version {api_version!r} is no built-in group version (and has no dot, as a custom resource's "
+            f"group has); built-in: {', '.join(kinds)}")
+
+
+def _managed_fields(obj: dict[str, Any]) -> list[Any]:
+    metadata = obj.get("metadata")
+    entries = metadata.get("managedFields") if isinstance(metadata, dict) else None
+    return entries if isinstance(entries, list) else []
+
+
+def _times_as_rfc3339(obj: dict[str, Any]) -> dict[str, Any]:
+    """``obj`` (a copy, changed in place) with each managedFields time as metav1.Time writes it."""
+    for entry in _managed_fields(obj):
+        if isinstance(entry, dict) and isinstance(entry.get("time"), int | float):
+            entry["time"] = datetime.datetime.fromtimestamp(entry["time"], datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return obj
+
+
+def _times_as_seconds(obj: dict[str, Any], what: str = "current") -> dict[str, Any]:
+    """A copy of ``obj`` whose managedFields times are seconds since the epoch, as the store keeps them."""
+    import copy
+
+    obj = copy.deepcopy(obj)
+    for index, entry in enumerate(_managed_fields(obj)):
+        if isinstance(entry, dict) and isinstance(entry.get("time"), str):
+            try:
+                entry["time"] = int(datetime.datetime.fromisoformat(entry["time"]).timestamp())
+            except ValueError:
+                raise ValueError(f"{what}: metadata.managedFields[{index}].time {entry['time']!r} is not an RFC 3339 "
+                                 "time such as '2025-01-31T12:00:00Z'") from None
+    return obj
 
 
 def _patch_meta(document: Any, api_version: str | None, kind: str | None, schema_file: SchemaFile | None,

@@ -4,13 +4,17 @@ its expectations are Kubernetes' own (each case says which judge confirmed it)."
 
 from __future__ import annotations
 
+import ast
+import datetime
 import doctest
+import itertools
+import re
 from typing import Any
 
 import pytest
 
 import patchconf
-from patchconf.harness import BUNDLED_CASES_DIR
+from patchconf.harness import BUNDLED_CASES_DIR, SOURCE_ROOT
 from patchconf.harness.corpus.cases import Case, load_corpus
 from patchconf.harness.running.runner import PASS, judge
 from patchconf.harness.targets.base import Actual, ActualError
@@ -107,7 +111,9 @@ def _kubectl_apply(case: Case, inputs: dict[str, Any]) -> Actual:
 def _server_side_apply(inputs: dict[str, Any]) -> Actual:
     current, steps = inputs.get("current"), inputs["steps"]
     first = current if isinstance(current, dict) else next(s["object"] for s in steps if "object" in s)
-    server = patchconf.ServerSideApply(first["apiVersion"], first["kind"], current=current)
+    # The corpus's logical clock: request n at n seconds after the epoch, read back as n.
+    server = patchconf.ServerSideApply(first["apiVersion"], first["kind"], current=current,
+                                       clock=itertools.count(1).__next__)
     answers = []
     for step in steps:
         options = {"subresource": step.get("subresource") or ""}
@@ -124,8 +130,16 @@ def _server_side_apply(inputs: dict[str, Any]) -> Actual:
                 error["conflicts"] = [{"manager": m, "field": f} for m, f in exc.conflicts]
             answers.append({"error": error})
             continue
+        stored = _logical_times(stored)
         answers.append({"document": shown(stored), "managed_fields": entries_of(stored), "changed": server.changed})
     return Actual(document={"steps": answers})
+
+
+def _logical_times(stored: dict[str, Any]) -> dict[str, Any]:
+    for entry in stored["metadata"].get("managedFields") or []:
+        if "time" in entry:
+            entry["time"] = int(datetime.datetime.fromisoformat(entry["time"]).timestamp())
+    return stored
 
 
 def _offered(case: Case) -> bool:
@@ -156,3 +170,101 @@ def test_the_api_answers_every_case_of_the_flow_as_kubernetes_does(flow):
 def test_the_documented_examples_hold():
     outcome = doctest.testmod(patchconf)
     assert outcome.attempted >= 2 and outcome.failed == 0
+
+
+def _readme_library_example() -> str:
+    readme = (SOURCE_ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## The reference as a library"):]
+    return section[section.index("```python\n") + len("```python\n"):section.index("```\n", section.index("```python"))]
+
+
+def test_the_readme_library_example_runs_as_written_and_gives_what_it_says():
+    source = _readme_library_example()
+    lines = source.splitlines()
+    namespace: dict[str, Any] = {}
+    checked = []
+    for statement in ast.parse(source).body:
+        if not isinstance(statement, ast.Expr):
+            exec(compile(ast.Module([statement], []), "README.md", "exec"), namespace)
+            continue
+        value = eval(compile(ast.Expression(statement.value), "README.md", "eval"), namespace)
+        said = lines[statement.end_lineno - 1].partition("# -> ")[2]
+        if not said and statement.end_lineno < len(lines) and lines[statement.end_lineno].startswith("# -> "):
+            said = lines[statement.end_lineno].removeprefix("# -> ")
+        if said:
+            assert value == ast.literal_eval(said), ast.unparse(statement)
+            checked.append(said)
+    assert len(checked) == 8
+    times = [entry["time"] for entry in namespace["stored"]["metadata"]["managedFields"]]
+    assert all(re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z", time) for time in times)
+
+
+def test_server_side_apply_stamps_the_wall_clocks_rfc_3339_time_by_default():
+    before = datetime.datetime.now(datetime.UTC).replace(microsecond=0)
+    stored = patchconf.ServerSideApply("v1", "ConfigMap").apply(
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"a": "1"}}, manager="me")
+    after = datetime.datetime.now(datetime.UTC)
+    [entry] = stored["metadata"]["managedFields"]
+    assert re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z", entry["time"])
+    assert before <= datetime.datetime.fromisoformat(entry["time"]) <= after
+
+
+def test_a_stored_objects_rfc_3339_times_are_kept_and_ordered_as_times():
+    current = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "managedFields": [
+        {"manager": "old", "operation": "Update", "apiVersion": "v1", "time": "2020-05-01T10:00:00Z",
+         "fieldsType": "FieldsV1", "fieldsV1": {"f:data": {"f:a": {}}}}]}, "data": {"a": "1"}}
+    server = patchconf.ServerSideApply("v1", "ConfigMap", current=current,
+                                       clock=lambda: datetime.datetime(2021, 1, 2, 3, 4, 5, tzinfo=datetime.UTC))
+    stored = server.update({**current, "data": {"a": "1", "b": "2"}}, manager="new")
+    assert [(entry["manager"], entry["time"]) for entry in stored["metadata"]["managedFields"]] == [
+        ("old", "2020-05-01T10:00:00Z"), ("new", "2021-01-02T03:04:05Z")]  # by time, as Go sorts them
+    assert current["metadata"]["managedFields"][0]["time"] == "2020-05-01T10:00:00Z"  # the input is not changed
+    with pytest.raises(ValueError, match=re.escape("current: metadata.managedFields[0].time 'yesterday' is not "
+                                                   "an RFC 3339 time such as '2025-01-31T12:00:00Z'")):
+        patchconf.ServerSideApply("v1", "ConfigMap", current={**current, "metadata": {
+            "name": "c", "managedFields": [{**current["metadata"]["managedFields"][0], "time": "yesterday"}]}})
+
+
+DEPLOYMENT = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}, "spec": {"replicas": 1}}
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda server: server.patch({"spec": {"replicas": 2}}, "merge", manager="me"),
+     "patch_type 'merge': give one of 'json-patch', 'merge-patch', 'strategic'"),
+    (lambda server: server.patch({"spec": {"replicas": 2}}, "application/merge-patch+json", manager="me"),
+     "patch_type 'application/merge-patch+json': give one of 'json-patch', 'merge-patch', 'strategic'"),
+    (lambda server: server.apply(DEPLOYMENT, manager=7),
+     "manager 7: give the field manager's name, a string (or None, which a server answers as a request without "
+     "fieldManager)"),
+    (lambda server: server.update(DEPLOYMENT, manager="me", subresource=None),
+     "subresource None: give '' (the object) or 'status'"),
+])
+def test_an_argument_no_server_could_be_sent_is_a_value_error_naming_the_choices(call, message):
+    server = patchconf.ServerSideApply("apps/v1", "Deployment")
+    server.apply(DEPLOYMENT, manager="me")
+    server.patch({"spec": {"replicas": 3}}, "strategic", manager="me")  # once a strategic patch ran, too
+    before = server.object
+    with pytest.raises(ValueError) as raised:
+        call(server)
+    assert str(raised.value) == message
+    assert server.object == before
+
+
+@pytest.mark.parametrize(("api_version", "kind", "message"), [
+    ("apps/v1", "Deploymnet", "apps/v1 has no kind 'Deploymnet'; its kinds: ControllerRevision, "
+                              "ControllerRevisionList, DaemonSet, DaemonSetList, DeleteOptions, Deployment, "
+                              "DeploymentList, ReplicaSet, ReplicaSetList, StatefulSet, StatefulSetList, WatchEvent"),
+    ("", "Deployment", "api_version '': give a non-empty string, such as 'apps/v1' and 'Deployment'"),
+])
+def test_an_unknown_kind_is_a_value_error_naming_the_kinds(api_version, kind, message):
+    with pytest.raises(ValueError) as raised:
+        patchconf.ServerSideApply(api_version, kind)
+    assert str(raised.value) == message
+
+
+def test_an_unknown_group_version_names_the_built_in_ones():
+    with pytest.raises(ValueError) as raised:
+        patchconf.ServerSideApply("app/v1", "Deployment")
+    assert str(raised.value).startswith("api_version 'app/v1' is no built-in group version (and has no dot, as a "
+                                        "custom resource's group has); built-in: admission.k8s.io/v1, ")
+    assert ", apps/v1, " in str(raised.value)

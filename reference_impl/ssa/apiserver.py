@@ -5,7 +5,7 @@ object, every other patch runs an update of the patched object; update.go; field
 ``IgnoreManagedFieldsTimestampsTransformer``: a write that changes nothing but times is no
 write) and the registry strategies' reset fields (the main resource cannot change
 ``status``, the ``status`` subresource nothing else). Time is a logical clock: request
-*n* happens at time *n*.
+*n* happens at time *n*, unless the store is given a clock of its own (``now``).
 """
 
 from __future__ import annotations
@@ -59,6 +59,7 @@ class Store:
     patch_meta: Any = None  # strategic merge patch metadata, for patch steps of that type
     managers: dict[str, FieldManager] = field(default_factory=dict)
     release: tuple[int, int] = DEFAULT_RELEASE  # the Kubernetes release whose field manager rules apply
+    now: Callable[[], int] | None = None  # seconds since the epoch of each request; None: the logical clock
     strategy: strategies.Strategy = field(init=False)
 
     def __post_init__(self) -> None:
@@ -92,7 +93,7 @@ class Store:
         self.live = live
 
     def run(self, step: Step) -> StepResult:
-        self.clock += 1
+        self.clock = self.clock + 1 if self.now is None else self.now()
         self._time.now = self.clock
         if step.op in migration.OPS:  # several requests in the one step
             return migration.run(self, step)
@@ -201,6 +202,9 @@ class Store:
             return merge_patch.apply(live, step.patch)
         from patchconf.reference_impl import strategic
 
+        if step.patch_type != "strategic":  # no content type of the apiserver's: never a strategic patch by default
+            raise RequestError("invalid-patch", f"the server does not support the patch type {step.patch_type!r}",
+                               415, "UnsupportedMediaType")
         if self.patch_meta is None:
             raise RequestError("no-strategic-schema", "strategic merge patch is not supported for this kind",
                                415, "UnsupportedMediaType")

@@ -753,6 +753,12 @@ def available_versions() -> list[str]:
     return sorted(found, key=lambda version: tuple(int(part) for part in version.split(".")))
 
 
+def builtin_kinds(version: str = DEFAULT_VERSION) -> dict[str, list[str]]:
+    """The built-in kinds of a Kubernetes minor's models, by apiVersion, sorted."""
+    kinds = _models(".".join(version.removeprefix("v").split(".")[:2])).kinds
+    return {api_version: sorted(kinds[api_version]) for api_version in sorted(kinds)}
+
+
 @functools.cache
 def _models(minor: str) -> _Models:
     source = _models_file(minor)
