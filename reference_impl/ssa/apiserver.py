@@ -132,6 +132,7 @@ class Store:
         if step.op == "apply":
             result = manager.apply(self.live, step.object, step.manager, step.force)
         elif step.op == "update":
+            self._check_uid_precondition(step.object)
             result = manager.update(self.live, self._decoded(step.object), step.manager or DEFAULT_MANAGER)
         else:
             result = manager.update(self.live, self._decoded(self._patched(step)), step.manager or DEFAULT_MANAGER)
@@ -213,8 +214,36 @@ class Store:
     def _keep_what_the_endpoint_resets(self, obj: dict[str, Any], subresource: str) -> dict[str, Any]:
         """PrepareForUpdate: the main resource keeps the old status; ``status`` keeps what its
         strategy keeps (a custom resource's: everything but status); and what the kind's own adds."""
+        if not subresource:
+            self._refuse_another_uid(obj)
         kept = self._kept(obj, subresource)
         return strategies.prepare_for_update(kept, self.live, self.api_version, self.kind, subresource)
+
+    def _check_uid_precondition(self, obj: Any) -> None:
+        """A PUT's object is its own precondition (rest.DefaultUpdatedObjectInfo): a uid it states
+        that is not the stored one fails in storage, a 409, before any validation."""
+        uid = ((obj.get("metadata") if isinstance(obj, dict) else None) or {}).get("uid")
+        stored = (self.live.get("metadata") or {}).get("uid", "patchconf-uid")
+        if uid and uid != stored:
+            resource = _resource(self.api_version, self.kind)
+            name = (self.live.get("metadata") or {}).get("name", "")
+            raise RequestError("conflict", f'Operation cannot be fulfilled on {resource} "{name}": StorageError: '
+                                           f"invalid object, Code: 4, Key: /registry/{resource.partition('.')[0]}/"
+                                           f"{name}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: "
+                                           f"UID in precondition: {uid}, UID in object meta: {stored}",
+                               409, "Conflict")
+
+    def _refuse_another_uid(self, obj: dict[str, Any]) -> None:
+        """rest.BeforeUpdate keeps the stored uid only where the request states none; a uid it
+        states is then checked by ValidateObjectMetaAccessorUpdate: another is immutable (422)."""
+        uid = (obj.get("metadata") or {}).get("uid")
+        stored = (self.live.get("metadata") or {}).get("uid", "patchconf-uid")
+        if uid and uid != stored:
+            group = self.api_version.rpartition("/")[0]
+            kind = f"{self.kind}.{group}" if group else self.kind
+            name = (self.live.get("metadata") or {}).get("name", "")
+            raise RequestError("invalid", f'{kind} "{name}" is invalid: metadata.uid: Invalid value: '
+                                          f'"{uid}": field is immutable', 422, "Invalid")
 
     def _kept(self, obj: dict[str, Any], subresource: str) -> dict[str, Any]:
         if not self.strategy.status_subresource:
@@ -287,6 +316,22 @@ def _through_go_types(schema: Schema, type_ref: Any, value: Any) -> Any:
     if atom.list is not None and isinstance(value, list):
         return [_through_go_types(schema, atom.list.element_type, item) for item in value]
     return value
+
+
+def _resource(api_version: str, kind: str) -> str:
+    """The resource a message names, qualified by its group (``configmaps``, ``deployments.apps``):
+    meta.UnsafeGuessKindToResource's plural, which every kind a case uses follows but Endpoints."""
+    singular = kind.lower()
+    if singular == "endpoints":
+        plural = singular
+    elif singular.endswith("s"):
+        plural = singular + "es"
+    elif singular.endswith("y"):
+        plural = singular[:-1] + "ies"
+    else:
+        plural = singular + "s"
+    group = api_version.rpartition("/")[0]
+    return f"{plural}.{group}" if group else plural
 
 
 def _keep_identity(obj: dict[str, Any], live: dict[str, Any]) -> dict[str, Any]:

@@ -139,3 +139,23 @@ def test_a_node_port_left_out_by_an_apply_is_kept_and_unowned():
     assert applied["document"]["spec"]["ports"][0]["nodePort"] == 30080
     assert applied["managed_fields"][0]["fieldsV1"]["f:spec"]["f:ports"] == {
         'k:{"port":80,"protocol":"TCP"}': {".": {}, "f:name": {}, "f:port": {}}}
+
+
+def test_an_apply_stating_another_uid_is_refused_and_a_put_fails_its_precondition():
+    deployment = copy.deepcopy(DAEMON_SET) | {"kind": "Deployment"}
+    other_uid = copy.deepcopy(deployment)
+    other_uid["metadata"]["uid"] = "6d1c0f1e-0000-4000-8000-000000000001"
+    created, applied, updated = run("apps/v1", "Deployment", [
+        {"op": "apply", "manager": "alice", "object": deployment},
+        {"op": "apply", "manager": "alice", "object": other_uid},
+        {"op": "update", "manager": "bob", "object": other_uid}])
+    # as kube-apiserver 1.33.13 answers (typing.yaml::apply-with-another-objects-uid-is-refused): the
+    # group qualifies the kind and the resource
+    assert "error" not in created
+    assert applied == {"error": {"class": "invalid", "status": 422, "reason": "Invalid", "message": (
+        'Deployment.apps "agent" is invalid: metadata.uid: Invalid value: '
+        '"6d1c0f1e-0000-4000-8000-000000000001": field is immutable')}}
+    assert updated == {"error": {"class": "conflict", "status": 409, "reason": "Conflict", "message": (
+        'Operation cannot be fulfilled on deployments.apps "agent": StorageError: invalid object, Code: 4, '
+        "Key: /registry/deployments/agent, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: "
+        "UID in precondition: 6d1c0f1e-0000-4000-8000-000000000001, UID in object meta: patchconf-uid")}}
