@@ -52,6 +52,8 @@ def _add_selection(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--id", action="append", default=[], dest="ids", metavar="FILE::NAME",
                         help="only the case with this id, e.g. cases/json-patch/add.yaml::add-member "
                              "(a renamed case answers to its former ids)")
+    parser.add_argument("--referenced", action="store_true",
+                        help="only cases that answer a public issue or pull request (their references)")
     parser.add_argument("--allow-empty", action="store_true",
                         help="a selection that matches no case is no error (exit 0); without it, exit 2")
 
@@ -61,7 +63,10 @@ def _selection_text(args: argparse.Namespace) -> str:
     given = [*(("--cases", str(path)) for path in args.cases or []), *(("--type", kind) for kind in args.types),
              *(("--tag", tag) for tag in args.tags), *(("--path", glob) for glob in args.paths),
              *(("-k", name) for name in args.names), *(("--id", case_id) for case_id in args.ids)]
-    return " ".join(f"{flag} {value}" for flag, value in given) or "every case"
+    text = " ".join(f"{flag} {value}" for flag, value in given)
+    if args.referenced:
+        text = f"{text} --referenced".strip()
+    return text or "every case"
 
 
 def _nothing_selected(command: str, args: argparse.Namespace) -> int:
@@ -140,7 +145,8 @@ class _PrintVersion(argparse.Action):
 
 
 def _filters(args: argparse.Namespace) -> Filters:
-    return Filters(tuple(args.types), tuple(args.tags), tuple(args.paths), tuple(args.names), tuple(args.ids))
+    return Filters(tuple(args.types), tuple(args.tags), tuple(args.paths), tuple(args.names), tuple(args.ids),
+                   args.referenced)
 
 
 NAMESPACE_HELP = ("live: run in this existing namespace instead of creating one (for accounts that may not "
@@ -749,9 +755,14 @@ def _matrix_runs_made(args: argparse.Namespace, corpus: Corpus) -> list[Run]:
 
 def _matrix_runs_read(args: argparse.Namespace, cases: list[Case]) -> list[Run]:
     """The runs --from names, narrowed by the selection; inputs (results do not record them) from the corpus."""
+    from dataclasses import replace
+
     from patchconf.harness.reporting.rundiff import read_run
     from patchconf.harness.reporting.site import with_inputs
 
+    # results do not record references: a referenced case is known by its id in the corpus
+    referenced = {case_id for case in cases if case.references for case_id in (case.id, *case.former_ids)}
+    filters = _filters(args)
     runs = []
     for path in args.from_runs:
         try:
@@ -759,7 +770,8 @@ def _matrix_runs_read(args: argparse.Namespace, cases: list[Case]) -> list[Run]:
         except (OSError, ValueError, KeyError, TypeError) as exc:
             print(f"patchconf matrix: cannot read {path}: {exc}", file=sys.stderr)
             return []
-        run.results = [r for r in run.results if _filters(args).accepts(r.case)]
+        run.results = [r for r in run.results if replace(filters, referenced=False).accepts(r.case)
+                       and (not filters.referenced or r.case.id in referenced)]
         print(_quiet_summary(run).splitlines()[-1] + f"  {run.target_name} (from {path})")
         runs.append(run)
     return with_inputs(runs, cases)

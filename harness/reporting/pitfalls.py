@@ -142,8 +142,10 @@ def _list_changes(old: list, new: list, pointer: str) -> list[str]:
 
 def _input_document(case: Case) -> Any:
     """The object a case's answer is told against: the live object for apply and three-way cases and
-    for server-side apply, else the document the patch applies to."""
+    for server-side apply (the file, for an apply that creates), else the document the patch applies to."""
     key = "current" if case.type in ("apply", "merge-patch-3way", "strategic-3way", "server-side-apply") else "original"
+    if case.type == "apply" and case.inputs.get("current") is None:  # a create: what kubectl sends of the file
+        key = "modified"
     return case.inputs.get(key, ABSENT) if key in case.inputs else ABSENT
 
 
@@ -158,11 +160,41 @@ def answer_text(case: Case, outcome: Outcome | None = None) -> str:
         return _steps_text(case, document["steps"])
     if document is ABSENT:
         return "answers the patch in the case" if outcome.patch is not ABSENT else "no expectation"
-    return _changes_text(_without_last_applied(_input_document(case)), _without_last_applied(document))
+    return _changes_text(_without_last_applied(_input_document(case)), _without_last_applied(document),
+                         _touched(case))
 
 
-def _changes_text(before: Any, after: Any) -> str:
+def _touched(case: Case) -> list[str]:
+    """Where the case's request writes: a JSON patch's paths, a merge patch's members, the members an
+    apply or three-way merge's new configuration changes. A server's answer adds its defaults elsewhere."""
+    patch, modified = case.inputs.get("patch"), case.inputs.get("modified")
+    if isinstance(patch, list):
+        return [op["path"] for op in patch if isinstance(op, dict) and isinstance(op.get("path"), str)]
+    if isinstance(patch, dict):
+        return _member_pointers(patch, "")
+    if isinstance(modified, dict):
+        before = case.inputs.get("current") or case.inputs.get("original") or {}
+        return [line.split(": ", 1)[0] for line in changes(before, modified) if not line.startswith("created ")]
+    return []
+
+
+def _member_pointers(value: Any, pointer: str) -> list[str]:
+    if not isinstance(value, dict) or not value:
+        return [pointer]
+    return [found for key, member in value.items()
+            for found in _member_pointers(member, jsonpointer.join(pointer, key.split("/", 1)[-1]))]
+
+
+def _related(pointer: str, touched: Iterable[str]) -> bool:
+    return any(pointer == other or pointer.startswith(other + "/") or other.startswith(pointer + "/")
+               for other in touched)
+
+
+def _changes_text(before: Any, after: Any, touched: Sequence[str] = ()) -> str:
     found = changes(before, after)
+    # changes and removals before additions (a server's defaults are additions), what the request wrote
+    # before the rest, each in document order
+    found.sort(key=lambda line: (": added " in line, not _related(line.split(": ", 1)[0], touched)))
     if not found:
         return "nothing changes"
     more = len(found) - CHANGES_SHOWN

@@ -45,8 +45,11 @@ class Filters:
     paths: tuple[str, ...] = ()
     names: tuple[str, ...] = ()
     ids: tuple[str, ...] = ()
+    referenced: bool = False  # only cases answering a public issue (their ``references``)
 
     def accepts(self, case: Case) -> bool:
+        if self.referenced and not case.references:
+            return False
         if self.types and case.type not in self.types:
             return False
         if self.tags and not any(_tag_matches(t, case.tags) for t in self.tags):

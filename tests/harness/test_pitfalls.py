@@ -8,7 +8,7 @@ from patchconf.harness.reporting.matrix import column_labels
 from patchconf.harness.reporting.pitfalls import answer_text, changes, collect, releases_text, summary_markdown
 from patchconf.harness.reporting.report import Run
 from patchconf.harness.reporting.site import write_site
-from patchconf.harness.running.runner import run_cases
+from patchconf.harness.running.runner import Filters, run_cases
 from patchconf.harness.targets.base import Actual, ActualError
 
 K8S = "https://github.com/kubernetes/kubernetes/issues/"
@@ -45,6 +45,13 @@ CASES = f"""
         original: {{a: 1}}
         patch: [{{op: add, path: /b, value: 2}}]
         expected: {{a: 1, b: 2}}
+      - name: server-answer
+        description: a server's answer adds its defaults
+        type: merge-patch
+        tags: [MP-NULL]
+        original: {{keep: 1, l: [1]}}
+        patch: {{l: null, new: 1}}
+        expected: {{default: x, keep: 2, new: 1, other: y}}
       - name: second-for-62366
         description: the same report again
         references: ["{K8S}62366"]
@@ -58,6 +65,14 @@ def _cases(write_case_file):
     cases, errors = load_file(write_case_file("json-patch/reported.yaml", CASES))
     assert errors == []
     return cases
+
+
+def test_a_selection_of_the_cases_answering_reports(write_case_file):
+    cases = _cases(write_case_file)
+    assert [case.name for case in cases if Filters(referenced=True).accepts(case)] == [
+        "parent-missing", "ports-dropped", "second-for-62366"]
+    assert [case.name for case in cases if Filters(types=("merge-patch",), referenced=True).accepts(case)] == [
+        "ports-dropped"]
 
 
 def test_reports_are_gathered_from_references_and_ordered(write_case_file):
@@ -75,6 +90,9 @@ def test_what_kubernetes_does_is_told_as_the_change_or_the_error(write_case_file
     assert answer_text(by_name["ports-dropped"]) == (
         '/spec/ports: removed {"p": 1, "h": 1}; /spec/ports: removed {"p": 1, "h": 2}; /old: removed; and 1 more')
     assert answer_text(by_name["second-for-62366"]) == "/b: added 2"
+    # changes and removals first, what the patch wrote first among them: a server's defaults come last
+    assert answer_text(by_name["server-answer"]) == '/l: removed; /keep: 1 → 2; /new: added 1; and 2 more'
+
     assert releases_text(by_name["ports-dropped"]) == (
         '1.32.4, 1.33.13; <1.28 (upstream): /spec/ports: removed {"p": 1, "h": 2}; /old: removed; /new: added [1] '
         "— older releases kept the ports")
@@ -114,11 +132,13 @@ def test_the_summary_names_the_columns_that_get_it_wrong(write_case_file, script
     right = scripted({"parent-missing": Actual(error=ActualError("path-not-found", "doc is missing path")),
                       "ports-dropped": Actual(document={"spec": {"ports": [], "keep": "x"}, "new": [1]}),
                       "second-for-62366": Actual(document={"a": 1, "b": 2}),
-                      "unreferenced": Actual(document={"a": 1, "b": 2})}, family="right",
+                      "unreferenced": Actual(document={"a": 1, "b": 2}),
+                      "server-answer": Actual(document={"keep": 1})}, family="right",
                      patch_types=frozenset({"json-patch", "merge-patch"}))
     wrong = scripted({"parent-missing": Actual(document={"metadata": {"name": "web", "annotations": {"foo": "bar"}}}),
                       "second-for-62366": Actual(document={"a": 1, "b": 2}),
-                      "unreferenced": Actual(document={"a": 1, "b": 2})}, family="lenient",
+                      "unreferenced": Actual(document={"a": 1, "b": 2}),
+                      "server-answer": Actual(document={"keep": 1})}, family="lenient",
                      patch_types=frozenset({"json-patch"}))
     runs = [Run(t.name, t.info, run_cases(cases, t)) for t in (right, wrong)]
     lines = summary_markdown(collect(cases), runs, column_labels(runs)).splitlines()
@@ -133,7 +153,8 @@ def test_the_site_has_a_pitfalls_page_linked_from_its_index(write_case_file, scr
     cases = _cases(write_case_file)
     wrong = scripted({"parent-missing": Actual(document={"metadata": {"name": "web"}}),
                       "second-for-62366": Actual(document={"a": 1, "b": 2}),
-                      "unreferenced": Actual(document={"a": 1, "b": 2})}, family="lenient",
+                      "unreferenced": Actual(document={"a": 1, "b": 2}),
+                      "server-answer": Actual(document={"keep": 1})}, family="lenient",
                      patch_types=frozenset({"json-patch"}))
     runs = [Run(wrong.name, wrong.info, run_cases(cases, wrong))]
     write_site(runs, tmp_path / "site", pitfalls=collect(cases))
@@ -156,9 +177,10 @@ def test_matrix_writes_the_pitfalls_page_and_no_compliance_page(write_case_file,
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     made = subprocess.run([sys.executable, "-m", "patchconf.harness.cli", "matrix", "--targets", "reference",
-                           "--cases", str(path.parent.parent), "--pitfalls", "out/pitfalls.md"],
+                           "--cases", str(path.parent.parent), "--referenced", "--pitfalls", "out/pitfalls.md"],
                           cwd=elsewhere, capture_output=True, text=True, timeout=300)
     assert made.returncode == 0, made.stderr
+    assert made.stdout.startswith("3 pass, 0 fail, 0 error, 0 skip  reference")  # not the unreferenced case
     assert sorted(p.name for p in elsewhere.iterdir()) == ["out"]
     lines = (elsewhere / "out" / "pitfalls.md").read_text().splitlines()
     assert lines[2].startswith("Produced by `patchconf matrix`; regenerate with `patchconf matrix --targets reference")
