@@ -23,7 +23,7 @@ from patchconf.harness import (
 )
 from patchconf.harness.corpus.case_paths import case_path_problems
 from patchconf.harness.corpus.cases import Case, Corpus, cases_root_for, load_corpus
-from patchconf.harness.corpus.yamlio import yaml11_differences
+from patchconf.harness.corpus.yamlio import unquoted_versions, yaml11_differences
 from patchconf.harness.reporting.report import Run, summary_text
 from patchconf.harness.reporting.run_reports import write_reports
 from patchconf.harness.reporting.summary import FORMATS, run_ok, summary_json, summary_markdown
@@ -646,7 +646,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
         if file.suffix in (".yaml", ".yml"):
             # unparsable files are already reported as load errors
             with contextlib.suppress(Exception):
-                problems += [f"{file}: {d}" for d in yaml11_differences(file.read_text(encoding="utf-8"))]
+                text = file.read_text(encoding="utf-8")
+                problems += [f"{file}:{line}:{column}: {trap}" for line, column, trap in unquoted_versions(text)]
+                problems += [f"{file}: {d}" for d in yaml11_differences(text)]
     for problem in problems:
         print(problem)
     print(f"{len(corpus.cases)} cases valid, {len(problems)} problems")

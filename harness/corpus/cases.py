@@ -27,7 +27,7 @@ import yaml
 from patchconf.harness import BUNDLED_CASES_DIR
 from patchconf.harness.corpus.casecache import CaseCache
 from patchconf.harness.corpus.corpus_layout import BEHAVIOURS_FILE, CASE_SUFFIXES, SCHEMA_FILE, SCHEMAS_DIR
-from patchconf.harness.corpus.yamlio import RefusedInput, decode_text, load_text, read_bytes
+from patchconf.harness.corpus.yamlio import RefusedInput, decode_text, load_text, read_bytes, value_positions
 from patchconf.reference_impl import jsonpointer
 
 if TYPE_CHECKING:
@@ -262,11 +262,15 @@ class LoadError(NamedTuple):
     message: str
     case: str | None = None
     pointer: str = ""
+    line: int = 0  # 1-based, of the value the pointer names (0: not known)
+    column: int = 0
 
     def __str__(self) -> str:
-        where = self.file
-        if self.case:
-            where += f"::{self.case}"
+        """``file:line:column: file::case: message``, as editors and CI annotations read a place;
+        with the JSON pointer instead where the place is not known."""
+        where = f"{self.file}::{self.case}" if self.case else self.file
+        if self.line:
+            return f"{self.file}:{self.line}:{self.column}: " + (f"{where}: " if self.case else "") + self.message
         at = f" at {self.pointer}" if self.pointer else ""
         return f"{where}{at}: {self.message}"
 
@@ -515,11 +519,14 @@ def _load_file(path: Path, purpose: Purpose, case_cache: CaseCache | None,
             cached = case_cache.get(key)
             if cached is not None:
                 return [_build_case(shown, effective, path, outcome_text) for effective, outcome_text in cached], []
-        data = load_text(decode_text(content), path.suffix)
+        text = decode_text(content)
+        data = load_text(text, path.suffix)
     except RefusedInput as exc:
-        return [], [LoadError(shown, f"refused: {exc}")]
-    except (yaml.YAMLError, json.JSONDecodeError) as exc:
-        return [], [LoadError(shown, f"not valid YAML/JSON: {exc}")]
+        return [], [LoadError(shown, f"refused: {exc}", *_marked(exc))]
+    except yaml.YAMLError as exc:
+        return [], [LoadError(shown, f"not valid YAML/JSON: {exc}", *_marked(exc))]
+    except json.JSONDecodeError as exc:
+        return [], [LoadError(shown, f"not valid YAML/JSON: {exc}", None, "", exc.lineno, exc.colno)]
     except OSError as exc:
         return [], [LoadError(shown, f"cannot read: {exc}")]
     schema = case_schema(root / SCHEMA_FILE, purpose.value)
@@ -538,7 +545,7 @@ def _load_file(path: Path, purpose: Purpose, case_cache: CaseCache | None,
     # Broken defaults would be reported again in every case; otherwise each case is still
     # checked, so that one run names every problem of the file.
     if file_errors and (not _has_case_list(data) or any(e.pointer.startswith("/defaults") for e in file_errors)):
-        return [], file_errors
+        return [], _placed(file_errors, text)
 
     cases: list[Case] = []
     errors: list[LoadError] = list(file_errors)
@@ -598,7 +605,26 @@ def _load_file(path: Path, purpose: Purpose, case_cache: CaseCache | None,
             cases.append(_build_case(shown, effective, path))
     if key is not None and not errors:
         case_cache.put(key, [(case.raw, case.outcome.json_text) for case in cases])
-    return cases, errors
+    return cases, _placed(errors, text)
+
+
+def _marked(error: yaml.YAMLError) -> tuple[None, str, int, int]:
+    """A YAML error's place as LoadError's case, pointer, line and column."""
+    mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
+    return (None, "", mark.line + 1, mark.column + 1) if mark is not None else (None, "", 0, 0)
+
+
+def _placed(errors: list[LoadError], text: str) -> list[LoadError]:
+    """Each error with the line and column of the value its JSON pointer names."""
+    if not errors:
+        return errors
+    position = value_positions(text)
+    placed = []
+    for error in errors:
+        parts = [int(part) if part.isdigit() else part for part in jsonpointer.parse(error.pointer)]
+        found = position(parts) if error.pointer else None
+        placed.append(error._replace(line=found[0], column=found[1]) if found else error)
+    return placed
 
 
 def _has_case_list(data: Any) -> bool:

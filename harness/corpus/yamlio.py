@@ -24,6 +24,7 @@ import json
 import math
 import os
 import re
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -471,3 +472,67 @@ def _collect_differences(ours: Any, theirs: Any, pointer: str, found: list[str])
 
 def dump_json(value: Any) -> str:
     return json.dumps(value, indent=2, sort_keys=False, ensure_ascii=False)
+
+
+def value_positions(text: str) -> Callable[[Sequence[str | int]], tuple[int, int] | None]:
+    """Where values are in a case file's text: a function from a JSON pointer's parts to the
+    1-based line and column of the value there (of the deepest one that exists on the way, for a
+    member that is missing), or None where the text cannot be composed. Only a file with problems
+    asks, so the text is composed (again) once for all of them."""
+    try:
+        root = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except (yaml.YAMLError, RecursionError):
+        root = None
+
+    def position(parts: Sequence[str | int]) -> tuple[int, int] | None:
+        if root is None:
+            return None
+        node = root
+        for part in parts:
+            if isinstance(node, yaml.MappingNode):
+                found = [value for key, value in node.value
+                         if isinstance(key, yaml.ScalarNode) and key.value == str(part)]
+                if not found:
+                    break
+                node = found[-1]
+            elif isinstance(node, yaml.SequenceNode) and str(part).isdigit() and int(part) < len(node.value):
+                node = node.value[int(part)]
+            else:
+                break
+        return node.start_mark.line + 1, node.start_mark.column + 1
+
+    return position
+
+
+VERSION_KEYS = ("version", "versions", "kubernetes_version")
+_PLAIN_NUMBER = re.compile(r"[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?")
+
+
+def unquoted_versions(text: str) -> list[tuple[int, int, str]]:
+    """Version fields written as plain numbers, with their 1-based line and column: ``version: 1.10``
+    is the number 1.1 to every YAML loader (1.1 and 1.2 alike), not the release 1.10."""
+    try:
+        root = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except (yaml.YAMLError, RecursionError):
+        return []  # what cannot be composed is a load error already
+    found: list[tuple[int, int, str]] = []
+    pending = [root] if root is not None else []
+    seen: set[int] = set()
+    while pending:
+        node = pending.pop()
+        if id(node) in seen:  # an alias: one node, reached twice
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                if (isinstance(key, yaml.ScalarNode) and key.value in VERSION_KEYS
+                        and isinstance(value, yaml.ScalarNode) and not value.style and value.value
+                        and _PLAIN_NUMBER.fullmatch(value.value)):
+                    read = load_text(f"v: {value.value}")["v"]
+                    trap = f"the number {read!r}" + ("" if str(read) == value.value else f", not {value.value}")
+                    found.append((value.start_mark.line + 1, value.start_mark.column + 1,
+                                  f"{key.value}: {value.value} reads as {trap}; quote it: \"{value.value}\""))
+                pending.append(value)
+        elif isinstance(node, yaml.SequenceNode):
+            pending.extend(node.value)
+    return sorted(found)

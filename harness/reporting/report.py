@@ -123,7 +123,8 @@ class Run:
             "by_type": {k: dict(v) for k, v in tally.by_type.items()},
             "by_tag": {k: dict(v) for k, v in tally.by_tag.items()},
             "load_errors": [
-                {"file": e.file, "case": e.case, "pointer": e.pointer, "message": e.message}
+                {"file": e.file, "case": e.case, "pointer": e.pointer, "line": e.line, "column": e.column,
+                 "message": e.message}
                 for e in self.load_errors
             ],
         }

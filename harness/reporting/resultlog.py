@@ -93,7 +93,8 @@ class ResultsLog:
 
 
 def _load_error_json(error: LoadError) -> dict[str, Any]:
-    return {"file": error.file, "case": error.case, "pointer": error.pointer, "message": error.message}
+    return {"file": error.file, "case": error.case, "pointer": error.pointer, "line": error.line,
+            "column": error.column, "message": error.message}
 
 
 def read_log(path: Path) -> Run:
@@ -124,7 +125,8 @@ def read_log(path: Path) -> Run:
     info = target_info_from_json(target)
     run = Run(
         target["name"], info, [result for _, result in sorted(indexed, key=lambda pair: pair[0])],
-        [LoadError(e["file"], e["message"], e.get("case"), e.get("pointer", "")) for e in header["load_errors"]],
+        [LoadError(e["file"], e["message"], e.get("case"), e.get("pointer", ""), e.get("line", 0), e.get("column", 0))
+         for e in header["load_errors"]],
         started=datetime.fromisoformat(header["started"]),
         seconds=end["seconds"] if end else 0.0,
         arguments=header.get("arguments", {}),

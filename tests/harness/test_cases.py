@@ -310,15 +310,14 @@ def test_a_server_side_apply_divergence_gives_one_outcome_per_step(write_case_fi
     """
     cases, errors = load_file(write_case_file("server-side-apply/divergences.yaml", text))
     assert cases == []
-    assert sorted(str(error) for error in errors) == [
-        "cases/server-side-apply/divergences.yaml::single at /cases/1/divergences/0/steps: "
-        "'steps' in a divergence is for server-side-apply cases only",
-        "cases/server-side-apply/divergences.yaml::two-steps at /cases/0/divergences/0/steps: "
-        "the divergence states 1 step expectations for the case's 2 steps",
-        "cases/server-side-apply/divergences.yaml::two-steps at /cases/0/divergences/1: "
-        "a server-side-apply divergence states 'steps', one expectation per step of the case",
-        "cases/server-side-apply/divergences.yaml::two-steps at /cases/0/divergences/2/steps/1: "
-        "'expected_error' cannot be combined with 'expected' or 'expected_patch'",
+    file = "cases/server-side-apply/divergences.yaml"
+    assert sorted((error.line, str(error)) for error in errors) == [  # where each value is: file:line:column
+        (13, f"{file}:13:78: {file}::two-steps: the divergence states 1 step expectations for the case's 2 steps"),
+        (14, f"{file}:14:9: {file}::two-steps: a server-side-apply divergence states 'steps', one expectation per "
+             "step of the case"),
+        (17, f"{file}:17:43: {file}::two-steps: 'expected_error' cannot be combined with 'expected' or "
+             "'expected_patch'"),
+        (26, f"{file}:26:80: {file}::single: 'steps' in a divergence is for server-side-apply cases only"),
     ]
 
 

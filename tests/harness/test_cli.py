@@ -27,7 +27,7 @@ def test_run_reports_bad_file_runs_good_one_and_fails(write_case_file, tmp_path,
     code = main(["run", "--cases", str(good.parent), "--report", str(tmp_path / "out")])
     out = capsys.readouterr().out
     assert code == 1
-    assert "LOAD ERROR" in out and "bad.yaml::x at /cases/0/description: 1 is not of type 'string'" in out
+    assert "LOAD ERROR cases/json-patch/bad.yaml:3:18: cases/json-patch/bad.yaml::x: 1 is not of type 'string'" in out
     # every problem of the broken case: its description, and what it lacks (type, tags, expectation, provenance)
     assert "total: 1 pass, 0 fail, 0 error, 0 skip, 5 load errors" in out
     data = json.loads((tmp_path / "out" / "results.json").read_text())
@@ -111,6 +111,21 @@ def test_validate_flags_yaml_1_1_ambiguities(write_case_file, capsys):
     assert main(["validate", str(path)]) == 1
     assert "/cases/0/original/a: 'on' reads as True under YAML 1.1; quote it" in capsys.readouterr().out
     assert main(["validate", str(write_case_file("json-patch/fine.yaml", GOOD))]) == 0
+
+
+def test_validate_flags_a_version_written_as_a_number_where_it_is(write_case_file, capsys):
+    text = GOOD.replace('version: "1.32.4"', "version: 1.10").replace(
+        "    expected: {a: 2}\n", "    expected: {a: 2}\n    schema: {version: 1.30}\n")
+    path = write_case_file("json-patch/versions.yaml", text)
+    assert main(["validate", str(path)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out == [
+        "cases/json-patch/versions.yaml:5:51: 1.1 is not of type 'string'",  # the load error, where 1.10 is
+        f'{path}:5:51: version: 1.10 reads as the number 1.1, not 1.10; quote it: "1.10"',
+        f'{path}:12:23: version: 1.30 reads as the number 1.3, not 1.30; quote it: "1.30"',
+        "0 cases valid, 3 problems"]
+    quoted = write_case_file("json-patch/quoted.yaml", GOOD.replace('version: "1.32.4"', "version: '1.10'"))
+    assert main(["validate", str(quoted)]) == 0
 
 
 def test_coverage_marks_ids_below_three(write_case_file, capsys):

@@ -44,7 +44,7 @@ def test_cases_become_items_with_diffs(pytester):
         "*demo.yaml::broken FAILED*",
         "*demo.yaml::passes PASSED*",
         "*demo.yaml::fails FAILED*",
-        "*load error:*demo.yaml::broken at /cases/2: needs one expectation*",
+        "*load error: cases/json-patch/demo.yaml:17:5: cases/json-patch/demo.yaml::broken: needs one expectation*",
         "*document /b: expected 3, got 2*",
     ])
 
