@@ -254,7 +254,7 @@ def _one_step(result: Any, messages: bool) -> dict[str, Any]:
             expectation["message"] = conflict_fragment(message, conflicts) or message_fragment(message)
         if conflicts:
             expectation["conflicts"] = conflicts
-        return {"expected_error": expectation}
+        return {**_warnings(result), "expected_error": expectation}
     members: dict[str, Any] = {}
     if "document" in result:
         members["expected"] = result["document"]  # in the server's order, as its managedFields are
@@ -267,9 +267,16 @@ def _one_step(result: Any, messages: bool) -> dict[str, Any]:
         members["expected_managed_fields"] = entries
     if isinstance(result.get("changed"), bool):
         members["expected_changed"] = result["changed"]
+    members.update(_warnings(result))
     if not members:
         raise Unrecordable(f"a step result states nothing: {show(result)}")
     return members
+
+
+def _warnings(result: dict[str, Any]) -> dict[str, Any]:
+    """kubectl's warnings, where the judge reports them (kubectl-apply steps)."""
+    warnings = result.get("warnings")
+    return {"expected_warnings": list(warnings)} if isinstance(warnings, list) else {}
 
 
 # --- message fragments ---------------------------------------------------------------------------

@@ -350,9 +350,10 @@ def _steps_mismatches(expected: Outcome, actual: Actual, compare_messages: bool,
 def _step_mismatches(want: dict[str, Any], got: dict[str, Any], compare_messages: bool,
                      document_equal: Callable[[Any, Any], bool] | None = None) -> list[str]:
     error = got.get("error")
+    warned = _warnings_mismatches(want, got)
     if "expected_error" in want:
         if error is None:
-            return [f"expected error {want['expected_error']['class']!r}, got success"]
+            return [*warned, f"expected error {want['expected_error']['class']!r}, got success"]
         expected_error = ExpectedError.from_json(want["expected_error"])
         step_actual = Actual(error=ActualError(error["class"], error.get("message", ""), error.get("status"),
                                                error.get("reason")), unchanged=got.get("unchanged"))
@@ -363,10 +364,10 @@ def _step_mismatches(want: dict[str, Any], got: dict[str, Any], compare_messages
             wanted, found = sorted(map(key, conflicts)), sorted(map(key, error["conflicts"]))
             if wanted != found:
                 problems.append(f"expected conflicts {wanted}, got {found}")
-        return problems
+        return [*warned, *problems]
     if error is not None:
-        return [f"expected success, got error {error['class']!r}: {error.get('message', '')}"]
-    problems = []
+        return [*warned, f"expected success, got error {error['class']!r}: {error.get('message', '')}"]
+    problems = warned
     if "expected" in want:
         document = got.get("document", ABSENT)
         if document_equal is not None:
@@ -379,6 +380,14 @@ def _step_mismatches(want: dict[str, Any], got: dict[str, Any], compare_messages
     if "expected_changed" in want and got.get("changed") is not None and got["changed"] != want["expected_changed"]:
         problems.append(f"expected changed={want['expected_changed']}, got changed={got['changed']}")
     return problems
+
+
+def _warnings_mismatches(want: dict[str, Any], got: dict[str, Any]) -> list[str]:
+    """kubectl's warnings, in order: judged only where the target reports them (``warnings``)."""
+    found = got.get("warnings")
+    if "expected_warnings" not in want or not isinstance(found, list) or found == want["expected_warnings"]:
+        return []
+    return [f"expected warnings {show(want['expected_warnings'])}, got {show(found)}"]
 
 
 def _managed_fields_mismatches(want: list[dict[str, Any]], got: Any) -> list[str]:
