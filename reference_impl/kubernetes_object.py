@@ -33,6 +33,23 @@ def is_custom_group(group: str) -> bool:
     return "." in group and not group.endswith((".k8s.io", ".kubernetes.io"))
 
 
+# Kinds whose resource the guess below gets wrong.
+IRREGULAR_PLURALS = {"Endpoints": "endpoints"}
+
+
+def resource_plural(kind: str) -> str:
+    """The resource serving a kind (``Deployment`` -> ``deployments``), as discovery names it:
+    the guess of apimachinery's ``meta.UnsafeGuessKindToResource`` and a few exceptions."""
+    if kind in IRREGULAR_PLURALS:
+        return IRREGULAR_PLURALS[kind]
+    lower = kind.lower()
+    if lower.endswith("y") and lower[-2:-1] not in tuple("aeiou"):
+        return lower[:-1] + "ies"
+    if lower.endswith(("s", "x", "z", "ch", "sh")):
+        return lower + "es"
+    return lower + "s"
+
+
 def go_float(value: float) -> int | float:
     """A float64 as Go's encoding/json writes it, read back as JSON."""
     if value.is_integer() and abs(value) < 1e21:

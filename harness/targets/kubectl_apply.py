@@ -61,7 +61,7 @@ from patchconf.harness.targets.base import (
 )
 from patchconf.harness.targets.kubectl import ERROR_PATTERNS, classify_error, find_kubectl, kubectl_version
 from patchconf.reference_impl import go_json
-from patchconf.reference_impl.kubernetes_object import is_custom_group
+from patchconf.reference_impl.kubernetes_object import is_custom_group, resource_plural
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 DEFAULT_NAMESPACE = "default"
@@ -93,8 +93,6 @@ CLUSTER_SCOPED_KINDS = frozenset({
     "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "ValidatingWebhookConfiguration",
     "VolumeAttachment",
 })
-IRREGULAR_PLURALS = {"Endpoints": "endpoints"}
-
 # kubectl apply's own wording, checked before kubectl patch's patterns.
 APPLY_ERROR_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"conflicts with changes made from original to current", "conflict"),
@@ -124,14 +122,7 @@ class Resource:
 
     @property
     def plural(self) -> str:
-        if self.kind in IRREGULAR_PLURALS:
-            return IRREGULAR_PLURALS[self.kind]
-        lower = self.kind.lower()
-        if lower.endswith("y") and lower[-2:-1] not in tuple("aeiou"):
-            return lower[:-1] + "ies"
-        if lower.endswith(("s", "x", "z", "ch", "sh")):
-            return lower + "es"
-        return lower + "s"
+        return resource_plural(self.kind)
 
     @property
     def group_version_path(self) -> str:

@@ -18,9 +18,16 @@ from typing import Any
 
 from patchconf.reference_impl import json_patch, merge_patch
 from patchconf.reference_impl.errors import PatchError
-from patchconf.reference_impl.ssa import codec, migration, strategies
+from patchconf.reference_impl.kubernetes_object import resource_plural
+from patchconf.reference_impl.ssa import codec, kubectl_client_apply, migration, strategies
 from patchconf.reference_impl.ssa.fieldpath import FieldSet, make_path
-from patchconf.reference_impl.ssa.managedfields import DEFAULT_RELEASE, FieldManager, RequestError
+from patchconf.reference_impl.ssa.managedfields import (
+    DEFAULT_RELEASE,
+    TOTAL_ANNOTATION_SIZE_LIMIT,
+    FieldManager,
+    RequestError,
+    annotations_size,
+)
 from patchconf.reference_impl.ssa.request import Step, StepResult, with_fields_type
 from patchconf.reference_impl.ssa.schema import ABSENT_DEFAULT, ResolvedType, Schema
 from patchconf.reference_impl.ssa.typed import PARTIAL_KEYS_SINCE, json_copy, resolve_or_none, values_equal
@@ -97,6 +104,8 @@ class Store:
         self._time.now = self.clock
         if step.op in migration.OPS:  # several requests in the one step
             return migration.run(self, step)
+        if step.op == kubectl_client_apply.OP:
+            return kubectl_client_apply.run(self, step, None if self.custom_resource else self.patch_meta)
         return self.request(step)
 
     def request(self, step: Step) -> StepResult:
@@ -104,6 +113,7 @@ class Store:
         before = self.live  # never changed in place: each request makes a new object
         try:
             after = self._request(step)
+            self._validate_object_meta(after)
         except RequestError as exc:
             # without its traceback, whose frames hold the result holding it: no cycle to collect
             return StepResult(error=exc.with_traceback(None))
@@ -120,6 +130,12 @@ class Store:
         if step.subresource and step.subresource != "status":
             raise RequestError("invalid-patch", f"unknown subresource {step.subresource!r}", 404, "NotFound")
         manager = self.managers[step.subresource]
+        if step.op == "create":  # handlers/create.go: the field manager's update of the creater's new object
+            if self.live is not None:
+                raise RequestError("conflict", f'{self._resource()} "{self._name()}" already exists', 409,
+                                   "AlreadyExists")
+            return self._create(manager.update(self._new_object(), self._decoded(step.object),
+                                               step.manager or DEFAULT_MANAGER))
         if self.live is None:
             if step.op == "apply" and not step.subresource:
                 return self._create(manager.apply(_empty(self.api_version, self.kind), step.object,
@@ -137,6 +153,30 @@ class Store:
         else:
             result = manager.update(self.live, self._decoded(self._patched(step)), step.manager or DEFAULT_MANAGER)
         return self._stored(self._keep_what_the_endpoint_resets(result, step.subresource))
+
+    def _validate_object_meta(self, obj: dict[str, Any]) -> None:
+        """The one part of the kind's validation (ValidateObjectMeta) the reference runs: apimachinery's
+        ValidateAnnotations' total size, every key and value together at most 256 KiB. A larger
+        last-applied annotation is why kubectl's client-side apply of a big manifest is refused."""
+        metadata = obj.get("metadata") if isinstance(obj, dict) else None
+        annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
+        if not isinstance(annotations, dict):
+            return
+        if annotations_size(annotations) > TOTAL_ANNOTATION_SIZE_LIMIT:
+            raise RequestError("invalid", f'{self._group_kind()} "{self._name()}" is invalid: metadata.annotations: '
+                               f"Too long: may not be more than {TOTAL_ANNOTATION_SIZE_LIMIT} bytes", 422, "Invalid")
+
+    def _group_kind(self) -> str:
+        group = self.api_version.rpartition("/")[0]
+        return f"{self.kind}.{group}" if group else self.kind
+
+    def _resource(self) -> str:
+        group = self.api_version.rpartition("/")[0]
+        plural = resource_plural(self.kind)
+        return f"{plural}.{group}" if group else plural
+
+    def _name(self) -> str:
+        return ((self.live or {}).get("metadata") or {}).get("name", "")
 
     def _decoded(self, obj: dict[str, Any]) -> dict[str, Any]:
         """An object as the server decodes a request body (or a patch's result) before the field

@@ -24,6 +24,8 @@ from patchconf.reference_impl.ssa.schema import Schema
 from patchconf.reference_impl.ssa.typed import TypedValue, ValidationError, json_copy
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+# apimachinery's TotalAnnotationSizeLimitB: all of an object's annotation keys and values, in bytes.
+TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024
 MAX_UPDATE_MANAGERS = 10
 BEFORE_FIRST_APPLY = "before-first-apply"
 ANCIENT_CHANGES = "ancient-changes"
@@ -306,7 +308,10 @@ class FieldManager:
             annotations = (config.get("metadata") or {}).get("annotations")
             if isinstance(annotations, dict):
                 annotations.pop(LAST_APPLIED, None)
-            obj.setdefault("metadata", {}).setdefault("annotations", {})[LAST_APPLIED] = go_json.encode(config) + "\n"
+            annotations = obj.setdefault("metadata", {}).setdefault("annotations", {})
+            annotations[LAST_APPLIED] = go_json.encode(config) + "\n"
+            if annotations_size(annotations) > TOTAL_ANNOTATION_SIZE_LIMIT:  # SetLastApplied: too large, dropped
+                del annotations[LAST_APPLIED]
         return obj, managed
 
     def _last_applied_manager_apply(self, live, applied, managed, manager, force):
@@ -537,6 +542,12 @@ def _decode_or_empty(entries: Any, memo: FieldsV1Memo | None = None) -> Managed:
 def _uid(obj: dict[str, Any] | None) -> str:
     metadata = (obj or {}).get("metadata")
     return str(metadata.get("uid") or "") if isinstance(metadata, dict) else ""
+
+
+def annotations_size(annotations: dict[str, Any]) -> int:
+    """ValidateAnnotationsSize's measure: the bytes of every key and value."""
+    return sum(len(key.encode()) + len(value.encode()) for key, value in annotations.items()
+               if isinstance(key, str) and isinstance(value, str))
 
 
 def _has_last_applied(obj: dict[str, Any]) -> bool:

@@ -19,7 +19,8 @@ SERVER_OWNED = ("uid", "resourceVersion", "creationTimestamp", "generation", "ma
 
 # Named tuples, not dataclasses: never changed, and quicker to define at import.
 class Step(NamedTuple):
-    """One request: ``op`` apply, update (PUT) or patch (``patch_type``), on the object or ``status``."""
+    """One request: ``op`` apply, update (PUT), patch (``patch_type``) or create (POST, as kubectl
+    apply creates), on the object or ``status``."""
 
     op: str
     manager: str | None = None
@@ -53,6 +54,7 @@ class StepResult(NamedTuple):
     managed_fields: list[dict[str, Any]] | None = None
     changed: bool = False
     error: RequestError | None = None
+    warnings: tuple[str, ...] | None = None  # what kubectl printed (kubectl-apply steps); None: not told
 
     @staticmethod
     def of(stored: dict[str, Any], changed: bool) -> StepResult:
@@ -61,13 +63,15 @@ class StepResult(NamedTuple):
         return StepResult(shown(stored), entries_of(stored), changed=changed)
 
     def to_json(self) -> dict[str, Any]:
+        warned = {} if self.warnings is None else {"warnings": list(self.warnings)}
         if self.error is not None:
             error: dict[str, Any] = {"class": self.error.error_class, "message": self.error.message,
                                      "status": self.error.status, "reason": self.error.reason}
             if self.error.conflicts:
                 error["conflicts"] = [{"manager": m, "field": f} for m, f in self.error.conflicts]
-            return {"error": error}
-        return {"document": self.document, "managed_fields": self.managed_fields or [], "changed": self.changed}
+            return {"error": error, **warned}
+        return {"document": self.document, "managed_fields": self.managed_fields or [], "changed": self.changed,
+                **warned}
 
 
 class Endpoint(Protocol):
