@@ -1,5 +1,9 @@
-"""``kubectl apply --server-side`` run by the real kubectl, for the live target's
-``kubectl-apply-server-side`` steps.
+"""``kubectl apply`` run by the real kubectl, for the live target's ``kubectl-apply-server-side``
+and ``kubectl-apply`` (client-side) steps.
+
+A client-side apply reads the object and creates it or sends a three-way patch; kubectl prints
+a warning when the object has no last-applied annotation, and the server's warnings too, each on
+a line of its own starting ``Warning: ``.
 
 kubectl makes up to four requests (the apply; the last-applied annotation applied alone by
 ``kubectl-last-applied``; the JSON patch migrating client-side managers' managedFields; the
@@ -33,6 +37,7 @@ class KubectlAnswer:
     ok: bool
     message: str = ""
     status: dict[str, Any] | None = None  # the failed request's Status, if the log shows it
+    warnings: tuple[str, ...] = ()  # what kubectl printed as warnings, without "Warning: "
 
 
 def apply_server_side(kubectl: str, connection: list[str], manifest: dict[str, Any], namespace: str,
@@ -51,6 +56,32 @@ def apply_server_side(kubectl: str, connection: list[str], manifest: dict[str, A
     if completed.returncode == 0:
         return KubectlAnswer(ok=True)
     return KubectlAnswer(ok=False, message=own_lines(completed.stderr), status=last_failure_status(completed.stderr))
+
+
+def apply_client_side(kubectl: str, connection: list[str], manifest: dict[str, Any], namespace: str,
+                      manager: str) -> KubectlAnswer:
+    """``kubectl apply --field-manager <manager> -f <manifest>`` (client-side)."""
+    workdir = tempfile.mkdtemp(prefix="patchconf-live-")
+    try:
+        path = os.path.join(workdir, "manifest.json")
+        with open(path, "w", encoding="utf-8") as handle:
+            json.dump(manifest, handle)
+        command = [kubectl, "apply", "-f", path, "-n", namespace, f"--field-manager={manager}", "-v=8", *connection]
+        completed = bounded.run_bounded(command, limit=bounded.max_answer_bytes(), timeout=TIMEOUT_SECONDS)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    warnings = printed_warnings(completed.stderr)
+    if completed.returncode == 0:
+        return KubectlAnswer(ok=True, warnings=warnings)
+    status = last_failure_status(completed.stderr)
+    # The Status's message when the log shows it: kubectl's own error quotes the whole patch.
+    message = status.get("message") if status and status.get("message") else own_lines(completed.stderr)
+    return KubectlAnswer(ok=False, message=message, status=status, warnings=warnings)
+
+
+def printed_warnings(log: str) -> tuple[str, ...]:
+    """The warnings kubectl printed (its own and the server's), in order, without ``Warning: ``."""
+    return tuple(line.removeprefix("Warning: ").rstrip() for line in log.splitlines() if line.startswith("Warning: "))
 
 
 @functools.cache

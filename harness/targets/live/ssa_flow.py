@@ -62,6 +62,8 @@ class ServerSideApplyFlow:
                                  "command makes alone (op kubectl-apply-server-side runs kubectl's migration)")
         if "kubectl-apply-server-side" in ops and not self.kubectl:
             raise TargetDeclined("kubectl is not on PATH: op kubectl-apply-server-side runs the real kubectl")
+        if "kubectl-apply" in ops:
+            self._check_kubectl_client_side()
         clock = LogicalClock()
         live = self._set_up_current(case, placement, clock) if case.inputs.get("current") is not None else None
         self._check_expected_steps(case, placement)
@@ -73,8 +75,11 @@ class ServerSideApplyFlow:
             before = resource_version(live)
             label = self._labelled_step(step, live)
             times.wait_for_a_new_second()
+            warnings = None
             if step["op"] == "kubectl-apply-server-side":
                 error = self._kubectl_apply_server_side(step, placement, clock, label)
+            elif step["op"] == "kubectl-apply":
+                error, warnings = self._kubectl_apply_client_side(step, placement, clock)
             else:
                 answer = self._send_step(step, placement, clock, label)
                 error = None if answer.ok else self._step_error(step, answer, placement)
@@ -82,15 +87,16 @@ class ServerSideApplyFlow:
             read = self.cluster.request("GET", placement.path)
             live = read.body if read.ok and isinstance(read.body, dict) else None
             times.observe(number + 1, live, answered_at)
+            warned = {} if warnings is None else {"warnings": warnings}
             if error is not None:
-                results.append({"error": error, "unchanged": resource_version(live) == before})
+                results.append({"error": error, "unchanged": resource_version(live) == before, **warned})
             elif live is None:
                 raise TargetCrash(f"step {number + 1} succeeded, but the object could not be read back: "
                                   f"{read.status} {read.message()}")
             else:
                 document = self._step_document(placement, live, stated[number], keep_status)
                 results.append({"document": document, "managed_fields": self._timed_entries(live, placement, times),
-                                "changed": resource_version(live) != before})
+                                "changed": resource_version(live) != before, **warned})
         return Actual(document={"steps": results},
                       notes=(*self._notes, "managedFields times: each step started in a later second of the "
                                            "server's clock, its timestamps mapped back to step numbers"))
@@ -226,10 +232,43 @@ class ServerSideApplyFlow:
 
     def helper_for(self, case: Case) -> str | None:
         """The program besides the server that a case's answer came from (for its provenance)."""
-        if case.type == "server-side-apply" and any(
-                step.get("op") == "kubectl-apply-server-side" for step in case.inputs.get("steps") or ()):
-            return f"kubectl apply --server-side (kubectl {kubectl_ssa.client_version(self.kubectl)})"
+        ops = {step.get("op") for step in case.inputs.get("steps") or ()} if case.type == "server-side-apply" else set()
+        commands = [command for op, command in (("kubectl-apply", "kubectl apply"),
+                                                ("kubectl-apply-server-side", "kubectl apply --server-side"))
+                    if op in ops]
+        if commands:
+            return f"{' and '.join(commands)} (kubectl {kubectl_ssa.client_version(self.kubectl)})"
         return None
+
+    def _check_kubectl_client_side(self) -> None:
+        """kubectl-apply steps need the real kubectl, and the run's own namespace: in an existing one
+        the run label would be part of the manifest, and so of the last-applied configuration."""
+        if not self.kubectl:
+            raise TargetDeclined("kubectl is not on PATH: op kubectl-apply runs the real kubectl")
+        if self.label_objects:
+            raise TargetDeclined("op kubectl-apply runs only in the run's own namespace (with --namespace the run "
+                                 "label would be part of the last-applied configuration kubectl writes)")
+
+    def _kubectl_apply_client_side(self, step: Mapping[str, Any], placement: Placement,
+                                   clock: LogicalClock) -> tuple[dict[str, Any] | None, list[str]]:
+        """The step run by the real kubectl (client-side): its error (the failed request's Status, else
+        kubectl's words) or None, and the warnings it printed, in the case's names."""
+        connection = (["--kubeconfig", self.kubeconfig] if self.kubeconfig else []) + (
+            ["--context", self.context] if self.context else [])
+        answer = kubectl_ssa.apply_client_side(self.kubectl, connection,
+                                               self._ssa_to_live(step["object"], placement, clock),
+                                               self.namespace, step["manager"])
+        warnings = [self._message_back(warning, placement) for warning in answer.warnings]
+        if answer.ok:
+            return None, warnings
+        status = answer.status or {}
+        code = status.get("code")
+        error: dict[str, Any] = {"class": status_error_class(code, answer.message),
+                                 "message": self._message_back(answer.message, placement),
+                                 "status": code, "reason": status.get("reason") or None}
+        if code == 409:
+            error["conflicts"] = status_conflicts(status)
+        return error, warnings
 
     def _kubectl_apply_server_side(self, step: Mapping[str, Any], placement: Placement,
                                    clock: LogicalClock, label: bool = False) -> dict[str, Any] | None:
