@@ -91,10 +91,12 @@ type ssaDone struct {
 	Document      map[string]interface{} `json:"document"`
 	ManagedFields []ssaEntry             `json:"managed_fields"`
 	Changed       bool                   `json:"changed"`
+	Warnings      *[]string              `json:"warnings,omitempty"` // what kubectl printed (op kubectl-apply)
 }
 
 type ssaFailed struct {
-	Error *ssaError `json:"error"`
+	Error    *ssaError `json:"error"`
+	Warnings *[]string `json:"warnings,omitempty"`
 }
 
 // ssaRun is one case being run: the kind's field managers and the live object.
@@ -218,6 +220,9 @@ func (r *ssaRun) step(n int, s ssaStep) interface{} {
 	if isMigrationOp(s.Op) {
 		return r.migrationStep(n, s)
 	}
+	if s.Op == "kubectl-apply" {
+		return r.kubectlApply(n, s)
+	}
 	manager := ""
 	if s.Manager != nil {
 		manager = *s.Manager
@@ -239,12 +244,17 @@ func (r *ssaRun) step(n int, s ssaStep) interface{} {
 		result, created, failure = r.apply(fm, s, manager)
 	case "update":
 		result, created, failure = r.update(fm, s, manager)
+	case "create": // a POST, as kubectl apply creates (ssa_kubectl_apply.go)
+		result, created, failure = r.create(fm, s, manager)
 	case "patch":
 		result, failure = r.patch(fm, s, manager)
 	default:
 		failure = &ssaError{Class: "unclassified", Message: fmt.Sprintf("unknown step op %q", s.Op)}
 	}
 	if failure != nil {
+		return ssaFail(failure)
+	}
+	if failure := r.validateObjectMeta(result); failure != nil {
 		return ssaFail(failure)
 	}
 	// store.Create / store.Update: the kind's registry strategy where this target has it

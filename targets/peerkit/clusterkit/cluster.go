@@ -126,7 +126,7 @@ func (k *Cluster) declined(c *ssafake.Case, id ssafake.ObjectID) string {
 	applied := false
 	for index, step := range c.Steps {
 		switch step.Op {
-		case "csa-upgrade", "kubectl-apply-server-side":
+		case "csa-upgrade", "kubectl-apply-server-side", "kubectl-apply":
 			return fmt.Sprintf("step %d: op %s is a client's sequence of requests (kubectl's), not %s's", index+1, step.Op, k.tool.Name)
 		case "apply":
 			if step.Subresource == "" && k.tool.DeclineApply != nil {

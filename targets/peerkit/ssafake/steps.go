@@ -464,7 +464,7 @@ func Run(c *Case, id ObjectID, open Opener) ([]StepResult, string, error) {
 		return nil, skip, err
 	}
 	for index, s := range c.Steps {
-		if s.Op == "csa-upgrade" || s.Op == "kubectl-apply-server-side" {
+		if s.Op == "csa-upgrade" || s.Op == "kubectl-apply-server-side" || s.Op == "kubectl-apply" {
 			// client-go's csaupgrade and kubectl's apply sequence run over a real client; the
 			// fake is judged on the requests themselves
 			return nil, fmt.Sprintf("step %d: op %s is a client's sequence of requests, not one request to the fake", index+1, s.Op), nil
