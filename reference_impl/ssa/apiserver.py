@@ -163,8 +163,9 @@ class Store:
         if not isinstance(annotations, dict):
             return
         if annotations_size(annotations) > TOTAL_ANNOTATION_SIZE_LIMIT:
-            raise RequestError("invalid", f'{self._group_kind()} "{self._name()}" is invalid: metadata.annotations: '
-                               f"Too long: may not be more than {TOTAL_ANNOTATION_SIZE_LIMIT} bytes", 422, "Invalid")
+            name = metadata.get("name", "")
+            raise RequestError("invalid", f'{self._group_kind()} "{name}" is invalid: metadata.annotations: Too long: '
+                               f"may not be more than {TOTAL_ANNOTATION_SIZE_LIMIT} bytes", 422, "Invalid")
 
     def _group_kind(self) -> str:
         group = self.api_version.rpartition("/")[0]

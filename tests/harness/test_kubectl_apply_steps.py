@@ -1,0 +1,88 @@
+"""Client-side apply steps (op kubectl-apply): their schema, how a step's warnings are judged and
+recorded, and how the live target reads kubectl's warnings."""
+
+from __future__ import annotations
+
+import pytest
+
+from patchconf.harness.corpus.cases import Purpose, load_file
+from patchconf.harness.provenance.record import RECORDED, record_cases
+from patchconf.harness.running.runner import _step_mismatches
+from patchconf.harness.targets.base import Actual
+from patchconf.harness.targets.live import kubectl_ssa
+
+CM = "{apiVersion: v1, kind: ConfigMap, metadata: {name: cm, namespace: default}, data: {a: '1'}}"
+CASE = """\
+cases:
+  - name: csa
+    description: one step
+    type: server-side-apply
+    tags: [APPLY-CREATE]
+    steps:
+      - {STEP}
+"""
+WARNING = "resource configmaps/cm is missing the kubectl.kubernetes.io/last-applied-configuration annotation"
+
+
+def draft(write_case_file, step: str):
+    path = write_case_file("server-side-apply/csa.yaml", CASE.replace("{STEP}", step))
+    return load_file(path, Purpose.RECORD)
+
+
+@pytest.mark.parametrize("step", [
+    f"{{op: kubectl-apply, manager: kubectl-client-side-apply, object: {CM}}}",
+    f"{{op: kubectl-apply, manager: me, object: {CM}, expected_warnings: []}}",
+])
+def test_a_kubectl_apply_step_is_valid_case_data(write_case_file, step):
+    cases, errors = draft(write_case_file, step)
+    assert errors == [] and cases[0].inputs["steps"][0]["op"] == "kubectl-apply"
+
+
+@pytest.mark.parametrize(("step", "problem"), [
+    (f"{{op: kubectl-apply, object: {CM}}}", "'manager' is a required property"),
+    ("{op: kubectl-apply, manager: m}", "'object' is a required property"),
+    (f"{{op: kubectl-apply, manager: m, force: true, object: {CM}}}", "should not be valid"),
+    (f"{{op: kubectl-apply, manager: m, subresource: status, object: {CM}}}", "should not be valid"),
+    (f"{{op: apply, manager: m, object: {CM}, expected_warnings: []}}", "should not be valid"),
+])
+def test_a_kubectl_apply_step_states_what_it_needs_and_nothing_else(write_case_file, step, problem):
+    _, errors = draft(write_case_file, step)
+    assert len(errors) == 1 and problem in errors[0].message and errors[0].pointer == "/cases/0/steps/0"
+
+
+def test_warnings_are_judged_in_order_where_the_target_reports_them():
+    want = {"expected_changed": True, "expected_warnings": [WARNING]}
+    assert _step_mismatches(want, {"changed": True, "warnings": [WARNING]}, True) == []
+    assert _step_mismatches(want, {"changed": True}, True) == []  # a target that cannot tell
+    assert _step_mismatches(want, {"changed": True, "warnings": []}, True) == [
+        f'expected warnings ["{WARNING}"], got []']
+    failed = {"expected_warnings": [], "expected_error": {"class": "invalid"}}
+    assert _step_mismatches(failed, {"error": {"class": "invalid"}, "warnings": ["x"]}, True) == [
+        'expected warnings [], got ["x"]']
+
+
+def test_record_writes_the_warnings_of_a_step_and_of_a_failed_one(write_case_file, scripted):
+    cases, _ = draft(write_case_file, f"{{op: kubectl-apply, manager: m, object: {CM}}}")
+    answer = Actual(document={"steps": [{"changed": True, "warnings": [WARNING]}]})
+    judge = scripted({"csa": answer}, family="upstream", patch_types=frozenset({"server-side-apply"}))
+    [recording] = record_cases(cases, [judge])
+    assert recording.status == RECORDED
+    assert recording.step_members == ({"expected_changed": True, "expected_warnings": [WARNING]},)
+    refused = Actual(document={"steps": [{"error": {"class": "invalid", "message": "m"}, "warnings": []}]})
+    judge = scripted({"csa": refused}, family="upstream", patch_types=frozenset({"server-side-apply"}))
+    [recording] = record_cases(cases, [judge])
+    assert recording.step_members == (
+        {"expected_warnings": [], "expected_error": {"class": "invalid", "message": "m"}},)
+
+
+def test_kubectls_warnings_are_its_lines_starting_warning():
+    log = "\n".join([
+        "I1129 09:01:02.000000   1 round_trippers.go:560] GET https://h/api/v1/namespaces/n/configmaps/cm 200 OK",
+        f"Warning: {WARNING}",
+        "I1129 09:01:02.100000   1 helper.go:269] \"Response Body\" body=<",
+        "\tWarning: not kubectl's: a body's text",
+        "Warning: a second one ",
+        "configmap/cm configured",
+    ])
+    assert kubectl_ssa.printed_warnings(log) == (WARNING, "a second one")
+    assert kubectl_ssa.printed_warnings("configmap/cm created\n") == ()
