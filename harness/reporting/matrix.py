@@ -17,6 +17,16 @@ from pathlib import Path
 
 from patchconf.harness import cache_root
 from patchconf.harness.reporting.report import Run
+from patchconf.harness.reporting.severity import SEVERITIES, severity_counts
+from patchconf.harness.running.apply_aspects import (
+    ANNOTATION,
+    ANNOTATION_TEXT,
+    DIFFERENT,
+    MISSING,
+    OBJECT,
+    REQUEST,
+    SAME,
+)
 from patchconf.harness.running.runner import ERROR, FAIL, PASS, SKIP, Result
 from patchconf.harness.targets.base import CATEGORIES, KUBERNETES, LIBRARY, TOOL
 from patchconf.reference_impl import jsonpointer
@@ -372,11 +382,83 @@ def _head_markdown(runs: Sequence[Run], labels: Sequence[str], title: str, comma
     out.pop()
     if fuzzed:
         out += ["", FUZZ_NOTE]
+    out += severity_markdown(runs, labels)
+    out += apply_aspects_markdown(runs, labels)
     out += ["", "## Pass rate by behaviour", "", "| behaviour | " + " | ".join(labels) + " |",
             "|---|" + "---|" * len(runs)]
     for tag in tags:
         out.append(f"| {tag} | " + " | ".join(_rate(table.get(tag, Counter())) for table in per_run) + " |")
     return out
+
+
+def severity_markdown(runs: Sequence[Run], labels: Sequence[str]) -> list[str]:
+    """A row per target with failures: how many of each severity (harness/reporting/severity.py)."""
+    rows = []
+    for label, run in zip(labels, runs, strict=True):
+        counts = severity_counts(run.results)
+        if any(counts.values()):
+            rows.append(f"| {label} | " + " | ".join(str(counts[level]) for level in SEVERITIES) + " |")
+    if not rows:
+        return []
+    return ["", "## Departures by severity", "",
+            "Each failed case counted once, by its worst difference from Kubernetes' answer, decided from the "
+            "difference itself: *security* (access widened or closed: NetworkPolicy rules, RBAC, a Service's "
+            "exposure, pod security), *data loss* (an element or field someone owns removed), *drift* (what "
+            "should go stays, what should change does not), *cosmetic* (order, the annotation's text, a "
+            "default spelled out). Errors (no answer) are not departures.", "",
+            "| column | " + " | ".join(SEVERITIES) + " |", "|---|" + "---:|" * len(SEVERITIES), *rows]
+
+
+APPLY_ASPECTS_NOTE = (
+    "Each `apply` answer is judged apart on the object a server would keep (a tool's or library's "
+    "pass or fail is this one; Kubernetes' own targets are judged whole), the request (the patch sent, "
+    "where the target shows it), and the last-applied annotation: its content (the configuration it "
+    "records, as kubectl reads it) and its text (kubectl's encoding). Cells: agreeing of judged. "
+    "*next kubectl apply*: what the annotation the target writes does to a later `kubectl apply` over it.")
+
+
+def apply_aspects_markdown(runs: Sequence[Run], labels: Sequence[str]) -> list[str]:
+    """A row per target that ran `apply` cases: each aspect's agreement, and the annotation's consequence."""
+    rows = []
+    for label, run in zip(labels, runs, strict=True):
+        judged = [result.aspects for result in run.results if result.case.type == "apply" and result.aspects]
+        if not judged:
+            continue
+        cells = [_aspect_cell(judged, aspect) for aspect in (OBJECT, REQUEST, ANNOTATION, ANNOTATION_TEXT)]
+        rows.append(f"| {label} | {len(judged)} | " + " | ".join(cells) + f" | {next_apply(judged)} |")
+    if not rows:
+        return []
+    return ["", "## Client-side apply, judged apart", "", APPLY_ASPECTS_NOTE, "",
+            "| column | apply answers | object | request | annotation content | annotation text | next kubectl apply |",
+            "|---|---:|---:|---:|---:|---:|---|", *rows]
+
+
+def _aspect_cell(judged: Sequence[Mapping[str, object]], aspect: str) -> str:
+    verdicts = [aspects[aspect] for aspects in judged if aspect in aspects]
+    return f"{verdicts.count(SAME)}/{len(verdicts)}" if verdicts else "–"
+
+
+def next_apply(judged: Sequence[Mapping[str, object]]) -> str:
+    """What the annotations a target wrote do to the next `kubectl apply`: none (kubectl's own), a one-time
+    rewrite (another text of the same configuration, which kubectl reads as data and rewrites in its own),
+    nothing deleted the first time (no annotation: kubectl has no original to delete from), or another
+    configuration recorded (its deletions are worked out from that)."""
+    annotated = [aspects for aspects in judged if ANNOTATION in aspects]
+    if not annotated:
+        return "none (no annotation expected)"
+    missing = sum(aspects[ANNOTATION] == MISSING for aspects in annotated)
+    other = sum(aspects[ANNOTATION] == DIFFERENT for aspects in annotated)
+    rewritten = sum(aspects[ANNOTATION] == SAME and aspects.get(ANNOTATION_TEXT) == DIFFERENT
+                    for aspects in annotated)
+    parts = []
+    if missing:
+        parts.append(f"nothing deleted the first time ({missing} of {len(annotated)}: no annotation written)")
+    if rewritten:
+        parts.append(f"a one-time rewrite ({rewritten} of {len(annotated)}: the same configuration, another text)")
+    if other:
+        parts.append(f"works from another configuration ({other} of {len(annotated)}: the annotation records "
+                     "another)")
+    return "; ".join(parts) or "none (kubectl's own annotation)"
 
 
 def _changed_markdown(runs: Sequence[Run], history: bool, listed: bool) -> list[str]:

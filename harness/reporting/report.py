@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
 from patchconf.harness.corpus.cases import LoadError
+from patchconf.harness.reporting.severity import worst_departures_markdown
 from patchconf.harness.running.runner import ERROR, FAIL, PASS, SKIP, Result
 from patchconf.harness.targets.base import TargetInfo
 
@@ -394,6 +395,9 @@ def markdown(run: Run) -> str:
         out[-1:-1] = [f"- {sentence}"]
     if run.interrupted:
         out[-1:-1] = [f"- **{_md(run.stopped_early())}**"]
+    out += ["## Worst departures", "", "Each failure's severity is its worst difference from Kubernetes' answer "
+            "(security, data loss, drift, cosmetic: harness/reporting/severity.py).", "",
+            *worst_departures_markdown(run.results), ""]
     if run.load_errors:
         out += ["## Files that could not be loaded", ""]
         out += [f"- `{e}`" for e in run.load_errors]

@@ -159,4 +159,5 @@ def result_from_json(data: dict[str, Any]) -> Result:
                 aliases=tuple(data.get("former_ids", ())))
     return Result(case, data["status"], data.get("reason", ""), tuple(data.get("diff", ())),
                   data.get("expected", {}), data.get("actual", {}), data.get("judged_by", "case"),
-                  data.get("seconds", 0.0), tuple(data.get("server_changes", ())), data.get("source", ""))
+                  data.get("seconds", 0.0), tuple(data.get("server_changes", ())), data.get("source", ""),
+                  data.get("aspects") or {})

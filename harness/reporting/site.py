@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from patchconf.harness.reporting.report import difference_lines, failure_inputs, server_changes_lines, shown_json
+from patchconf.harness.reporting.severity import worst_departures
 from patchconf.harness.running.runner import ERROR, FAIL, FAILING, PASS, SKIP, Result
 
 if TYPE_CHECKING:
@@ -404,7 +405,7 @@ def _run_body_parts(run: Run, heading: str, nav: str, badge_src: str, with_input
     summary = (f"{nav}<h1>{esc(heading)}{badge_img}</h1>"
               f"<p><code>{esc(run.target_name)}</code>: {esc(implementation)}; judged by the "
               f"<strong>{esc(target.profile)}</strong> profile. Started {esc(started)}"
-              f", {run.seconds:.1f}s.</p>{notes}{_totals(counts)}"
+              f", {run.seconds:.1f}s.</p>{notes}{_totals(counts)}{_worst_departures(run)}"
               f'<h2>Summary</h2><div class="tables">{_counts_table("type", by_type)}'
               f'{_counts_table("tag", by_tag)}</div>{skips}'
               "<h2>Results: failures first</h2>"
@@ -416,6 +417,20 @@ def _run_body_parts(run: Run, heading: str, nav: str, badge_src: str, with_input
               "<thead><tr><th>status</th><th>case</th><th>type</th><th>behaviours</th><th>detail</th></tr></thead>"
               "<tbody>")
     return [summary, *_result_rows(ordered, with_inputs), "</tbody></table>"]
+
+
+def _worst_departures(run: Run) -> str:
+    """The page's lead: its failures by severity, worst first, one example each (linked to its row)."""
+    found = worst_departures(run.results)
+    if not found:
+        return ""
+    rows = "".join(
+        f'<tr><td>{esc(level)}</td><td class="num">{count}</td>'
+        f'<td><a href="#q={quote(example.case.id, safe="")}"><code>{esc(example.case.id)}</code></a></td>'
+        f"<td>{esc(where)}</td></tr>" for level, count, example, where in found)
+    return ("<h2>Worst departures</h2><p>Each failure's severity is its worst difference from Kubernetes' "
+            "answer: security, data loss, drift, cosmetic.</p><table><tr><th>severity</th>"
+            f'<th class="num">cases</th><th>example</th><th>the difference</th></tr>{rows}</table>')
 
 
 def run_page(run: Run) -> str:

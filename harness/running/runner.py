@@ -23,7 +23,8 @@ from patchconf.harness.corpus import stored_objects
 from patchconf.harness.corpus.caselines import case_source
 from patchconf.harness.corpus.cases import ABSENT, Case, ExpectedError, Outcome, SchemaRef, result_json_text
 from patchconf.harness.corpus.compare import explain, json_equal, show
-from patchconf.harness.targets.base import Actual, ActualError, Target, TargetCrash, TargetDeclined
+from patchconf.harness.running import apply_aspects
+from patchconf.harness.targets.base import KUBERNETES, Actual, ActualError, Target, TargetCrash, TargetDeclined
 
 PASS, FAIL, ERROR, SKIP = "pass", "fail", "error", "skip"
 FAILING = (FAIL, ERROR)  # the statuses that fail a run
@@ -86,6 +87,9 @@ class Result:
     server_changes: tuple[dict[str, Any], ...] = ()
     # a failure's case file and line, as read back from results (a fresh result works it out: location)
     source: str = ""
+    # an apply answer's verdict per aspect (apply_aspects: object, request, annotation content and text),
+    # and a line per difference outside the object
+    aspects: dict[str, Any] = field(default_factory=dict)
 
     @property
     def location(self) -> str:
@@ -110,6 +114,8 @@ class Result:
         }
         if self.server_changes:
             data["server_changes"] = list(self.server_changes)
+        if self.aspects:
+            data["aspects"] = self.aspects
         if self.status in FAILING:  # what a reader needs to act on a failure, so that reports need no corpus
             case = self.case
             data["source"] = self.location
@@ -177,6 +183,8 @@ def _judged(case: Case, target: Target, actual: Actual, seconds: float) -> Resul
     if "patch" not in target.info.answers:
         outcomes = [replace(outcome, patch=ABSENT) for outcome in outcomes]
         judged_by += "; without the created patch (the target answers the resulting document only)"
+    if case.type == "apply" and actual.error is None and actual.document is not ABSENT:
+        return _judged_apply(case, target, outcomes, actual, judged_by, seconds)
     matched = next((outcome for outcome in outcomes if _same_success(outcome, actual)), None)
     if matched is not None and case.type != "server-side-apply":
         # The usual pass, found without explaining how the other outcomes differ (deepdiff is slow to load).
@@ -192,6 +200,33 @@ def _judged(case: Case, target: Target, actual: Actual, seconds: float) -> Resul
     diff = stored_lines(best)
     reason = "" if status == PASS else "; ".join(diff[:3])
     return _result(case, status, reason, diff, outcomes[attempts.index(best)], actual.to_json(), judged_by, seconds)
+
+
+def _judged_apply(case: Case, target: Target, outcomes: list[Outcome], actual: Actual, judged_by: str,
+                  seconds: float) -> Result:
+    """A successful apply answer: a tool's or library's passes or fails on the object alone, Kubernetes'
+    own on everything; either way each aspect's verdict is kept (apply_aspects)."""
+    compare_messages = target.compares_messages(case)
+    whole = [_mismatches(outcome, actual, compare_messages) for outcome in outcomes]
+    if target.info.category == KUBERNETES:
+        judged = whole
+    else:
+        judged = [_mismatches(apply_aspects.object_outcome(outcome),
+                              replace(actual, document=apply_aspects.without_last_applied(actual.document),
+                                      patch=ABSENT), compare_messages)
+                  if apply_aspects.judged_apart(outcome) else problems
+                  for outcome, problems in zip(outcomes, whole, strict=True)]
+        if any(apply_aspects.judged_apart(outcome) for outcome in outcomes):
+            judged_by += "; apply: on the object, the request and last-applied annotation apart"
+    best = min(range(len(outcomes)), key=lambda index: (len(judged[index]), len(whole[index])))
+    outcome = outcomes[best]
+    status = FAIL if judged[best] else PASS
+    diff = stored_lines(judged[best])
+    result = _result(case, status, "; ".join(diff[:3]), diff, outcome, actual.to_json(), judged_by, seconds)
+    if not apply_aspects.judged_apart(outcome):
+        return result
+    verdicts, notes = apply_aspects.aspects(outcome, actual.document, actual.patch)
+    return replace(result, aspects={**verdicts, **({"notes": list(stored_lines(notes))} if notes else {})})
 
 
 def _result(case: Case, status: str, reason: str, diff: tuple[str, ...], outcome: Outcome,

@@ -281,6 +281,17 @@ the command above writes it to `d/m.md` and `d/`, published on the pages.
 | good | `good` | good 1.0 | kubernetes | 2 | 0 | 0 | 0 |
 | poor | `poor` | poor 2.0 | kubernetes | 1 | 1 | 0 | 0 |
 
+## Departures by severity
+
+Each failed case counted once, by its worst difference from Kubernetes' answer, decided from the difference \
+itself: *security* (access widened or closed: NetworkPolicy rules, RBAC, a Service's exposure, pod security), \
+*data loss* (an element or field someone owns removed), *drift* (what should go stays, what should change does \
+not), *cosmetic* (order, the annotation's text, a default spelled out). Errors (no answer) are not departures.
+
+| column | security | data loss | drift | cosmetic |
+|---|---:|---:|---:|---:|
+| poor | 0 | 0 | 0 | 1 |
+
 ## Pass rate by behaviour
 
 | behaviour | good | poor |

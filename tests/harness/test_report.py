@@ -103,7 +103,7 @@ def test_reports_are_written_in_every_format(write_case_file, scripted, tmp_path
         ""]).split("\n")
 
     html = (tmp_path / "out" / "report.html").read_text()
-    row = html[html.index("report.yaml::bad"):]
+    row = html[html.index("report.yaml::bad</code><div"):]
     row = row[:row.index("</tr>")]
     assert "<pre class=\"diff\">document /spec/replicas: expected absent, got 0</pre>" in row
     assert f"case file: <code>{source}</code>" in row

@@ -106,7 +106,7 @@ def test_an_implementation_page_shows_every_failure_with_diff_expected_actual_an
     page = (tmp_path / "site/implementations/peer-poor.html").read_text()
     rows = re.findall(r'<tr class="row" data-type="json-patch" data-tags="([^"]*)" data-status="(\w+)">', page)
     assert rows == [("JP-K8S", "fail"), ("JP-ADD", "fail"), ("JP-ADD", "pass")]  # failures first
-    negative = page.split("site.yaml::negative")[1].split("</tr>")[0]
+    negative = page.split("site.yaml::negative</code><div")[1].split("</tr>")[0]
     assert ('<pre class="diff">expected success, got error &#x27;invalid-index&#x27;: index out of range</pre>'
             in negative)
     assert '<h4>expected</h4><pre>{\n  &quot;expected&quot;: {\n    &quot;a&quot;: [\n      1,\n      2' in negative
@@ -154,7 +154,7 @@ def test_report_html_puts_the_summary_and_failures_first_with_inputs(write_case_
     write_site([good, run], tmp_path / "site")
     site_page = (tmp_path / "site/implementations/peer-poor.html").read_text()
     assert page.split("<tbody>")[-1] == site_page.split("<tbody>")[-1]
-    assert "<h4>original</h4>" in page.split("site.yaml::negative")[1].split("</tr>")[0]
+    assert "<h4>original</h4>" in page.split("site.yaml::negative</code><div")[1].split("</tr>")[0]
 
 
 def test_slugs_are_file_names():
