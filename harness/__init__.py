@@ -119,6 +119,11 @@ def _git_described(started: tuple[subprocess.Popen[str], float] | None) -> str |
     return output.strip() if process.returncode == 0 and output.strip() else None
 
 
+def counted(count: int, noun: str) -> str:
+    """'1 case', '2 cases', '0 cases' (nouns whose plural adds an s)."""
+    return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
 def reports_directory() -> Path:
     """Where runs write when not told: ``./reports`` of the working directory, where the user is
     (not the installation, nor the checkout when run from elsewhere)."""

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from patchconf.harness import (
     SOURCE_ROOT,
     corpus_description,
+    counted,
     default_cases_dir,
     describe_corpus_soon,
     patchconf_version,
@@ -651,7 +652,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
                 problems += [f"{file}: {d}" for d in yaml11_differences(text)]
     for problem in problems:
         print(problem)
-    print(f"{len(corpus.cases)} cases valid, {len(problems)} problems")
+    print(f"{counted(len(corpus.cases), 'case')} valid, {counted(len(problems), 'problem')}")
     return 1 if problems else 0
 
 
@@ -874,9 +875,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
         print(line)
     missing = missing_provenance(verification)
     unconfirmed = verification.unconfirmed(selected)
-    print(f"judges: {', '.join(verification.judges)}; {len(selected) - len(unconfirmed)} of {len(selected)} cases "
-          f"confirmed, {len(verification.contradictions)} contradictions, {len(missing)} confirmations not yet "
-          f"recorded" + (f", {len(corpus.errors)} load errors" if corpus.errors else ""))
+    confirmed = len(selected) - len(unconfirmed)
+    print(f"judges: {', '.join(verification.judges)}; {confirmed} of {counted(len(selected), 'case')} confirmed, "
+          f"{counted(len(verification.contradictions), 'contradiction')}, "
+          f"{counted(len(missing), 'confirmation')} not yet recorded"
+          + (f", {counted(len(corpus.errors), 'load error')}" if corpus.errors else ""))
     if args.write and missing:
         changed = record(missing, SOURCE_ROOT)
         print(f"recorded {len(missing)} confirmations in {len(changed)} files")
@@ -925,8 +928,9 @@ def cmd_record(args: argparse.Namespace) -> int:
     recorded = sum(r.status == RECORDED and r.case.path not in failed for r in recordings)
     files = sum(not change.error for change in changes)
     verb = "would record" if args.dry_run else "recorded"
-    print(f"judges: {', '.join(f'{j.name} {j.info.version}' for j in judges)}; {verb} {recorded} of {len(todo)} "
-          f"cases in {files} files" + (f"; {len(corpus.errors)} load errors" if corpus.errors else ""))
+    print(f"judges: {', '.join(f'{j.name} {j.info.version}' for j in judges)}; {verb} {recorded} of "
+          f"{counted(len(todo), 'case')} in {counted(files, 'file')}"
+          + (f"; {counted(len(corpus.errors), 'load error')}" if corpus.errors else ""))
     return 0 if recorded == len(todo) and not corpus.errors else 1
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from patchconf.harness import SOURCE_ROOT
+from patchconf.harness import SOURCE_ROOT, counted
 from patchconf.harness.corpus.cases import ABSENT, Case, Outcome
 from patchconf.harness.corpus.compare import json_equal, show
 from patchconf.harness.running.runner import FAIL, PASS, Result, run_cases
@@ -135,8 +135,8 @@ class RfcCheck:
         lines += [departure.line() for departure in self.departures]
         lines += [f"rfc: {kind} cases not checked: fewer than two languages of RFC libraries ran"
                   for kind in self.unchecked_types]
-        lines.append(f"rfc: {', '.join(self.libraries) or 'no library'}; {self.confirmed} cases confirmed, "
-                     f"{len(self.departures)} departures, {len(self.undecided)} undecided "
+        lines.append(f"rfc: {', '.join(self.libraries) or 'no library'}; {counted(self.confirmed, 'case')} confirmed, "
+                     f"{counted(len(self.departures), 'departure')}, {len(self.undecided)} undecided "
                      "(no two libraries of different languages agreed)")
         return lines
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
+from patchconf.harness import counted
 from patchconf.harness.corpus.cases import LoadError
 from patchconf.harness.reporting.severity import worst_departures_markdown
 from patchconf.harness.running.runner import ERROR, FAIL, PASS, SKIP, Result
@@ -80,7 +81,8 @@ class Run:
         if not self.interrupted:
             return ""
         of = f" of {self.planned}" if self.planned is not None else ""
-        return (f"INTERRUPTED ({self.interrupted}) after {len(self.results)}{of} cases: "
+        return (f"INTERRUPTED ({self.interrupted}) after {len(self.results)}{of} case"
+                + ("" if (self.planned if self.planned is not None else len(self.results)) == 1 else "s") + ": "
                 "these results are those of the cases that finished")
 
     def tally(self) -> Tally:
@@ -239,7 +241,7 @@ def _count_cells(counter: Counter) -> list[str]:
 
 
 def summary_text(run: Run, verbose_failures: bool = True) -> str:
-    lines = [f"patchconf: {len(run.results)} cases on {run.target_name} "
+    lines = [f"patchconf: {counted(len(run.results), 'case')} on {run.target_name} "
              f"({run.target.family} {run.target.version}, profile {run.target.profile})"]
     if run.corpus:
         lines.append(f"corpus: {run.corpus.get('path')} ({run.corpus.get('version')}); patchconf {run.patchconf}")
@@ -378,13 +380,21 @@ def _md(text: str) -> str:
     return re.sub(r"([|\\`*_])", r"\\\1", text)
 
 
+def target_text(target: TargetInfo) -> str:
+    """'x 0.0.1 (python)': family and version, and what the description adds to them."""
+    named = f"{target.family} {target.version}"
+    if not target.description or target.description == named:
+        return named
+    return target.description if target.description.startswith(named) else f"{named} ({target.description})"
+
+
 def markdown(run: Run) -> str:
     tally = run.tally()
     counts = tally.counts
     out = [
         f"# patchconf report: {run.target_name}",
         "",
-        f"- target: {run.target.family} {run.target.version} ({run.target.description})",
+        f"- target: {target_text(run.target)}",
         f"- profile: {run.target.profile}",
         f"- started: {run.started.isoformat(timespec='seconds')}, {run.seconds:.1f}s",
         "- totals: " + ", ".join(f"{counts.get(s, 0)} {s}" for s in STATUSES)

@@ -123,12 +123,14 @@ def read_log(path: Path) -> Run:
         raise ValueError(f"{path} is empty")
     target = header["target"]
     info = target_info_from_json(target)
+    started = datetime.fromisoformat(header["started"])
     run = Run(
         target["name"], info, [result for _, result in sorted(indexed, key=lambda pair: pair[0])],
         [LoadError(e["file"], e["message"], e.get("case"), e.get("pointer", ""), e.get("line", 0), e.get("column", 0))
          for e in header["load_errors"]],
-        started=datetime.fromisoformat(header["started"]),
-        seconds=end["seconds"] if end else 0.0,
+        started=started,
+        # killed before its end line: as long as it ran until its last line was written
+        seconds=end["seconds"] if end else max(0.0, path.stat().st_mtime - started.timestamp()),
         arguments=header.get("arguments", {}),
         planned=header.get("planned"),
         interrupted=end["interrupted"] if end else NOT_FINISHED,

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from patchconf.harness import counted
 from patchconf.harness.reporting.report import Run
 from patchconf.harness.running.runner import FAILING, PASS, SKIP, Result
 
@@ -139,8 +140,8 @@ def _read_results_json(path: Path) -> Run:
 
 def diff_text(diff: RunDiff) -> str:
     old, new = _run_label(diff.old), _run_label(diff.new)
-    lines = [f"patchconf diff: {old['target']} ({old['implementation']}, {old['cases']} cases) -> "
-             f"{new['target']} ({new['implementation']}, {new['cases']} cases)"]
+    lines = [f"patchconf diff: {old['target']} ({old['implementation']}, {counted(old['cases'], 'case')}) -> "
+             f"{new['target']} ({new['implementation']}, {counted(new['cases'], 'case')})"]
     for kind, changes in diff.by_kind().items():
         lines.append("")
         lines.append(f"{kind}: {len(changes)}")
@@ -158,7 +159,8 @@ def diff_text(diff: RunDiff) -> str:
 def diff_markdown(diff: RunDiff) -> str:
     old, new = _run_label(diff.old), _run_label(diff.new)
     lines = [f"### patchconf: `{old['target']}` → `{new['target']}`", "",
-             f"{old['implementation']} ({old['cases']} cases) → {new['implementation']} ({new['cases']} cases): "
+             f"{old['implementation']} ({counted(old['cases'], 'case')}) → {new['implementation']} "
+             f"({counted(new['cases'], 'case')}): "
              f"**{len(diff.regressions)} regression(s)**", ""]
     if not diff.changes:
         lines.append("No case changed status.")

@@ -179,6 +179,12 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return data
 
 
+def _command_text(argv: list[str], limit: int = 200) -> str:
+    """The command as given (`python adapter.py`, not the interpreter alone), at most ``limit`` characters."""
+    text = shlex.join(argv)
+    return f"`{text}`" if len(text) <= limit else f"`{text[:limit]}…`"
+
+
 def _head(text: str, limit: int = 200) -> str:
     return repr(text[:limit]) + (f" …({len(text):,} characters)" if len(text) > limit else "")
 
@@ -224,10 +230,10 @@ class CommandTarget(Target):
             answer = program.request({"cmd": "start", "protocol": PROTOCOL_VERSION}, START_TIMEOUT)
         except TargetCrash as exc:
             self._end(program)
-            raise TargetUnavailable(f"{self.argv[0]} failed the start handshake: {exc}") from exc
+            raise TargetUnavailable(f"{_command_text(self.argv)} failed the start handshake: {exc}") from exc
         if answer.get("ready") is not True:
             self._end(program)
-            raise TargetUnavailable(f"{self.argv[0]} did not say ready: {_head(json.dumps(answer))}")
+            raise TargetUnavailable(f"{_command_text(self.argv)} did not say ready: {_head(json.dumps(answer))}")
         return program, answer
 
     def _end(self, program: Program, politely: bool = False) -> None:
@@ -377,7 +383,9 @@ def _info_from_handshake(answer: dict[str, Any], family: str | None) -> TargetIn
         schemas=frozenset(capabilities.get("schemas", ["none"])),
         profile=str(capabilities.get("profile", "kubernetes")),
         messages=bool(capabilities.get("messages", False)),
-        description=f"{name} {implementation.get('version', '')} ({implementation.get('language', '?')})".strip(),
+        description=" ".join(part for part in (name, str(implementation.get("version") or ""),
+                                               f"({implementation['language']})" if implementation.get("language")
+                                               else "") if part),
         kubernetes_version=str(implementation.get("kubernetes") or ""),
         category=_category(implementation.get("category")),
         answers=_answers(capabilities.get("answers")),

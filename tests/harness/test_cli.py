@@ -111,6 +111,7 @@ def test_validate_flags_yaml_1_1_ambiguities(write_case_file, capsys):
     assert main(["validate", str(path)]) == 1
     assert "/cases/0/original/a: 'on' reads as True under YAML 1.1; quote it" in capsys.readouterr().out
     assert main(["validate", str(write_case_file("json-patch/fine.yaml", GOOD))]) == 0
+    assert capsys.readouterr().out == "1 case valid, 0 problems\n"
 
 
 def test_validate_flags_a_version_written_as_a_number_where_it_is(write_case_file, capsys):

@@ -136,8 +136,9 @@ def test_example_adapter_speaks_the_protocol(write_case_file):
 def test_program_that_fails_the_handshake_is_unavailable(tmp_path):
     adapter = tmp_path / "mute.py"
     adapter.write_text("import sys\nsys.exit(0)\n")
-    with pytest.raises(TargetUnavailable, match="failed the start handshake"):
+    with pytest.raises(TargetUnavailable) as failed:
         make_target(f"cmd:{sys.executable} {adapter}")
+    assert str(failed.value).startswith(f"`{sys.executable} {adapter}` failed the start handshake: ")  # the script
     with pytest.raises(TargetUnavailable, match="cannot start"):
         make_target("cmd:/nonexistent/program")
 

@@ -91,7 +91,7 @@ def test_where_the_judges_disagree_nothing_is_written_and_both_answers_show(writ
     assert "  upstream 1.32.4 answered: " in out and "  kubectl 1.31.2 answered: " in out
     assert "    document /spec/containers/0/image: expected \"x\", got absent" in out
     assert "RECORDED cases/strategic/question.yaml::container-without-name" in out
-    assert "recorded 1 of 2 cases in 1 files" in out
+    assert "recorded 1 of 2 cases in 1 file" in out
     cases, _ = load_file(path, Purpose.RECORD)
     assert [case.needs_expectation for case in cases] == [True, False]
 
@@ -272,5 +272,5 @@ def test_record_needs_the_file_and_leaves_stated_expectations_alone(write_case_f
     assert path.read_text() == before
     assert main(["record", "--cases", str(path), "--judges", "upstream", "--dry-run"]) == 0
     out = capsys.readouterr().out
-    assert "+    expected_error: {class: merge-key-missing" in out and "would record 1 of 1 cases" in out
+    assert "+    expected_error: {class: merge-key-missing" in out and "would record 1 of 1 case in 1 file" in out
     assert path.read_text() == before

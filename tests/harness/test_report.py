@@ -249,3 +249,41 @@ def test_results_log_lines_are_whole_and_read_back_after_short_writes(write_case
     assert signal_masks == [resultlog.signal.SIG_BLOCK, resultlog.signal.SIG_SETMASK] * (len(lines) - 1)
     again = resultlog.read_log(tmp_path / "short" / "results.jsonl")
     assert [(r.case.id, r.status) for r in again.results] == [(r.case.id, r.status) for r in run.results]
+
+
+def test_a_killed_runs_time_is_until_its_last_line_not_naught(write_case_file, scripted, tmp_path):
+    import os
+
+    from patchconf.harness.reporting import resultlog
+
+    run = _run(write_case_file, scripted)
+    log = resultlog.ResultsLog(tmp_path / "results.jsonl", run, len(run.results))
+    log.write(0, run.results[0])  # then killed: no end line
+    last_write = run.started.timestamp() + 42.5
+    os.utime(tmp_path / "results.jsonl", (last_write, last_write))
+    again = resultlog.read_log(tmp_path / "results.jsonl")
+    assert again.interrupted == resultlog.NOT_FINISHED
+    assert again.seconds == pytest.approx(42.5, abs=0.001)
+    assert summary_text(again).splitlines()[-1].endswith(" load errors in 42.5s")
+
+
+def test_a_report_says_a_targets_name_and_version_once(write_case_file, scripted):
+    from patchconf.harness.reporting.report import markdown
+
+    run = _run(write_case_file, scripted)
+    for description, said in (("", "x 0.0.1"), ("x 0.0.1", "x 0.0.1"), ("x 0.0.1 (python)", "x 0.0.1 (python)"),
+                              ("a program of ours", "x 0.0.1 (a program of ours)")):
+        target = replace(run.target, family="x", version="0.0.1", description=description)
+        assert f"\n- target: {said}\n" in markdown(replace(run, target=target))
+
+
+def test_counts_of_one_are_singular(write_case_file, scripted):
+    from patchconf.harness import counted
+
+    run = _run(write_case_file, scripted)
+    one = replace(run, results=run.results[:1])
+    assert summary_text(one).startswith(f"patchconf: 1 case on {run.target_name} ")
+    assert [counted(n, "case") for n in (0, 1, 2)] == ["0 cases", "1 case", "2 cases"]
+    stopped = replace(one, interrupted="SIGINT", planned=1)
+    assert stopped.stopped_early() == ("INTERRUPTED (SIGINT) after 1 of 1 case: these results are those of the "
+                                       "cases that finished")

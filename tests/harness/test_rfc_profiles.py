@@ -111,4 +111,4 @@ def test_verify_rfc_alone_passes_the_corpus_json_patch_files_it_is_given(tmp_pat
     if "json-patch cases not checked" in out:  # jsonpatch or node not installed here: the check says so and fails
         assert code == 1
     else:
-        assert code == 0 and "1 cases confirmed, 0 departures, 0 undecided" in out
+        assert code == 0 and "1 case confirmed, 0 departures, 0 undecided" in out
