@@ -39,6 +39,11 @@ def progress_to(say: Say | None) -> Iterator[None]:
         _say = previous
 
 
+def progress_on() -> bool:
+    """Whether progress is said at all (not in a ``--quiet`` run)."""
+    return _say is not None
+
+
 def elapsed(seconds: float) -> str:
     """65.4 -> '1m05s', 9.2 -> '9s'."""
     minutes, rest = divmod(int(seconds), 60)

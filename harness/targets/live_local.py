@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from patchconf.harness.controlplane import apiserver
+from patchconf.harness.controlplane.gobuild import progress_on
 from patchconf.harness.targets.base import TargetUnavailable
 from patchconf.harness.targets.live import LiveTarget
 from patchconf.harness.targets.live.conventions import DEFAULT_WORKERS
@@ -40,8 +41,10 @@ def release_of(spec: str) -> str:
     return release
 
 
-def _say(message: str) -> None:
-    print(f"patchconf live@: {message}", file=sys.stderr, flush=True)
+def _say(message: str, always: bool = False) -> None:
+    """Progress on stderr, which a --quiet run does not show; what went wrong (``always``) it does."""
+    if always or progress_on():
+        print(f"patchconf live@: {message}", file=sys.stderr, flush=True)
 
 
 @contextmanager
@@ -109,7 +112,7 @@ class LocalLiveTarget(LiveTarget):
         try:
             apiserver.stop(plane)
         except apiserver.ControlPlaneError as exc:
-            _say(f"{exc}; stop it with: patchconf apiserver stop --kubeconfig {plane.kubeconfig}")
+            _say(f"{exc}; stop it with: patchconf apiserver stop --kubeconfig {plane.kubeconfig}", always=True)
             return
         _say(f"stopped kube-apiserver {plane.version} at {plane.server}")
         shutil.rmtree(self._directory, ignore_errors=True)

@@ -100,3 +100,14 @@ def test_a_step_is_named_as_go_names_it(command: list[str], step: str) -> None:
 @pytest.mark.parametrize(("seconds", "text"), [(0.4, "0s"), (59.9, "59s"), (60, "1m00s"), (295.2, "4m55s")])
 def test_elapsed_time_reads_as_minutes_and_seconds(seconds: float, text: str) -> None:
     assert gobuild.elapsed(seconds) == text
+
+
+def test_a_quiet_run_hears_nothing_of_its_local_control_plane_but_its_failures(capsys) -> None:
+    from patchconf.harness.targets import live_local
+
+    live_local._say("kube-apiserver v1.33.13 ready at https://127.0.0.1:1 after 9s")
+    assert capsys.readouterr().err == "patchconf live@: kube-apiserver v1.33.13 ready at https://127.0.0.1:1 after 9s\n"
+    with gobuild.progress_to(None):
+        live_local._say("kube-apiserver v1.33.13 ready at https://127.0.0.1:1 after 9s")
+        live_local._say("could not stop etcd (pid 7)", always=True)
+    assert capsys.readouterr().err == "patchconf live@: could not stop etcd (pid 7)\n"
