@@ -3,6 +3,8 @@ recorded, and how the live target reads kubectl's warnings."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from patchconf.harness.corpus.cases import Purpose, load_file
@@ -86,3 +88,52 @@ def test_kubectls_warnings_are_its_lines_starting_warning():
     ])
     assert kubectl_ssa.printed_warnings(log) == (WARNING, "a second one")
     assert kubectl_ssa.printed_warnings("configmap/cm created\n") == ()
+
+
+STATUS_422 = ('{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"ConfigMap \\"c0001-x\\" '
+              'is invalid: metadata.annotations: Too long: may not be more than 262144 bytes","reason":"Invalid",'
+              '"details":{"name":"c0001-x","kind":"ConfigMap","causes":[{"reason":"FieldValueTooLong",'
+              '"message":"Too long: may not be more than 262144 bytes","field":"metadata.annotations"}]},"code":422}')
+
+
+def fake_kubectl(tmp_path, stderr: str, code: int):
+    """A kubectl that records its arguments and the manifest, prints ``stderr`` and exits ``code``."""
+    (tmp_path / "stderr.txt").write_text(stderr)
+    script = tmp_path / "kubectl"
+    script.write_text(f"""#!/bin/sh
+echo "$@" > {tmp_path}/args.txt
+while [ $# -gt 0 ]; do [ "$1" = "-f" ] && cp "$2" {tmp_path}/manifest.json; shift; done
+cat {tmp_path}/stderr.txt >&2
+exit {code}
+""")
+    script.chmod(0o755)
+    return str(script)
+
+
+def test_the_live_step_runs_client_side_kubectl_and_reads_its_refusal_from_the_status(tmp_path):
+    log = "\n".join([
+        f"Warning: {WARNING}",
+        'I1129 09:01:02.100000   1 helper.go:269] "Response Body" body=<',
+        "\t" + STATUS_422,
+        " >",
+        'Error from server (Invalid): error when applying patch:',
+        '{"data":{"fill":"ffff"}}',
+        'to:',
+    ])
+    kubectl = fake_kubectl(tmp_path, log, 1)
+    manifest = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c0001-x", "namespace": "ns"}}
+    answer = kubectl_ssa.apply_client_side(kubectl, ["--kubeconfig", "k"], manifest, "ns", "kubectl-client-side-apply")
+    args = (tmp_path / "args.txt").read_text().split()
+    assert args[:2] == ["apply", "-f"] and "--server-side" not in args
+    assert args[3:] == ["-n", "ns", "--field-manager=kubectl-client-side-apply", "-v=8", "--kubeconfig", "k"]
+    assert json.loads((tmp_path / "manifest.json").read_text()) == manifest
+    assert answer.ok is False and answer.warnings == (WARNING,)
+    assert answer.message == ('ConfigMap "c0001-x" is invalid: metadata.annotations: Too long: '
+                              "may not be more than 262144 bytes")
+    assert answer.status["code"] == 422 and answer.status["reason"] == "Invalid"
+
+
+def test_the_live_step_succeeding_keeps_kubectls_warnings(tmp_path):
+    kubectl = fake_kubectl(tmp_path, f"Warning: {WARNING}\n", 0)
+    answer = kubectl_ssa.apply_client_side(kubectl, [], {"apiVersion": "v1", "kind": "ConfigMap"}, "ns", "m")
+    assert answer == kubectl_ssa.KubectlAnswer(ok=True, warnings=(WARNING,))
