@@ -102,3 +102,25 @@ def float64(number: float) -> str:
     # Go writes at least two exponent digits, then cleans "e-07" up to "e-7".
     magnitude = f"{point_exponent:02d}" if point_exponent >= 0 else str(-point_exponent)
     return f"{'-' if sign else ''}{mantissa}e{'+' if point_exponent >= 0 else '-'}{magnitude}"
+
+
+_STRCONV_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v",
+                    '"': '\\"', "\\": "\\\\"}
+
+
+def strconv_quote(text: str) -> str:
+    """``text`` as Go's ``strconv.Quote`` writes it (as Go's parse errors quote their input)."""
+    quoted = []
+    for char in text:
+        code = ord(char)
+        if char in _STRCONV_ESCAPES:
+            quoted.append(_STRCONV_ESCAPES[char])
+        elif char.isprintable():
+            quoted.append(char)
+        elif code < 0x20 or code == 0x7F:
+            quoted.append(f"\\x{code:02x}")
+        elif code <= 0xFFFF:
+            quoted.append(f"\\u{code:04x}")
+        else:
+            quoted.append(f"\\U{code:08x}")
+    return '"' + "".join(quoted) + '"'

@@ -20,7 +20,9 @@ from patchconf.reference_impl import json_patch, merge_patch
 from patchconf.reference_impl.errors import PatchError
 from patchconf.reference_impl.kubernetes_object import resource_plural
 from patchconf.reference_impl.ssa import codec, kubectl_client_apply, migration, strategies
+from patchconf.reference_impl.ssa.conversion import ConversionError
 from patchconf.reference_impl.ssa.fieldpath import FieldSet, make_path
+from patchconf.reference_impl.ssa.gotypes import InvalidBytes
 from patchconf.reference_impl.ssa.managedfields import (
     DEFAULT_RELEASE,
     TOTAL_ANNOTATION_SIZE_LIMIT,
@@ -134,14 +136,14 @@ class Store:
             if self.live is not None:
                 raise RequestError("conflict", f'{self._resource()} "{self._name()}" already exists', 409,
                                    "AlreadyExists")
-            return self._create(manager.update(self._new_object(), self._decoded(step.object),
+            return self._create(manager.update(self._new_object(), self._decoded_body(step.object, step),
                                                step.manager or DEFAULT_MANAGER))
         if self.live is None:
             if step.op == "apply" and not step.subresource:
                 return self._create(manager.apply(_empty(self.api_version, self.kind), step.object,
                                                   step.manager, step.force))
             if step.op == "update" and not step.subresource and self.strategy.create_on_update:
-                created = manager.update(self._new_object(), self._decoded(step.object),
+                created = manager.update(self._new_object(), self._decoded_body(step.object, step),
                                          step.manager or DEFAULT_MANAGER)
                 return self._create(created)
             raise RequestError("path-not-found", f"{self.kind.lower()} not found", 404, "NotFound")
@@ -149,9 +151,10 @@ class Store:
             result = manager.apply(self.live, step.object, step.manager, step.force)
         elif step.op == "update":
             self._check_uid_precondition(step.object)
-            result = manager.update(self.live, self._decoded(step.object), step.manager or DEFAULT_MANAGER)
+            result = manager.update(self.live, self._decoded_body(step.object, step), step.manager or DEFAULT_MANAGER)
         else:
-            result = manager.update(self.live, self._decoded(self._patched(step)), step.manager or DEFAULT_MANAGER)
+            result = manager.update(self.live, self._decoded_body(self._patched(step), step),
+                                    step.manager or DEFAULT_MANAGER)
         return self._stored(self._keep_what_the_endpoint_resets(result, step.subresource))
 
     def _validate_object_meta(self, obj: dict[str, Any]) -> None:
@@ -178,6 +181,20 @@ class Store:
 
     def _name(self) -> str:
         return ((self.live or {}).get("metadata") or {}).get("name", "")
+
+    def _decoded_body(self, obj: dict[str, Any], step: Step) -> dict[str, Any]:
+        """An update's body or a patch's result decoded; what the kind's Go type or internal version
+        cannot hold is refused: a PUT's or POST's body by the decoder (400), a patch's result as an
+        invalid ``patch`` (422)."""
+        try:
+            return self._decoded(obj)
+        except (InvalidBytes, ConversionError) as exc:
+            if step.op in ("update", "create"):
+                version = self.api_version.rpartition("/")[2]
+                raise RequestError("invalid-document", f'{self.kind} in version "{version}" cannot be handled as '
+                                   f"a {self.kind}: {exc}", 400, "BadRequest") from exc
+            raise RequestError("invalid-document", f'"" is invalid: patch: Invalid value: the patched object: {exc}',
+                               422, "Invalid") from exc
 
     def _decoded(self, obj: dict[str, Any]) -> dict[str, Any]:
         """An object as the server decodes a request body (or a patch's result) before the field

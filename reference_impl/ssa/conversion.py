@@ -34,14 +34,14 @@ annotations differ, dropped from 1.33), with its Go twin in k8s.io/kubernetes pk
   ``spec.podCIDRs`` alike (``Convert_v1_NodeSpec_To_core_NodeSpec``).
 - Deployment: the annotation ``deprecated.deployment.rollback.to`` is the internal
   ``spec.rollbackTo.revision``: an integer comes back written as Go formats it (``"007"`` as
-  ``"7"``), an empty one is dropped (``Convert_v1_Deployment_To_apps_Deployment``, apps/v1). A
-  value that is no integer fails the request on a server; here it is kept (not modelled).
+  ``"7"``), an empty one is dropped (``Convert_v1_Deployment_To_apps_Deployment``, apps/v1); one
+  that is no integer fails the request (:class:`ConversionError`: an apply's answer is a 500, an
+  update's or a patch's a 400 or 422).
 - DaemonSet: ``spec.templateGeneration`` (internal only) is written as the annotation
   ``deprecated.daemonset.template.generation`` whatever its value: a body without the
   annotation reads as generation 0 and is seen with ``"0"``
   (``Convert_apps_DaemonSet_To_v1_DaemonSet`` and its inverse). The strategy sets the stored
-  value (:mod:`.strategies`). A value that is no integer fails the conversion on a server; it
-  is read as 0 here (not modelled).
+  value (:mod:`.strategies`). A value that is no integer (``""`` included) fails the request.
 - StatefulSet: each of ``spec.volumeClaimTemplates`` is written with ``apiVersion: v1`` and
   ``kind: PersistentVolumeClaim`` whatever it said (``Convert_apps_StatefulSetSpec_To_v1_StatefulSetSpec``).
 - Fields the internal version holds as values where the versioned one has pointers come back
@@ -75,6 +75,8 @@ import base64
 from collections.abc import Callable
 from typing import Any
 
+from patchconf.reference_impl.go_json import strconv_quote
+
 TEMPLATE_GENERATION = "deprecated.daemonset.template.generation"
 ROLLBACK_TO = "deprecated.deployment.rollback.to"
 INIT_CONTAINER_ANNOTATIONS = frozenset({
@@ -91,6 +93,12 @@ HPA_TOLERANCE_ANNOTATIONS = ("autoscaling.alpha.kubernetes.io/scale-down-toleran
 HPA_TOLERANCE_SINCE = (1, 33)
 
 Path = tuple[str, ...]
+
+
+class ConversionError(ValueError):
+    """A value the internal version cannot hold: the server fails the request (Go's error text)."""
+
+
 # kind -> (where a struct sits, its members that are values in the internal version)
 ZERO_WHEN_PRESENT: dict[tuple[str, str], tuple[tuple[Path, tuple[str, ...]], ...]] = {
     ("apps/v1", "DaemonSet"): ((("spec", "updateStrategy", "rollingUpdate"), ("maxUnavailable", "maxSurge")),),
@@ -177,11 +185,17 @@ def _deployment(obj: dict[str, Any], release: tuple[int, int] | None) -> dict[st
         return _with_annotations(obj, {k: v for k, v in annotations.items() if k != ROLLBACK_TO})
     revision = go_parse_int64(value)
     if revision is None:
-        return obj  # the server refuses it (not modelled)
+        raise ConversionError(f"failed to parse annotation[{ROLLBACK_TO}]={value} as int64: "
+                              f"{parse_int_error(value)}")
     return _with_annotations(obj, {**annotations, ROLLBACK_TO: str(revision)})
 
 
 def _daemon_set(obj: dict[str, Any], release: tuple[int, int] | None) -> dict[str, Any]:
+    """Convert_v1_DaemonSet_To_apps_DaemonSet and back: the annotation, when there, is an int64."""
+    annotations = (obj.get("metadata") or {}).get("annotations")
+    if (isinstance(annotations, dict) and TEMPLATE_GENERATION in annotations
+            and go_parse_int64(annotations[TEMPLATE_GENERATION]) is None):
+        raise ConversionError(parse_int_error(annotations[TEMPLATE_GENERATION]))
     return with_template_generation(obj, template_generation(obj))
 
 
@@ -343,6 +357,14 @@ def go_parse_int64(text: Any) -> int | None:
         return None
     value = int(text)
     return value if -(2 ** 63) <= value < 2 ** 63 else None
+
+
+def parse_int_error(text: Any) -> str:
+    """strconv.ParseInt's error for ``text``, which it refuses."""
+    digits = text[1:] if isinstance(text, str) and text[:1] in ("+", "-") else text
+    syntax_ok = isinstance(digits, str) and digits != "" and all("0" <= char <= "9" for char in digits)
+    return f"strconv.ParseInt: parsing {strconv_quote(str(text))}: " + (
+        "value out of range" if syntax_ok else "invalid syntax")
 
 
 def template_generation(daemon_set: dict[str, Any]) -> int:

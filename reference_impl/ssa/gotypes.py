@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import base64
 import functools
-import re
 from typing import Any
 
 from patchconf.reference_impl.ssa import models
@@ -88,19 +87,54 @@ def _layout(definition: str) -> Layout:
     return tuple((field["name"], field["shape"], bool(field.get("omitempty")), field) for field in _fields(definition))
 
 
-# Standard base64 with its padding, once the line breaks Go's decoder skips are taken out.
-_BASE64 = re.compile(r"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
+_BASE64_ALPHABET = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+
+
+class InvalidBytes(ValueError):
+    """Text encoding/json cannot read as ``[]byte`` (base64.CorruptInputError's words)."""
 
 
 def go_bytes(text: str) -> str:
     """A ``[]byte`` read from JSON text and written back (encoding/json: base64.StdEncoding, which
     skips CR and LF and ignores the unused bits of the last character): ``"YWRt\\naW4="`` is
-    ``"YWRtaW4="``, ``"cB=="`` is ``"cA=="``. Text Go cannot decode fails the request on a server;
-    it is kept here (not modelled)."""
+    ``"YWRtaW4="``, ``"cB=="`` is ``"cA=="``. Text it cannot read raises :class:`InvalidBytes`."""
+    position = _corrupt_base64_at(text.encode("utf-8", "surrogatepass"))
+    if position is not None:
+        raise InvalidBytes(f"illegal base64 data at input byte {position}")
     joined = text.replace("\r", "").replace("\n", "")
-    if not _BASE64.fullmatch(joined):
-        return text
     return base64.b64encode(base64.b64decode(joined)).decode("ascii")
+
+
+def _corrupt_base64_at(src: bytes) -> int | None:
+    """Where base64.StdEncoding.Decode (encoding/base64 decodeQuantum) finds ``src`` corrupt; None if it does not."""
+    si, end = 0, len(src)
+    newline = (ord("\n"), ord("\r"))
+    pad = ord("=")
+    while True:
+        j = 0
+        while j < 4:
+            if si == end:
+                return None if j == 0 else si - j
+            char = src[si]
+            si += 1
+            if char in _BASE64_ALPHABET:
+                j += 1
+                continue
+            if char in newline:
+                continue
+            if char != pad or j < 2:
+                return si - 1
+            if j == 2:  # "==" expected: the second, past line breaks
+                while si < end and src[si] in newline:
+                    si += 1
+                if si == end:
+                    return end
+                if src[si] != pad:
+                    return si - 1
+                si += 1
+            while si < end and src[si] in newline:
+                si += 1
+            return si if si < end else None  # anything after the padding is corrupt
 
 
 class _Zero:

@@ -18,7 +18,9 @@ from typing import Any, NamedTuple
 
 from patchconf.reference_impl import go_json
 from patchconf.reference_impl.errors import PatchError
+from patchconf.reference_impl.ssa.conversion import ConversionError
 from patchconf.reference_impl.ssa.fieldpath import FieldSet, PathElement, VersionedSet, make_path, path_string
+from patchconf.reference_impl.ssa.gotypes import InvalidBytes
 from patchconf.reference_impl.ssa.merge import ORDER_SENSITIVE_NOOP_SINCE, Conflict, Conflicts, ManagedFields, Updater
 from patchconf.reference_impl.ssa.schema import Schema
 from patchconf.reference_impl.ssa.typed import TypedValue, ValidationError, json_copy
@@ -514,7 +516,18 @@ class FieldManager:
             return None, managed
         # TypedToObject, then the versioned Go type, defaulted: what the merge left unset gets its default.
         obj = merged.value
-        return (self.object_defaulter(obj) if self.object_defaulter is not None else obj), managed
+        if self.object_defaulter is None:
+            return obj, managed
+        where = _gvknn(obj, self.api_version, self.kind)
+        try:
+            return self.object_defaulter(obj), managed
+        except InvalidBytes as exc:  # toVersioned
+            raise RequestError("invalid-patch", f"failed to convert new object ({where}) to proper version: unable "
+                               f"to convert unstructured object to {gvk_string(self.api_version, self.kind)}: "
+                               f"error decoding from json: {exc}", 500, "InternalError") from exc
+        except ConversionError as exc:  # toUnversioned
+            raise RequestError("invalid-patch", f"failed to convert to unversioned ({where}): {exc}", 500,
+                               "InternalError") from exc
 
 
 # An apply creating an object meets a live object without managedFields, the bare {apiVersion, kind}:

@@ -51,7 +51,7 @@ func (r *ssaRun) patchGoType(live runtime.Object, patchType types.PatchType, pat
 	if err := runtime.DecodeInto(decoder, data, into); err != nil {
 		if _, strict := runtime.AsStrictDecodingError(err); !strict {
 			return nil, statusFailure(apierrors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{
-				field.Invalid(field.NewPath("patch"), string(patched), err.Error())}))
+				field.Invalid(field.NewPath("patch"), string(patched), err.Error())}), patchResultClass)
 		}
 	}
 	return into, nil
@@ -91,7 +91,7 @@ func (r *ssaRun) strategicPatchGoType(live runtime.Object, patch []byte) (runtim
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(patchedMap, target, true); err != nil {
 		if _, strict := runtime.AsStrictDecodingError(err); !strict {
 			return nil, statusFailure(apierrors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{
-				field.Invalid(field.NewPath("patch"), fmt.Sprintf("%+v", patchMap), err.Error())}))
+				field.Invalid(field.NewPath("patch"), fmt.Sprintf("%+v", patchMap), err.Error())}), patchResultClass)
 		}
 	}
 	serverScheme.Default(target)
@@ -101,6 +101,10 @@ func (r *ssaRun) strategicPatchGoType(live runtime.Object, patch []byte) (runtim
 	}
 	return internal, nil
 }
+
+// patchResultClass: a 422 against the field patch (the patch applied, but its result is no Go
+// value of the kind, e.g. data that is not base64) is the live target's invalid-document.
+const patchResultClass = "invalid-document"
 
 // storedFailure: an object the server holds that its codec cannot handle (500).
 func storedFailure(err error) *ssaError {

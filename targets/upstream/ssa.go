@@ -820,6 +820,12 @@ func applyFailure(err error) *ssaError {
 	switch message := err.Error(); {
 	case strings.HasPrefix(message, "failed to create typed patch object"):
 		class = "invalid-patch" // the apply configuration does not type against the schema
+	case strings.HasPrefix(message, "failed to convert new object"),
+		strings.HasPrefix(message, "failed to convert to unversioned"):
+		// the applied result is no Go value of the kind (data that is not base64) or its internal
+		// version cannot hold it (a rollback annotation that is no integer): the live target's
+		// class for a 500 answering an apply body
+		class = "invalid-patch"
 	case strings.HasPrefix(message, "failed to create typed live object"),
 		strings.HasPrefix(message, "failed to create manager for existing fields"):
 		class = "invalid-document" // the stored object does not type (duplicate items before 1.29)

@@ -170,9 +170,11 @@ func runSSACase(t *testing.T, caseJSON string) []json.RawMessage {
 // the stored object (before 1.29 an object with duplicate list items, which later releases type).
 func TestApplyFailureClasses(t *testing.T) {
 	for message, class := range map[string]string{
-		"failed to create typed patch object (/w; example.com/v1, Kind=Widget): .spec.x: field not declared in schema":                                                              "invalid-patch",
-		"failed to create typed live object (/w; example.com/v1, Kind=Widget): .spec.tags: duplicate entries for key [=\"a\"]":                                                      "invalid-document",
-		"failed to create manager for existing fields: failed to convert new object (/w; example.com/v1, Kind=Widget) to smd typed: .spec.tags: duplicate entries for key [=\"a\"]": "invalid-document",
+		"failed to create typed patch object (/w; example.com/v1, Kind=Widget): .spec.x: field not declared in schema":                                                                                    "invalid-patch",
+		"failed to create typed live object (/w; example.com/v1, Kind=Widget): .spec.tags: duplicate entries for key [=\"a\"]":                                                                            "invalid-document",
+		"failed to create manager for existing fields: failed to convert new object (/w; example.com/v1, Kind=Widget) to smd typed: .spec.tags: duplicate entries for key [=\"a\"]":                       "invalid-document",
+		"failed to convert new object (/s; /v1, Kind=Secret) to proper version: unable to convert unstructured object to /v1, Kind=Secret: error decoding from json: illegal base64 data at input byte 0": "invalid-patch",
+		"failed to convert to unversioned (/web; apps/v1, Kind=Deployment): strconv.ParseInt: parsing \"abc\": invalid syntax":                                                                            "invalid-patch",
 		"failed to prune fields: something else": "unclassified",
 	} {
 		got := applyFailure(errors.New(message))

@@ -8,8 +8,13 @@ import copy
 import pytest
 
 from patchconf.reference_impl.ssa import codec
-from patchconf.reference_impl.ssa.conversion import go_bytes_json, go_parse_int64, through_internal_version
-from patchconf.reference_impl.ssa.gotypes import go_bytes
+from patchconf.reference_impl.ssa.conversion import (
+    ConversionError,
+    go_bytes_json,
+    go_parse_int64,
+    through_internal_version,
+)
+from patchconf.reference_impl.ssa.gotypes import InvalidBytes, go_bytes
 
 
 def converted(obj: dict, api_version: str, kind: str, release: tuple[int, int] | None = None) -> dict:
@@ -136,11 +141,33 @@ def test_node_pod_cidr_and_pod_cidrs():
 
 
 @pytest.mark.parametrize(("value", "expected"), [("007", {"deprecated.deployment.rollback.to": "7"}),
-                                                 ("+3", {"deprecated.deployment.rollback.to": "3"}),
-                                                 ("", None), ("x", {"deprecated.deployment.rollback.to": "x"})])
+                                                 ("+3", {"deprecated.deployment.rollback.to": "3"}), ("", None)])
 def test_deployment_rollback_annotation(value, expected):
     out = converted(deployment({}, annotations={"deprecated.deployment.rollback.to": value}), "apps/v1", "Deployment")
     assert out["metadata"].get("annotations") == expected
+
+
+@pytest.mark.parametrize(("value", "message"), [
+    ("abc", 'failed to parse annotation[deprecated.deployment.rollback.to]=abc as int64: '
+            'strconv.ParseInt: parsing "abc": invalid syntax'),
+    ("99999999999999999999", 'failed to parse annotation[deprecated.deployment.rollback.to]=99999999999999999999 '
+                             'as int64: strconv.ParseInt: parsing "99999999999999999999": value out of range'),
+])
+def test_a_rollback_annotation_that_is_no_integer_fails(value, message):
+    obj = deployment({}, annotations={"deprecated.deployment.rollback.to": value})
+    with pytest.raises(ConversionError) as caught:
+        converted(obj, "apps/v1", "Deployment")
+    assert str(caught.value) == message
+
+
+@pytest.mark.parametrize(("value", "message"), [("", 'strconv.ParseInt: parsing "": invalid syntax'),
+                                                ("1\n", 'strconv.ParseInt: parsing "1\\n": invalid syntax')])
+def test_a_template_generation_that_is_no_integer_fails(value, message):
+    daemon_set = {"apiVersion": "apps/v1", "kind": "DaemonSet",
+                  "metadata": {"name": "ds", "annotations": {"deprecated.daemonset.template.generation": value}}}
+    with pytest.raises(ConversionError) as caught:
+        converted(daemon_set, "apps/v1", "DaemonSet")
+    assert str(caught.value) == message
 
 
 def test_go_parse_int64():
@@ -191,11 +218,18 @@ def test_kinds_without_a_conversion_come_back_as_they_are():
 
 
 @pytest.mark.parametrize(("text", "expected"), [
-    ("YWRt\naW4=", "YWRtaW4="), ("Y\r\nQ==", "YQ=="), ("cB==", "cA=="), ("cA=\n=", "cA=="), ("", ""),
-    ("cA", "cA"), ("c A==", "c A=="), ("cA==cA==", "cA==cA=="),  # Go refuses these: kept (not modelled)
+    ("YWRt\naW4=", "YWRtaW4="), ("Y\r\nQ==", "YQ=="), ("cB==", "cA=="), ("cA=\n=", "cA=="), ("", ""), ("YWJj", "YWJj"),
 ])
 def test_bytes_are_read_and_written_as_go_does(text, expected):
     assert go_bytes(text) == expected
+
+
+@pytest.mark.parametrize(("text", "position"), [("cA", 0), ("c A==", 1), ("cA==cA==", 4), ("cA=", 3), ("\u00e9", 0),
+                                                ("Y===", 1), ("YQ=\n", 4)])
+def test_bytes_go_cannot_read_fail_where_go_says(text, position):
+    with pytest.raises(InvalidBytes) as caught:
+        go_bytes(text)
+    assert str(caught.value) == f"illegal base64 data at input byte {position}"
 
 
 def test_decode_of_a_secret_writes_its_data_canonically():
