@@ -223,6 +223,7 @@ class ServerSideApply:
                                              release=release, now=self._now)
         self._store.start(None if current is None else _times_as_seconds(current))
         self.changed = False  # whether the last request changed the stored object
+        self.warnings: list[str] = []  # what kubectl printed as warnings for the last kubectl_apply
 
     def _now(self) -> int:
         now = self._clock()
@@ -257,6 +258,13 @@ class ServerSideApply:
         return self._run({"op": "patch", "manager": manager, "subresource": subresource,
                           "patch_type": patch_type, "patch": patch})
 
+    def kubectl_apply(self, manifest: dict[str, Any], manager: str = "kubectl-client-side-apply") -> dict[str, Any]:
+        """kubectl's client-side apply (``kubectl apply`` without ``--server-side``) of ``manifest``:
+        the object created with its last-applied annotation, or kubectl's three-way patch sent by
+        ``manager`` (kubectl's ``--field-manager``). What kubectl would print as warnings is in
+        :attr:`warnings`; a refusal (e.g. annotations over 262,144 bytes) raises :class:`RequestError`."""
+        return self._run({"op": "kubectl-apply", "manager": manager, "subresource": "", "object": manifest})
+
     def _run(self, step: dict[str, Any]) -> dict[str, Any]:
         from patchconf.reference_impl.ssa.request import Step
 
@@ -277,6 +285,7 @@ class ServerSideApply:
             self._store.patch_meta = strategic.builtin_patch_meta(self._store.api_version, self._store.kind,
                                                                   ".".join(map(str, self._store.release)))
         result = self._store.run(Step.from_json(step))
+        self.warnings = list(result.warnings or ())
         if result.error is not None:
             raise result.error
         self.changed = result.changed

@@ -122,17 +122,24 @@ def _server_side_apply(inputs: dict[str, Any]) -> Actual:
                 stored = server.apply(step["object"], step.get("manager"), force=bool(step.get("force")), **options)
             elif step["op"] == "update":
                 stored = server.update(step["object"], step.get("manager"), **options)
+            elif step["op"] == "kubectl-apply":
+                stored = server.kubectl_apply(step["object"], step["manager"])
             else:
                 stored = server.patch(step["patch"], step["patch_type"], step.get("manager"), **options)
         except patchconf.RequestError as exc:
             error = {"class": exc.error_class, "message": exc.message, "status": exc.status, "reason": exc.reason}
             if exc.conflicts:
                 error["conflicts"] = [{"manager": m, "field": f} for m, f in exc.conflicts]
-            answers.append({"error": error})
+            answers.append({"error": error, **_warnings(step, server)})
             continue
         stored = _logical_times(stored)
-        answers.append({"document": shown(stored), "managed_fields": entries_of(stored), "changed": server.changed})
+        answers.append({"document": shown(stored), "managed_fields": entries_of(stored), "changed": server.changed,
+                        **_warnings(step, server)})
     return Actual(document={"steps": answers})
+
+
+def _warnings(step: dict[str, Any], server: patchconf.ServerSideApply) -> dict[str, Any]:
+    return {"warnings": server.warnings} if step["op"] == "kubectl-apply" else {}
 
 
 def _logical_times(stored: dict[str, Any]) -> dict[str, Any]:
@@ -143,8 +150,9 @@ def _logical_times(stored: dict[str, Any]) -> dict[str, Any]:
 
 
 def _offered(case: Case) -> bool:
-    """Server-side apply through the API: sequences of plain requests (no migration steps) on a
-    built-in kind, from their first object; every other flow: every case."""
+    """Server-side apply through the API: sequences of plain requests and kubectl's client-side
+    apply (no migration steps) on a built-in kind, from their first object; every other flow: every
+    case."""
     if case.type != "server-side-apply":
         return True
     steps = case.input("steps")
@@ -152,7 +160,7 @@ def _offered(case: Case) -> bool:
         (s.get("object") for s in steps if isinstance(s.get("object"), dict)), None)
     return (isinstance(first, dict)
             and not kubernetes_object.is_custom_group(str(first.get("apiVersion", "")).rpartition("/")[0])
-            and all(step.get("op") in ("apply", "update", "patch") for step in steps))
+            and all(step.get("op") in ("apply", "update", "patch", "kubectl-apply") for step in steps))
 
 
 @pytest.mark.parametrize("flow", FLOWS)
@@ -194,7 +202,7 @@ def test_the_readme_library_example_runs_as_written_and_gives_what_it_says():
         if said:
             assert value == ast.literal_eval(said), ast.unparse(statement)
             checked.append(said)
-    assert len(checked) == 8
+    assert len(checked) == 10
     times = [entry["time"] for entry in namespace["stored"]["metadata"]["managedFields"]]
     assert all(re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z", time) for time in times)
 

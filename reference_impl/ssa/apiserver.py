@@ -107,7 +107,7 @@ class Store:
         if step.op in migration.OPS:  # several requests in the one step
             return migration.run(self, step)
         if step.op == kubectl_client_apply.OP:
-            return kubectl_client_apply.run(self, step, None if self.custom_resource else self.patch_meta)
+            return kubectl_client_apply.run(self, step, self._kubectl_patch_meta())
         return self.request(step)
 
     def request(self, step: Step) -> StepResult:
@@ -156,6 +156,22 @@ class Store:
             result = manager.update(self.live, self._decoded_body(self._patched(step), step),
                                     step.manager or DEFAULT_MANAGER)
         return self._stored(self._keep_what_the_endpoint_resets(result, step.subresource))
+
+    def _kubectl_patch_meta(self) -> Any:
+        """The strategic patch metadata kubectl patches the kind with: the store's, else its built-in
+        kind's at the store's release; None (a JSON merge patch) for a kind kubectl's scheme lacks."""
+        if self.custom_resource:
+            return None
+        if self.patch_meta is None:
+            from patchconf.reference_impl import strategic
+            from patchconf.reference_impl.errors import NoStrategicSchema
+
+            try:
+                self.patch_meta = strategic.builtin_patch_meta(self.api_version, self.kind,
+                                                               ".".join(map(str, self.release)))
+            except NoStrategicSchema:
+                return None
+        return self.patch_meta
 
     def _validate_object_meta(self, obj: dict[str, Any]) -> None:
         """The one part of the kind's validation (ValidateObjectMeta) the reference runs: apimachinery's
