@@ -424,7 +424,7 @@ def apply_aspects_markdown(runs: Sequence[Run], labels: Sequence[str]) -> list[s
         judged = [result.aspects for result in run.results if result.case.type == "apply" and result.aspects]
         if not judged:
             continue
-        cells = [_aspect_cell(judged, aspect) for aspect in (OBJECT, REQUEST, ANNOTATION, ANNOTATION_TEXT)]
+        cells = [aspect_cell(judged, aspect) for aspect in (OBJECT, REQUEST, ANNOTATION, ANNOTATION_TEXT)]
         rows.append(f"| {label} | {len(judged)} | " + " | ".join(cells) + f" | {next_apply(judged)} |")
     if not rows:
         return []
@@ -433,7 +433,7 @@ def apply_aspects_markdown(runs: Sequence[Run], labels: Sequence[str]) -> list[s
             "|---|---:|---:|---:|---:|---:|---|", *rows]
 
 
-def _aspect_cell(judged: Sequence[Mapping[str, object]], aspect: str) -> str:
+def aspect_cell(judged: Sequence[Mapping[str, object]], aspect: str) -> str:
     verdicts = [aspects[aspect] for aspects in judged if aspect in aspects]
     return f"{verdicts.count(SAME)}/{len(verdicts)}" if verdicts else "–"
 

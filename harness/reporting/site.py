@@ -566,7 +566,7 @@ def index_page(runs: Sequence[Run], title: str, command: str = "", pitfall_count
             "(<code>–</code>: it ran none). Each cell links to that implementation's failures.</p>"
             + (f'<p><a href="pitfalls.html">Reported pitfalls</a>: the {pitfall_count} public reports the cases '
                "answer, what Kubernetes does, and which columns get them wrong.</p>" if pitfall_count else "")
-            + "<h2>Implementations</h2>" + implementations
+            + "<h2>Implementations</h2>" + implementations + _departures_tables(runs, labels, page_of)
             + _filter_bar(types, tags)
             + "<h2>By flow (patch type)</h2>"
             + _matrix_table("by-type", "type", labels, pages, by_type, {t: (t,) for t in types})
@@ -574,6 +574,43 @@ def index_page(runs: Sequence[Run], title: str, command: str = "", pitfall_count
             + _matrix_table("by-tag", "tag", labels, pages, by_tag, {t: sorted(v) for t, v in tag_types.items()})
             + changed)
     return _page(title, body)
+
+
+def _departures_tables(runs: Sequence[Run], labels: Sequence[str], page_of: Mapping[str, str]) -> str:
+    """The matrix's severity counts and its apply aspects (matrix.severity_markdown, apply_aspects_markdown)."""
+    from patchconf.harness.reporting.matrix import APPLY_ASPECTS_NOTE, aspect_cell, next_apply
+    from patchconf.harness.reporting.severity import SEVERITIES, severity_counts
+    from patchconf.harness.running.apply_aspects import ANNOTATION, ANNOTATION_TEXT, OBJECT, REQUEST
+
+    def link(label: str) -> str:
+        return f'<a href="{esc(page_of[label])}">{esc(label)}</a>'
+
+    severity_rows, aspect_rows = [], []
+    for label, run in zip(labels, runs, strict=True):
+        counts = severity_counts(run.results)
+        if any(counts.values()):
+            severity_rows.append(f"<tr><td>{link(label)}</td>"
+                                 + "".join(f'<td class="num">{counts[level]}</td>' for level in SEVERITIES) + "</tr>")
+        judged = [result.aspects for result in run.results if result.case.type == "apply" and result.aspects]
+        if judged:
+            aspect_rows.append(f'<tr><td>{link(label)}</td><td class="num">{len(judged)}</td>'
+                               + "".join(f'<td class="num">{aspect_cell(judged, aspect)}</td>'
+                                         for aspect in (OBJECT, REQUEST, ANNOTATION, ANNOTATION_TEXT))
+                               + f"<td>{esc(next_apply(judged))}</td></tr>")
+    out = ""
+    if severity_rows:
+        out += ("<h2>Departures by severity</h2><p>Each failed case once, by its worst difference from Kubernetes' "
+                "answer, decided from the difference itself.</p><table><tr><th>implementation</th>"
+                + "".join(f'<th class="num">{esc(level)}</th>' for level in SEVERITIES) + "</tr>"
+                + "".join(severity_rows) + "</table>")
+    if aspect_rows:
+        note = APPLY_ASPECTS_NOTE.replace("*", "").replace("`", "")
+        out += (f"<h2>Client-side apply, judged apart</h2><p>{esc(note)}</p>"
+                '<table><tr><th>implementation</th><th class="num">apply answers</th><th class="num">object</th>'
+                '<th class="num">request</th><th class="num">annotation content</th>'
+                '<th class="num">annotation text</th><th>next kubectl apply</th></tr>'
+                + "".join(aspect_rows) + "</table>")
+    return out
 
 
 # ---- the pitfalls page --------------------------------------------------------------------------

@@ -92,3 +92,14 @@ def test_kubernetes_own_targets_are_still_judged_whole(write_case_file, scripted
     assert [(r.case.name, r.status) for r in run.results] == [
         ("other-text", FAIL), ("no-annotation", FAIL), ("object-differs", FAIL)]
     assert run.results[0].aspects["annotation_text"] == "different"
+
+
+def test_the_site_index_shows_the_aspects_table(write_case_file, scripted, tmp_path):
+    from patchconf.harness.reporting.site import write_site
+
+    write_site([_run(write_case_file, scripted, TOOL)], tmp_path / "site")
+    index = (tmp_path / "site/index.html").read_text()
+    assert ('<tr><td><a href="implementations/applier.html">applier</a></td><td class="num">3</td>'
+            '<td class="num">2/3</td><td class="num">1/1</td><td class="num">2/3</td><td class="num">1/3</td>'
+            "<td>nothing deleted the first time (1 of 3: no annotation written); a one-time rewrite (1 of 3: the "
+            "same configuration, another text)</td></tr>") in index

@@ -96,6 +96,10 @@ def test_site_has_an_index_a_page_and_badges_per_implementation(write_case_file,
             in index)
     assert '<a href="implementations/good.html#tag=JP-K8S">100%<br><small>1/1</small></a>' in index
     assert '<img src="badges/peer-poor.svg" alt="33% (1/3)">' in index
+    # the matrix's severity counts, each failing implementation a row (peer:poor: its two failures are drift)
+    assert ('<tr><td><a href="implementations/peer-poor.html">peer:poor</a></td><td class="num">0</td>'
+            '<td class="num">0</td><td class="num">2</td><td class="num">0</td></tr></table>') in index
+    assert index.index("<h2>Departures by severity</h2>") < index.index("<h2>By flow (patch type)</h2>")
     changed = index.split("Changed between targets")[1]
     assert "cases/json-patch/site.yaml::negative" in changed and "site.yaml::plain" not in changed
 
