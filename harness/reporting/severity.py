@@ -134,7 +134,7 @@ def _walk(want: Any, got: Any, before: Any, path: tuple, kind: str) -> Iterator[
     security = _is_security(path, kind)
     if want is _ABSENT:  # present where Kubernetes leaves nothing
         if before is not _ABSENT:
-            stays = "stays" if json_equal(before, got) else "stays, with another value,"
+            stays = "stays," if json_equal(before, got) else "stays, with another value,"
             yield (SECURITY if security else DRIFT), f"{where}: {stays} though it should go"
         else:
             yield (SECURITY if security else COSMETIC), f"{where}: added, though nobody stated it"
