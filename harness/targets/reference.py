@@ -13,6 +13,7 @@ cost 1% of a corpus run.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from typing import Any
@@ -218,9 +219,10 @@ class ReferenceTarget(Target):
         schema, patch_meta = self._ssa_schema(case, api_version, kind, custom)
         root = schema.resolve(schema.root)
         has_status = root.map is not None and root.map.field("status") is not None
+        scale = named_scale(case, api_version) if custom else None
         results = apiserver.run_case(schema, api_version, kind, current, steps,
                                      status_subresource=has_status, patch_meta=patch_meta, custom_resource=custom,
-                                     kubernetes_version=self.kubernetes_version)
+                                     kubernetes_version=self.kubernetes_version, scale=scale)
         return Actual(document={"steps": results})
 
     def _ssa_schema(self, case: Case, api_version: str, kind: str, custom: bool):
@@ -275,6 +277,33 @@ class ReferenceTarget(Target):
         return strategic.builtin_patch_meta(
             schema.api_version, schema.kind, schema.version or self.kubernetes_version
         )
+
+
+def named_scale(case: Case, api_version: str):
+    """The scale subresource a custom kind's named schema declares (``scale:``, as a CRD's
+    ``subresources.scale``), or None."""
+    if case.schema is None or not case.schema.named:
+        return None
+    path = named_schema_path(case.schema.named)
+    declared = _named_schema_document(str(path)).get("scale") if path else None
+    if declared is None:
+        return None
+    from patchconf.reference_impl.ssa import scalehandler
+
+    try:
+        return scalehandler.custom(declared, api_version)
+    except ValueError as exc:
+        raise NoStrategicSchema(f"named schema {case.schema.named!r}: {exc}") from exc
+
+
+@functools.cache
+def _named_schema_document(path: str) -> dict[str, Any]:
+    from pathlib import Path
+
+    from patchconf.harness.corpus.yamlio import load_path
+
+    document = load_path(Path(path))
+    return document if isinstance(document, dict) else {}
 
 
 def _written_for_a_server(case: Case) -> bool:

@@ -19,7 +19,7 @@ from typing import Any
 from patchconf.reference_impl import json_patch, merge_patch
 from patchconf.reference_impl.errors import PatchError
 from patchconf.reference_impl.kubernetes_object import resource_plural
-from patchconf.reference_impl.ssa import codec, kubectl_client_apply, migration, strategies
+from patchconf.reference_impl.ssa import codec, kubectl_client_apply, migration, scalehandler, strategies
 from patchconf.reference_impl.ssa.conversion import ConversionError
 from patchconf.reference_impl.ssa.fieldpath import FieldSet, make_path
 from patchconf.reference_impl.ssa.gotypes import InvalidBytes
@@ -69,6 +69,8 @@ class Store:
     managers: dict[str, FieldManager] = field(default_factory=dict)
     release: tuple[int, int] = DEFAULT_RELEASE  # the Kubernetes release whose field manager rules apply
     now: Callable[[], int] | None = None  # seconds since the epoch of each request; None: the logical clock
+    # a custom kind's scale subresource (its CRD's); a built-in kind's registry says (scalehandler.py)
+    scale: scalehandler.ScalePaths | None = None
     strategy: strategies.Strategy = field(init=False)
 
     def __post_init__(self) -> None:
@@ -91,6 +93,16 @@ class Store:
                                       self.release, object_defaulter=defaulter, object_creater=creater)
             for subresource, reset in (("", main_reset), ("status", status_reset))
         }
+        if not self.custom_resource:
+            self.scale = scalehandler.builtin(self.api_version, self.kind)
+        if self.scale is not None:
+            # the /scale handler's field manager: autoscaling/v1 Scale, nothing reset
+            scale_defaulter = functools.partial(codec.decode, api_version=scalehandler.SCALE_API_VERSION,
+                                                kind=scalehandler.SCALE_KIND, release=self.release)
+            self.managers[scalehandler.SUBRESOURCE] = FieldManager(
+                scale_schema(), scalehandler.SCALE_API_VERSION, scalehandler.SCALE_KIND,
+                scalehandler.SUBRESOURCE, None, self._time, self.release, object_defaulter=scale_defaulter,
+                object_creater=_creater(scalehandler.SCALE_API_VERSION, scalehandler.SCALE_KIND))
 
     def start(self, current: dict[str, Any] | None) -> None:
         if current is None:
@@ -129,8 +141,10 @@ class Store:
         if step.op == "apply" and not step.manager:
             raise RequestError("invalid", "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: "
                                "is required for apply patch", 422, "Invalid")
-        if step.subresource and step.subresource != "status":
-            raise RequestError("invalid-patch", f"unknown subresource {step.subresource!r}", 404, "NotFound")
+        if step.subresource not in self.managers:
+            raise RequestError("path-not-found", "the server could not find the requested resource", 404, "NotFound")
+        if step.subresource == scalehandler.SUBRESOURCE:
+            return self._scale(step)
         manager = self.managers[step.subresource]
         if step.op == "create":  # handlers/create.go: the field manager's update of the creater's new object
             if self.live is not None:
@@ -197,6 +211,33 @@ class Store:
 
     def _name(self) -> str:
         return ((self.live or {}).get("metadata") or {}).get("name", "")
+    def _scale(self, step: Step) -> dict[str, Any]:
+        """ScaleREST.Update: the request runs on the object's Scale (scalehandler.py); the object
+        takes its replicas and entries and is stored as an update of the main resource."""
+        if self.live is None:  # ScaleREST never creates
+            raise RequestError("path-not-found", f"{self.kind.lower()} not found", 404, "NotFound")
+        paths = self.scale
+        metadata = self.live.get("metadata") or {}
+        handler = scalehandler.ScaleHandler(metadata.get("managedFields"), self.api_version, paths)
+        old = scalehandler.scale_of(self.live, paths)
+        entries = handler.to_subresource()
+        if entries is not None:
+            old["metadata"]["managedFields"] = entries
+        manager = self.managers[scalehandler.SUBRESOURCE]
+        if step.op == "apply":
+            new = manager.apply(old, step.object, step.manager, step.force)
+        else:
+            body = step.object if step.op == "update" else self._patched(step, old)
+            if not isinstance(body, dict):
+                raise RequestError("invalid-patch", "the body is not a Scale object", 400, "BadRequest")
+            decoded = codec.decode(body, scalehandler.SCALE_API_VERSION, scalehandler.SCALE_KIND, self.release)
+            new = manager.update(old, decoded, step.manager or DEFAULT_MANAGER)
+        parent = scalehandler.parent_of(self.live, new, paths, str(metadata.get("name", "")))
+        parent_entries = handler.to_parent((new.get("metadata") or {}).get("managedFields"))
+        parent["metadata"] = {key: value for key, value in parent["metadata"].items() if key != "managedFields"}
+        if parent_entries is not None:
+            parent["metadata"]["managedFields"] = parent_entries
+        return self._stored(self._keep_what_the_endpoint_resets(parent, ""))
 
     def _decoded_body(self, obj: dict[str, Any], step: Step) -> dict[str, Any]:
         """An update's body or a patch's result decoded; what the kind's Go type or internal version
@@ -269,8 +310,9 @@ class Store:
                 cleared = self._stored(_empty(self.api_version, self.kind)).get("status")
         return strategies.prepare_for_create(obj, self.api_version, self.kind, cleared)
 
-    def _patched(self, step: Step) -> dict[str, Any]:
-        live = json_copy(self.live)
+    def _patched(self, step: Step, target: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The step's patch applied to ``target`` (default: the live object)."""
+        live = json_copy(self.live if target is None else target)
         if step.patch_type == "json-patch":
             return json_patch.apply(live, step.patch)
         if step.patch_type == "merge-patch":
@@ -280,6 +322,9 @@ class Store:
         if step.patch_type != "strategic":  # no content type of the apiserver's: never a strategic patch by default
             raise RequestError("invalid-patch", f"the server does not support the patch type {step.patch_type!r}",
                                415, "UnsupportedMediaType")
+        if target is not None:  # the Scale's own Go type
+            meta = strategic.builtin_patch_meta(scalehandler.SCALE_API_VERSION, scalehandler.SCALE_KIND)
+            return strategic.apply(live, step.patch, meta)
         if self.patch_meta is None:
             raise RequestError("no-strategic-schema", "strategic merge patch is not supported for this kind",
                                415, "UnsupportedMediaType")
@@ -444,6 +489,14 @@ def _keep_path(obj: dict[str, Any], old: dict[str, Any], path: tuple[str, ...]) 
 
 
 @functools.cache
+def scale_schema() -> Schema:
+    """The types the /scale handler's field manager merges by: autoscaling/v1 Scale (alike in every release)."""
+    from patchconf.reference_impl.ssa import schema
+
+    return schema.builtin(scalehandler.SCALE_API_VERSION, scalehandler.SCALE_KIND)
+
+
+@functools.cache
 def _creater(api_version: str, kind: str) -> Callable[[], dict[str, Any]]:
     """The scheme's creater of a kind: one for every store, so that the field manager knows the
     creations it has seen (managedfields._CREATIONS_OWNING_NOTHING)."""
@@ -482,14 +535,15 @@ def _ignore_timestamp_only_changes(before: dict[str, Any] | None,
 
 def run_case(schema: Schema, api_version: str, kind: str, current: dict[str, Any] | None,
              steps: list[dict[str, Any]], status_subresource: bool = False, patch_meta: Any = None,
-             custom_resource: bool = False, kubernetes_version: str = DEFAULT_KUBERNETES_VERSION) -> list[dict]:
+             custom_resource: bool = False, kubernetes_version: str = DEFAULT_KUBERNETES_VERSION,
+             scale: scalehandler.ScalePaths | None = None) -> list[dict]:
     """Every step's result as the protocol carries it, with the rules of Kubernetes ``kubernetes_version``
     (e.g. "1.34"): list-map items naming some of their keys, duplicates in live objects, what an
     update that cannot be tracked leaves in managedFields."""
     release = release_of(kubernetes_version)
     schema = schema.with_partial_keys(release >= PARTIAL_KEYS_SINCE)
     store = Store(schema, api_version, kind, status_subresource, custom_resource, patch_meta=patch_meta,
-                  release=release)
+                  release=release, scale=scale)
     store.start(current)
     return [store.run(Step.from_json(step)).to_json() for step in steps]
 

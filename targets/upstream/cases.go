@@ -35,6 +35,7 @@ type schemaRef struct {
 	Named       string          `json:"named"`
 	Root        string          `json:"root"`
 	Definitions json.RawMessage `json:"definitions"`
+	Scale       json.RawMessage `json:"scale"` // a named schema's scale subresource, as a CRD states it
 }
 
 type patchCase struct {

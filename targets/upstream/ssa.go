@@ -227,6 +227,9 @@ func (r *ssaRun) step(n int, s ssaStep) interface{} {
 	if s.Manager != nil {
 		manager = *s.Manager
 	}
+	if s.Subresource == "scale" && r.kind.scale != nil {
+		return r.finish(n, s.Subresource, false, nil, nil, func() (runtime.Object, *ssaError) { return r.scale(s, manager) })
+	}
 	if s.Subresource != "" && (s.Subresource != "status" || r.status == nil) {
 		// No such subresource: the server has no route for it.
 		return ssaFail(&ssaError{Class: "unclassified", Status: http.StatusNotFound, Reason: string(metav1.StatusReasonNotFound),
@@ -251,6 +254,17 @@ func (r *ssaRun) step(n int, s ssaStep) interface{} {
 	default:
 		failure = &ssaError{Class: "unclassified", Message: fmt.Sprintf("unknown step op %q", s.Op)}
 	}
+	return r.finish(n, s.Subresource, created, result, failure, nil)
+}
+
+// finish stores a request's result (or the one write gives) as the kind's storage would and
+// answers the step.
+func (r *ssaRun) finish(n int, subresource string, created bool, result runtime.Object, failure *ssaError,
+	write func() (runtime.Object, *ssaError)) interface{} {
+	if write != nil {
+		result, failure = write()
+		subresource = "" // ScaleREST stores through the main resource's store and strategy
+	}
 	if failure != nil {
 		return ssaFail(failure)
 	}
@@ -259,7 +273,7 @@ func (r *ssaRun) step(n int, s ssaStep) interface{} {
 	}
 	// store.Create / store.Update: the kind's registry strategy where this target has it
 	// (strategies.go), on the internal object, before it is stored
-	strategyRan, failure := r.beforeWrite(result, created, s.Subresource)
+	strategyRan, failure := r.beforeWrite(result, created, subresource)
 	if failure != nil {
 		return ssaFail(failure)
 	}
@@ -285,7 +299,7 @@ func (r *ssaRun) step(n int, s ssaStep) interface{} {
 			r.kind.clearStatusOnCreate(next)
 		}
 	} else {
-		r.beforeUpdate(next, s.Subresource)
+		r.beforeUpdate(next, subresource)
 		ignoreTimestampOnlyChanges(next, r.live)
 		changed = !sameJSON(next.Object, r.live.Object)
 		if changed {

@@ -78,6 +78,7 @@ type ssaKind struct {
 	// server applies to every object it decodes
 	definitions map[string]*spec.Schema
 	root        string
+	scale       *scalePaths // nil: the kind has no scale subresource (ssa_scale.go)
 }
 
 // ssaKindFor resolves the case's kind: a named schema is served as a CRD with that schema
@@ -100,6 +101,9 @@ func ssaKindFor(gvk schema.GroupVersionKind, ref *schemaRef, steps []ssaStep) (*
 		kind.custom = true
 		kind.definitions, kind.root = definitions, root
 		kind.strategy = customStrategy(hasStatus)
+		if kind.scale, err = customScale(ref.Scale, gvk); err != nil {
+			return nil, "", err
+		}
 		kind.typeConverter, err = customTypeConverter(gvk, root, definitions, ref.Definitions)
 		return kind, "", err
 	case scheme.Scheme.Recognizes(gvk):
@@ -113,6 +117,7 @@ func ssaKindFor(gvk schema.GroupVersionKind, ref *schemaRef, steps []ssaStep) (*
 		if strategy, ok := builtinStrategies[gvk.GroupKind()]; ok {
 			kind.strategy = strategy
 		}
+		kind.scale = builtinScale(gvk)
 		return kind, "", nil
 	case strings.Contains(gvk.Group, "."):
 		usesStatus := false

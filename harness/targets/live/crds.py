@@ -87,7 +87,8 @@ class RunCRDs:
 
     def _create_crd(self, group: str, version: str, kind: str, named: str | None) -> Resource | str:
         """A CRD of the run serving the kind: schemaless, or with the structural schema built from
-        ``named`` (and a status subresource when that schema has ``status``)."""
+        ``named`` (and a status subresource when that schema has ``status``, a scale subresource
+        when it declares ``scale``)."""
         label = dns_label(group.replace(".", "-"))
         if named:  # one CRD per schema: the same kind may also run schemaless
             label = f"{label}-{dns_label(named)}"[:63].rstrip("-")
@@ -99,12 +100,15 @@ class RunCRDs:
             path = named_schema_path(named)
             if path is None:
                 return f"no named schema {named!r} in cases/schemas"
+            document = load_path(path)
             try:
-                served["schema"]["openAPIV3Schema"] = crd_schema(load_path(path))
+                served["schema"]["openAPIV3Schema"] = crd_schema(document)
             except ValueError as exc:
                 return f"named schema {named!r} has no CRD form: {exc}"
             if "status" in served["schema"]["openAPIV3Schema"].get("properties", {}):
                 served["subresources"] = {"status": {}}
+            if isinstance(document.get("scale"), dict):  # the schema's scale subresource, as a CRD states it
+                served.setdefault("subresources", {})["scale"] = dict(document["scale"])
         crd = {
             "apiVersion": "apiextensions.k8s.io/v1",
             "kind": "CustomResourceDefinition",

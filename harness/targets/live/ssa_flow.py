@@ -126,8 +126,9 @@ class ServerSideApplyFlow:
         """Whether a step's object carries the run label (only in an existing namespace): an update
         always (it would remove it otherwise); an apply when it creates the object or its manager
         owns the label already (so it keeps it), never otherwise (it would change ownership, and so
-        the resourceVersion); never on /status, which keeps metadata as it is."""
-        if not self.label_objects or step.get("subresource") == "status":
+        the resourceVersion); never on /status, which keeps metadata as it is, nor on /scale (a Scale
+        has no labels)."""
+        if not self.label_objects or step.get("subresource") in ("status", "scale"):
             return False
         if step["op"] == "update":
             return True
@@ -202,7 +203,8 @@ class ServerSideApplyFlow:
     def _send_step(self, step: Mapping[str, Any], placement: Placement, clock: LogicalClock,
                    label: bool = False) -> Response:
         op = step["op"]
-        path = placement.path + ("/status" if step.get("subresource") == "status" else "")
+        subresource = step.get("subresource")
+        path = placement.path + (f"/{subresource}" if subresource in ("status", "scale") else "")
         query: dict[str, str] = {}
         if "manager" in step:
             query["fieldManager"] = step["manager"]
