@@ -134,6 +134,8 @@ class Store:
         except PatchError as exc:
             return StepResult(error=RequestError(exc.error_class, exc.message, 422, "Invalid"))
         after, changed = _ignore_timestamp_only_changes(before, after)
+        if step.dry_run:  # dryrun.go: every step of the write runs, storage keeps nothing
+            return StepResult.of(after, False)
         self.live = after
         return StepResult.of(after, changed)
 

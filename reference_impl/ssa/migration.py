@@ -49,12 +49,14 @@ def _csa_upgrade(store: Endpoint, step: Step) -> StepResult:
 
 
 def _upgrade(store: Endpoint, csa_managers: tuple[str, ...], ssa_manager: str,
-             subresource: str = "") -> StepResult | None:
-    """UpgradeManagedFieldsPatch and, if it gives a patch, the patch sent (by the applier's name,
-    to the object itself whatever the subresource: managedFields sent to /status are ignored);
-    the patch request's result, None when there was nothing to send."""
+             subresource: str = "", info: dict[str, Any] | None = None, dry_run: bool = False) -> StepResult | None:
+    """UpgradeManagedFieldsPatch of ``info`` (the object the client last read; default: the stored
+    one) and, if it gives a patch, the patch sent (by the applier's name, to the object itself
+    whatever the subresource: managedFields sent to /status are ignored); the patch request's
+    result, None when there was nothing to send."""
     try:
-        patch = upgrade_managed_fields_patch(store.live, csa_managers, ssa_manager, subresource)
+        patch = upgrade_managed_fields_patch(store.live if info is None else info, csa_managers, ssa_manager,
+                                             subresource)
     except ValueError as exc:
         raise RequestError("invalid-document", str(exc), 0, "") from exc
     if patch is None:
@@ -62,48 +64,57 @@ def _upgrade(store: Endpoint, csa_managers: tuple[str, ...], ssa_manager: str,
     # The reference store keeps no resourceVersion: the patch's second operation, which only
     # restates the one read, has nothing to replace here.
     managed_fields_only = [operation for operation in patch if operation["path"] == "/metadata/managedFields"]
-    answer = store.request(Step("patch", ssa_manager, patch_type="json-patch", patch=managed_fields_only))
+    answer = store.request(Step("patch", ssa_manager, patch_type="json-patch", patch=managed_fields_only,
+                                dry_run=dry_run))
     if answer.error is not None:
         raise answer.error
     return answer
 
 
 def _kubectl_apply_server_side(store: Endpoint, step: Step) -> StepResult:
-    apply = Step("apply", step.manager, step.force, object=step.object)
+    """kubectl computes each request from the answer to the one before (info.Refresh). With
+    --dry-run=server every request is a dry run against the stored object: the migration is
+    computed and answered but never stored, so the last apply answers as the first did and kubectl
+    shows fields the real sequence removes (kubernetes#125607)."""
+    apply = Step("apply", step.manager, step.force, object=step.object, dry_run=step.dry_run)
     first = store.request(apply)
     if first.error is not None:
         return first
-    changed = first.changed
+    changed, info = first.changed, first.answer
     try:
         if step.manager == SERVER_SIDE_APPLY_MANAGER:
-            changed |= _save_last_applied(store)
-        owners = find_fields_owners(_entries(store.live), "Update", LAST_APPLIED_FIELD)
+            saved = _save_last_applied(store, info, step.dry_run)
+            if saved is not None:
+                changed, info = changed or saved.changed, saved.answer
+        owners = find_fields_owners(_entries(info), "Update", LAST_APPLIED_FIELD)
         csa_managers = tuple(dict.fromkeys(entry.get("manager", "") for entry in owners))
-        migrated = _upgrade(store, csa_managers, step.manager or "")
+        migrated = _upgrade(store, csa_managers, step.manager or "", info=info, dry_run=step.dry_run)
         if migrated is not None:  # kubectl applies again after any migration patch that went through
-            changed |= migrated.changed
+            changed, info = changed or migrated.changed, migrated.answer
             again = store.request(apply)
-            changed |= again.error is None and again.changed
+            if again.error is None:
+                changed, info = changed or again.changed, again.answer
     except RequestError:
         pass  # kubectl warns and leaves the object as the requests so far made it
-    return _result(store, changed)
+    return StepResult.of(info, changed)
 
 
-def _save_last_applied(store: Endpoint) -> bool:
-    """saveLastApplyAnnotationIfNecessary: the annotation applied alone by kubectl-last-applied,
-    so that the applier's next apply, which does not send it, does not remove it."""
-    metadata = store.live.get("metadata") or {}
+def _save_last_applied(store: Endpoint, info: dict[str, Any], dry_run: bool) -> StepResult | None:
+    """saveLastApplyAnnotationIfNecessary on the object kubectl last read: the annotation applied
+    alone by kubectl-last-applied, so that the applier's next apply, which does not send it, does
+    not remove it. The request's answer, None when none was needed."""
+    metadata = info.get("metadata") or {}
     annotations = metadata.get("annotations") or {}
-    if LAST_APPLIED not in annotations or find_fields_owners(_entries(store.live), "Apply", LAST_APPLIED_FIELD):
-        return False
+    if LAST_APPLIED not in annotations or find_fields_owners(_entries(info), "Apply", LAST_APPLIED_FIELD):
+        return None
     just_annotation: dict[str, Any] = {"apiVersion": store.api_version, "kind": store.kind, "metadata": {
         "name": metadata.get("name"), "annotations": {LAST_APPLIED: annotations[LAST_APPLIED]}}}
     if metadata.get("namespace"):
         just_annotation["metadata"]["namespace"] = metadata["namespace"]
-    answer = store.request(Step("apply", LAST_APPLIED_MANAGER, object=just_annotation))
+    answer = store.request(Step("apply", LAST_APPLIED_MANAGER, object=just_annotation, dry_run=dry_run))
     if answer.error is not None:
         raise answer.error
-    return answer.changed
+    return answer
 
 
 def _entries(obj: dict[str, Any] | None) -> list[dict[str, Any]]:

@@ -30,12 +30,14 @@ class Step(NamedTuple):
     patch_type: str | None = None
     patch: Any = None
     csa_managers: tuple[str, ...] = ()  # op csa-upgrade (patchconf.reference_impl.ssa.migration)
+    dry_run: bool = False  # dryRun=All: the object is answered, nothing is stored
 
     @staticmethod
     def from_json(data: dict[str, Any]) -> Step:
         return Step(data["op"], data.get("manager"), bool(data.get("force", False)), data.get("subresource") or "",
                     with_fields_type(json_copy(data.get("object"))), data.get("patch_type"),
-                    json_copy(data.get("patch")), tuple(data.get("csa_managers") or ()))
+                    json_copy(data.get("patch")), tuple(data.get("csa_managers") or ()),
+                    bool(data.get("dry_run", False)))
 
 
 def with_fields_type(obj: Any) -> Any:
@@ -55,12 +57,13 @@ class StepResult(NamedTuple):
     changed: bool = False
     error: RequestError | None = None
     warnings: tuple[str, ...] | None = None  # what kubectl printed (kubectl-apply steps); None: not told
+    answer: dict[str, Any] | None = None  # the whole object answered, server-owned metadata and all
 
     @staticmethod
     def of(stored: dict[str, Any], changed: bool) -> StepResult:
         """The answer showing ``stored``: the document without what the server owns, and its entries.
         It shares ``stored``'s values, which the endpoint never changes in place."""
-        return StepResult(shown(stored), entries_of(stored), changed=changed)
+        return StepResult(shown(stored), entries_of(stored), changed=changed, answer=stored)
 
     def to_json(self) -> dict[str, Any]:
         warned = {} if self.warnings is None else {"warnings": list(self.warnings)}

@@ -62,6 +62,7 @@ type ssaStep struct {
 	PatchType   string          `json:"patch_type"`
 	Patch       json.RawMessage `json:"patch"`
 	CSAManagers json.RawMessage `json:"csa_managers"` // op csa-upgrade (ssa_migration.go)
+	DryRun      bool            `json:"dry_run"`      // dryRun=All: answered, not stored
 }
 
 // ssaEntry is a managedFields entry as a case states it: no fieldsType, time = step number.
@@ -105,6 +106,7 @@ type ssaRun struct {
 	main      *managedfields.FieldManager
 	status    *managedfields.FieldManager
 	live      *unstructured.Unstructured // nil: no object yet
+	answer    *unstructured.Unstructured // the object the last request that succeeded answered
 	name      string                     // the object's name (the request URL's)
 	versions  int                        // resourceVersions handed out
 	namespace string                     // the object's namespace, if the case states one
@@ -228,7 +230,7 @@ func (r *ssaRun) step(n int, s ssaStep) interface{} {
 		manager = *s.Manager
 	}
 	if s.Subresource == "scale" && r.kind.scale != nil {
-		return r.finish(n, s.Subresource, false, nil, nil, func() (runtime.Object, *ssaError) { return r.scale(s, manager) })
+		return r.finish(n, s, false, nil, nil, func() (runtime.Object, *ssaError) { return r.scale(s, manager) })
 	}
 	if s.Subresource != "" && (s.Subresource != "status" || r.status == nil) {
 		// No such subresource: the server has no route for it.
@@ -254,13 +256,14 @@ func (r *ssaRun) step(n int, s ssaStep) interface{} {
 	default:
 		failure = &ssaError{Class: "unclassified", Message: fmt.Sprintf("unknown step op %q", s.Op)}
 	}
-	return r.finish(n, s.Subresource, created, result, failure, nil)
+	return r.finish(n, s, created, result, failure, nil)
 }
 
 // finish stores a request's result (or the one write gives) as the kind's storage would and
 // answers the step.
-func (r *ssaRun) finish(n int, subresource string, created bool, result runtime.Object, failure *ssaError,
+func (r *ssaRun) finish(n int, s ssaStep, created bool, result runtime.Object, failure *ssaError,
 	write func() (runtime.Object, *ssaError)) interface{} {
+	subresource := s.Subresource
 	if write != nil {
 		result, failure = write()
 		subresource = "" // ScaleREST stores through the main resource's store and strategy
@@ -302,11 +305,17 @@ func (r *ssaRun) finish(n int, subresource string, created bool, result runtime.
 		r.beforeUpdate(next, subresource)
 		ignoreTimestampOnlyChanges(next, r.live)
 		changed = !sameJSON(next.Object, r.live.Object)
-		if changed {
+		if changed && !s.DryRun {
 			next.SetResourceVersion(r.nextResourceVersion())
-		} else {
+		} else if !changed {
 			next = r.live // nothing is written
 		}
+	}
+	r.answer = next
+	if s.DryRun {
+		// dryRun=All: the registry runs every step of the write but storage keeps nothing
+		// (dryrun.go); the answer is the object it would have stored.
+		return answerOf(next, false)
 	}
 	r.live = next
 	return r.done(n, changed)
@@ -751,14 +760,21 @@ func logicalTimesToClock(object map[string]interface{}) {
 // done is a step's answer: the object without server-owned metadata, its entries with
 // logical times.
 func (r *ssaRun) done(n int, changed bool) ssaDone {
-	document := runtime.DeepCopyJSON(r.live.Object)
+	return answerOf(r.live, changed)
+}
+
+// answerOf is a step's result showing object: its document without what the server owns, and
+// its entries.
+func answerOf(object *unstructured.Unstructured, changed bool) ssaDone {
+	live := object
+	document := runtime.DeepCopyJSON(live.Object)
 	if metadata, ok := document["metadata"].(map[string]interface{}); ok {
 		for _, key := range []string{"uid", "resourceVersion", "creationTimestamp", "generation", "managedFields"} {
 			delete(metadata, key)
 		}
 	}
 	entries := []ssaEntry{}
-	for _, entry := range r.live.GetManagedFields() {
+	for _, entry := range live.GetManagedFields() {
 		out := ssaEntry{Manager: entry.Manager, Operation: string(entry.Operation), APIVersion: entry.APIVersion,
 			Subresource: entry.Subresource}
 		if entry.Time != nil {

@@ -38,6 +38,7 @@ func (r *ssaRun) migrationStep(n int, s ssaStep) interface{} {
 	if r.live != nil {
 		before = r.live.GetResourceVersion()
 	}
+	r.answer = r.live
 	var failure *ssaError
 	if s.Op == "csa-upgrade" {
 		failure = r.csaUpgrade(n, s)
@@ -46,6 +47,9 @@ func (r *ssaRun) migrationStep(n int, s ssaStep) interface{} {
 	}
 	if failure != nil {
 		return ssaFail(failure)
+	}
+	if s.DryRun {
+		return answerOf(r.answer, false) // what kubectl prints: the last answer it took
 	}
 	return r.done(n, r.live.GetResourceVersion() != before)
 }
@@ -60,15 +64,16 @@ func (r *ssaRun) csaUpgrade(n int, s ssaStep) *ssaError {
 	if err := json.Unmarshal(s.CSAManagers, &names); err != nil {
 		return &ssaError{Class: "unclassified", Message: fmt.Sprintf("csa_managers: %v", err)}
 	}
-	_, failure := r.upgrade(n, sets.New(names...), managerOf(s), s.Subresource)
+	_, failure := r.upgrade(n, r.live, sets.New(names...), managerOf(s), s.Subresource, false)
 	return failure
 }
 
 // upgrade sends the managedFields upgrade's patch, if there is one, to the object itself (a
 // subresource only selects the entries: managedFields sent to /status are ignored), as kubectl
 // does, with the applier as fieldManager. It answers whether a patch was sent.
-func (r *ssaRun) upgrade(n int, csaManagers sets.Set[string], ssaManager, subresource string) (bool, *ssaError) {
-	patch, err := upgradeManagedFieldsPatch(r.live.DeepCopy(), csaManagers, ssaManager, subresource)
+func (r *ssaRun) upgrade(n int, from *unstructured.Unstructured, csaManagers sets.Set[string], ssaManager,
+	subresource string, dryRun bool) (bool, *ssaError) {
+	patch, err := upgradeManagedFieldsPatch(from.DeepCopy(), csaManagers, ssaManager, subresource)
 	if err != nil {
 		return false, &ssaError{Class: "invalid-document", Message: err.Error()}
 	}
@@ -76,54 +81,60 @@ func (r *ssaRun) upgrade(n int, csaManagers sets.Set[string], ssaManager, subres
 		return false, nil
 	}
 	manager := ssaManager
-	if result, failed := r.step(n, ssaStep{Op: "patch", Manager: &manager, PatchType: "json-patch", Patch: patch}).(ssaFailed); failed {
+	if result, failed := r.step(n, ssaStep{Op: "patch", Manager: &manager, PatchType: "json-patch", Patch: patch,
+		DryRun: dryRun}).(ssaFailed); failed {
 		return false, result.Error
 	}
 	return true, nil
 }
 
 // kubectlApplyServerSide: applyOneObject's server-side branch. Only the first apply's failure
-// fails the step; kubectl reports later failures as warnings and goes no further.
+// fails the step; kubectl reports later failures as warnings and goes no further. kubectl
+// reads each request's answer (info.Refresh) and computes the next request from it: with
+// --dry-run=server every request is a dry run against the stored object, so the migration is
+// computed but never takes effect, and the last apply answers as the first (kubernetes#125607).
 func (r *ssaRun) kubectlApplyServerSide(n int, s ssaStep) *ssaError {
 	manager := managerOf(s)
 	force := s.Force != nil && *s.Force
-	apply := ssaStep{Op: "apply", Manager: &manager, Force: &force, Object: s.Object}
+	apply := ssaStep{Op: "apply", Manager: &manager, Force: &force, Object: s.Object, DryRun: s.DryRun}
 	if result, failed := r.step(n, apply).(ssaFailed); failed {
 		return result.Error
 	}
-	if manager == kubectlServerSideManager && !r.saveLastApplied(n) {
+	if manager == kubectlServerSideManager && !r.saveLastApplied(n, s.DryRun) {
 		return nil
 	}
-	owners := findFieldsOwners(r.live.GetManagedFields(), metav1.ManagedFieldsOperationUpdate, lastAppliedField)
+	owners := findFieldsOwners(r.answer.GetManagedFields(), metav1.ManagedFieldsOperationUpdate, lastAppliedField)
 	csaManagers := sets.New[string]()
 	for _, entry := range owners {
 		csaManagers.Insert(entry.Manager)
 	}
-	if sent, failure := r.upgrade(n, csaManagers, manager, ""); sent && failure == nil {
+	if sent, failure := r.upgrade(n, r.answer, csaManagers, manager, "", s.DryRun); sent && failure == nil {
 		r.step(n, apply)
 	}
 	return nil
 }
 
-// saveLastApplied: saveLastApplyAnnotationIfNecessary. Unless no annotation is there or an
-// Apply entry owns it, the annotation alone is applied by kubectl-last-applied, so that the
-// applier's next apply (which does not send it) leaves it. False: that apply failed.
-func (r *ssaRun) saveLastApplied(n int) bool {
-	annotation, found := r.live.GetAnnotations()[corev1.LastAppliedConfigAnnotation]
-	if !found || len(findFieldsOwners(r.live.GetManagedFields(), metav1.ManagedFieldsOperationApply, lastAppliedField)) > 0 {
+// saveLastApplied: saveLastApplyAnnotationIfNecessary on the last answer. Unless no
+// annotation is there or an Apply entry owns it, the annotation alone is applied by
+// kubectl-last-applied, so that the applier's next apply (which does not send it) leaves it.
+// False: that apply failed.
+func (r *ssaRun) saveLastApplied(n int, dryRun bool) bool {
+	info := r.answer
+	annotation, found := info.GetAnnotations()[corev1.LastAppliedConfigAnnotation]
+	if !found || len(findFieldsOwners(info.GetManagedFields(), metav1.ManagedFieldsOperationApply, lastAppliedField)) > 0 {
 		return true
 	}
 	justAnnotation := &unstructured.Unstructured{}
-	justAnnotation.SetGroupVersionKind(r.live.GroupVersionKind())
-	justAnnotation.SetName(r.live.GetName())
-	justAnnotation.SetNamespace(r.live.GetNamespace())
+	justAnnotation.SetGroupVersionKind(info.GroupVersionKind())
+	justAnnotation.SetName(info.GetName())
+	justAnnotation.SetNamespace(info.GetNamespace())
 	justAnnotation.SetAnnotations(map[string]string{corev1.LastAppliedConfigAnnotation: annotation})
 	body, err := json.Marshal(justAnnotation.Object)
 	if err != nil {
 		return false
 	}
 	manager := kubectlLastAppliedManager
-	_, failed := r.step(n, ssaStep{Op: "apply", Manager: &manager, Object: body}).(ssaFailed)
+	_, failed := r.step(n, ssaStep{Op: "apply", Manager: &manager, Object: body, DryRun: dryRun}).(ssaFailed)
 	return !failed
 }
 

@@ -38,11 +38,13 @@ class KubectlAnswer:
     message: str = ""
     status: dict[str, Any] | None = None  # the failed request's Status, if the log shows it
     warnings: tuple[str, ...] = ()  # what kubectl printed as warnings, without "Warning: "
+    printed: Any = None  # with --dry-run=server: the object kubectl prints (-o json), managedFields shown
 
 
 def apply_server_side(kubectl: str, connection: list[str], manifest: dict[str, Any], namespace: str,
-                      manager: str, force: bool) -> KubectlAnswer:
-    """``kubectl apply --server-side --field-manager <manager> [--force-conflicts] -f <manifest>``."""
+                      manager: str, force: bool, dry_run: bool = False) -> KubectlAnswer:
+    """``kubectl apply --server-side --field-manager <manager> [--force-conflicts] [--dry-run=server]
+    -f <manifest>``."""
     workdir = tempfile.mkdtemp(prefix="patchconf-live-")
     try:
         path = os.path.join(workdir, "manifest.json")
@@ -50,11 +52,18 @@ def apply_server_side(kubectl: str, connection: list[str], manifest: dict[str, A
             json.dump(manifest, handle)
         command = [kubectl, "apply", "--server-side", "-f", path, "-n", namespace, f"--field-manager={manager}",
                    f"--force-conflicts={'true' if force else 'false'}", "-v=8", *connection]
+        if dry_run:
+            command += ["--dry-run=server", "-o", "json", "--show-managed-fields"]
         completed = bounded.run_bounded(command, limit=bounded.max_answer_bytes(), timeout=TIMEOUT_SECONDS)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     if completed.returncode == 0:
-        return KubectlAnswer(ok=True)
+        if not dry_run:
+            return KubectlAnswer(ok=True)
+        try:
+            return KubectlAnswer(ok=True, printed=json.loads(completed.stdout))
+        except ValueError:
+            return KubectlAnswer(ok=False, message=f"kubectl printed no object: {completed.stdout[:300]!r}")
     return KubectlAnswer(ok=False, message=own_lines(completed.stderr), status=last_failure_status(completed.stderr))
 
 

@@ -76,26 +76,30 @@ class ServerSideApplyFlow:
             label = self._labelled_step(step, live)
             times.wait_for_a_new_second()
             warnings = None
+            dry_answer = None  # a dry run's answer: the object the server would have stored
             if step["op"] == "kubectl-apply-server-side":
-                error = self._kubectl_apply_server_side(step, placement, clock, label)
+                error, dry_answer = self._kubectl_apply_server_side(step, placement, clock, label)
             elif step["op"] == "kubectl-apply":
                 error, warnings = self._kubectl_apply_client_side(step, placement, clock)
             else:
                 answer = self._send_step(step, placement, clock, label)
                 error = None if answer.ok else self._step_error(step, answer, placement)
+                if answer.ok and step.get("dry_run") and isinstance(answer.body, dict):
+                    dry_answer = answer.body
             answered_at = time.time()
             read = self.cluster.request("GET", placement.path)
             live = read.body if read.ok and isinstance(read.body, dict) else None
-            times.observe(number + 1, live, answered_at)
+            times.observe(number + 1, dry_answer or live, answered_at)
+            shown = dry_answer if step.get("dry_run") else live
             warned = {} if warnings is None else {"warnings": warnings}
             if error is not None:
                 results.append({"error": error, "unchanged": resource_version(live) == before, **warned})
-            elif live is None:
+            elif shown is None:
                 raise TargetCrash(f"step {number + 1} succeeded, but the object could not be read back: "
                                   f"{read.status} {read.message()}")
             else:
-                document = self._step_document(placement, live, stated[number], keep_status)
-                results.append({"document": document, "managed_fields": self._timed_entries(live, placement, times),
+                document = self._step_document(placement, shown, stated[number], keep_status)
+                results.append({"document": document, "managed_fields": self._timed_entries(shown, placement, times),
                                 "changed": resource_version(live) != before, **warned})
         return Actual(document={"steps": results},
                       notes=(*self._notes, "managedFields times: each step started in a later second of the "
@@ -210,6 +214,8 @@ class ServerSideApplyFlow:
             query["fieldManager"] = step["manager"]
         if "force" in step and op != "update":  # a PUT has no force; on a patch the server refuses it
             query["force"] = "true" if step["force"] else "false"
+        if step.get("dry_run"):
+            query["dryRun"] = "All"
         if op == "apply":
             body = go_json.encode(self._ssa_to_live(step["object"], placement, clock, label), sort_keys=False,
                                   numbers_as_written=True)
@@ -272,17 +278,18 @@ class ServerSideApplyFlow:
             error["conflicts"] = status_conflicts(status)
         return error, warnings
 
-    def _kubectl_apply_server_side(self, step: Mapping[str, Any], placement: Placement,
-                                   clock: LogicalClock, label: bool = False) -> dict[str, Any] | None:
-        """The step run by the real kubectl; its error (kubectl's words, the failed request's
-        Status) or None."""
+    def _kubectl_apply_server_side(self, step: Mapping[str, Any], placement: Placement, clock: LogicalClock,
+                                   label: bool = False) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+        """The step run by the real kubectl: its error (kubectl's words, the failed request's
+        Status) or None, and with ``dry_run`` the object kubectl printed."""
         connection = (["--kubeconfig", self.kubeconfig] if self.kubeconfig else []) + (
             ["--context", self.context] if self.context else [])
         answer = kubectl_ssa.apply_server_side(self.kubectl, connection,
                                                 self._ssa_to_live(step["object"], placement, clock, label),
-                                                self.namespace, step["manager"], bool(step.get("force", False)))
+                                                self.namespace, step["manager"], bool(step.get("force", False)),
+                                                dry_run=bool(step.get("dry_run", False)))
         if answer.ok:
-            return None
+            return None, answer.printed if isinstance(answer.printed, dict) else None
         status = answer.status or {}
         code = status.get("code")
         error: dict[str, Any] = {"class": status_error_class(code, answer.message),
@@ -290,7 +297,7 @@ class ServerSideApplyFlow:
                                  "status": code, "reason": status.get("reason") or None}
         if code == 409:
             error["conflicts"] = status_conflicts(status)
-        return error
+        return error, None
 
     def _step_document(self, placement: Placement, live: dict, stated: Any, keep_status: bool) -> Any:
         """The object after a step as a case states it: identity mapped back, without what the server
