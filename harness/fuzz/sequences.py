@@ -10,7 +10,9 @@ object, each judged by its error and conflicts, every managedFields entry and th
   read-modify-write updates (a PUT of the object as the client read it, with a change: a
   client that round-trips the server's defaults, one that drops them such as
   ``spec.strategy``, one sending ``metadata.labels: {}`` or ``annotations: null``); merge,
-  strategic and JSON patches; applies and updates of ``status`` through its subresource.
+  strategic and JSON patches; applies and updates of ``status`` through its subresource; applies,
+  updates and patches of an autoscaling/v1 Scale through ``scale`` (kinds whose registry serves
+  it); some requests sent as dry runs (``dry_run``: answered, not stored).
 - :func:`patch_flow`: a JSON, merge or strategic patch (one or two, by one or two managers) on
   a stored object (``current``, created by the server, no managedFields): the patch types'
   own flows, judged as a server runs them.
@@ -37,6 +39,9 @@ Members = dict[str, Any]
 MANAGERS = ["alice", "bob", "carol"]
 KIND_ORDER = ["ConfigMap", "Deployment", "Service", "StatefulSet", "DaemonSet", "Job", "CronJob", "Pod", "Secret"]
 PATCH_TYPES = ["merge-patch", "strategic", "json-patch"]
+# Kinds whose registry serves the scale subresource (ScaleREST).
+SCALED_KINDS = ("Deployment", "StatefulSet", "ReplicaSet", "ReplicationController")
+DRY_RUN_CHANCE = 0.1
 # Fields the server defaults that a patch may delete (it comes back defaulted) or a client may drop.
 DEFAULTED = {
     "Deployment": [("spec", "strategy"), ("spec", "revisionHistoryLimit"), ("spec", "replicas"),
@@ -300,6 +305,27 @@ def _status_step(c: Choices, kind: Kind, manager: str, model: dict) -> dict:
                                                                                     "status": status}}
 
 
+def _scale_step(c: Choices, manager: str, model: dict) -> tuple[dict, int]:
+    """A write of the replicas through /scale, as an autoscaler or ``kubectl scale`` sends it: an
+    apply or update of a Scale, or a patch of one."""
+    replicas = pick(c, [0, 1, 2, 3, 5])
+    scale = {"apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": {"name": model["metadata"]["name"]},
+             "spec": {"replicas": replicas}}
+    form = pick(c, ["apply", "update", *PATCH_TYPES])
+    step: dict = {"op": form, "manager": manager, "subresource": "scale"}
+    if form == "apply":
+        step["object"] = scale
+        if c.chance(0.3):
+            step["force"] = True
+    elif form == "update":
+        step["object"] = scale
+    elif form == "json-patch":
+        step.update(op="patch", patch_type=form, patch=[{"op": "replace", "path": "/spec/replicas", "value": replicas}])
+    else:
+        step.update(op="patch", patch_type=form, patch={"spec": {"replicas": replicas}})
+    return step, replicas
+
+
 def _identity(obj: dict) -> dict:
     return {"apiVersion": obj["apiVersion"], "kind": obj["kind"], "metadata": {"name": obj["metadata"]["name"]}}
 
@@ -312,10 +338,12 @@ def server_side_apply(c: Choices) -> Members:
     creator = managers[0]
     steps: list[dict] = [{"op": "apply", "manager": creator, "object": manifest}]
     model = copy.deepcopy(manifest)
-    ops = ["apply", "update", "patch", *(["status"] if kind.status else [])]
+    ops = ["apply", "update", "patch", *(["status"] if kind.status else []),
+           *(["scale"] if kind.name in SCALED_KINDS else [])]
     for _ in range(c.integer(1, 4)):
         manager = pick(c, managers)
         op = pick(c, ops)
+        before = (manifest, model)
         if op == "apply":
             step, config = _apply_step(c, kind, manager, creator, manifest, model)
             if manager == creator:
@@ -328,8 +356,15 @@ def server_side_apply(c: Choices) -> Members:
             patch = patch_for(c, kind, model, patch_type)
             step = {"op": "patch", "manager": manager, "patch_type": patch_type, "patch": patch}
             model = _patched(model, patch, patch_type)
+        elif op == "scale":
+            step, replicas = _scale_step(c, manager, model)
+            model = copy.deepcopy(model)
+            _set(model, ("spec", "replicas"), replicas)
         else:
             step = _status_step(c, kind, manager, model)
+        if op != "status" and c.chance(DRY_RUN_CHANCE):
+            step["dry_run"] = True  # answered, not stored: the client's picture stays
+            manifest, model = before
         steps.append(step)
     return {"steps": steps}
 
