@@ -221,12 +221,17 @@ class Store:
         paths = self.scale
         metadata = self.live.get("metadata") or {}
         handler = scalehandler.ScaleHandler(metadata.get("managedFields"), self.api_version, paths)
-        old = scalehandler.scale_of(self.live, paths)
+        # the Scale as the handler holds it: a Go value, whose zero replicas are omitted (omitempty)
+        old = codec.decode(scalehandler.scale_of(self.live, paths), scalehandler.SCALE_API_VERSION,
+                           scalehandler.SCALE_KIND, self.release)
+        old["metadata"].pop("creationTimestamp", None)
         entries = handler.to_subresource()
         if entries is not None:
             old["metadata"]["managedFields"] = entries
         manager = self.managers[scalehandler.SUBRESOURCE]
         if step.op == "apply":
+            if paths.custom:
+                raise scalehandler.custom_apply_error(step.object, entries is not None)
             new = manager.apply(old, step.object, step.manager, step.force)
         else:
             body = step.object if step.op == "update" else self._patched(step, old)

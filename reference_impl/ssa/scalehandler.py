@@ -138,6 +138,22 @@ class ScaleHandler:
         return encode_managed_fields(Managed(fields, times))
 
 
+def custom_apply_error(applied: Any, owned: bool) -> RequestError:
+    """An apply to a custom resource's /scale: apiextensions-apiserver's scale scope keeps the
+    custom resource's convertor, which refuses to convert the unstructured Scales of an apply to
+    autoscaling/v1 — the applied one, or, when no entry owns the replicas, the creater's empty Scale
+    that skipNonApplied would record ``before-first-apply`` from. The server answers 500."""
+    refusal = "to proper version: request to convert CR to an invalid group/version: autoscaling/v1"
+    if not owned:
+        return RequestError("invalid-patch", "failed to create manager for existing fields: failed to convert live "
+                            f"object (/; autoscaling/v1, Kind=Scale) {refusal}", 500, "InternalError")
+    metadata = applied.get("metadata") if isinstance(applied, dict) else None
+    metadata = metadata if isinstance(metadata, dict) else {}
+    where = f"{metadata.get('namespace') or ''}/{metadata.get('name') or ''}"
+    message = f"failed to convert new object ({where}; autoscaling/v1, Kind=Scale) {refusal}"
+    return RequestError("invalid-patch", message, 500, "InternalError")
+
+
 def scale_of(obj: dict[str, Any], paths: ScalePaths) -> dict[str, Any]:
     """scaleFrom<Kind> / scaleFromCustomResource: the object's Scale (without managedFields)."""
     metadata = obj.get("metadata") or {}
@@ -163,9 +179,13 @@ def parent_of(obj: dict[str, Any], scale: dict[str, Any], paths: ScalePaths, nam
     what ValidateScale refuses (a built-in kind), or a custom resource's Scale still without replicas."""
     replicas = (scale.get("spec") or {}).get("replicas", 0)
     if paths.custom:
+        field = "." + ".".join(paths.spec_replicas)
         if replicas == INVALID_SPEC_REPLICAS:
-            field = "." + ".".join(paths.spec_replicas)
             raise RequestError("invalid", f'the spec replicas field "{field}" cannot be empty', 400, "BadRequest")
+        if isinstance(replicas, int) and replicas < 0:  # the custom resource's ValidateScaleSpec, on the object
+            kind, group = obj.get("kind", ""), str(obj.get("apiVersion", "")).rpartition("/")[0]
+            raise RequestError("invalid", f'{kind}.{group} "{name}" is invalid: {field}: Invalid value: {replicas}: '
+                               "should be a non-negative integer", 422, "Invalid")
     elif isinstance(replicas, int) and replicas < 0:
         raise RequestError("invalid", f'Scale.autoscaling "{name}" is invalid: spec.replicas: Invalid value: '
                            f"{replicas}: must be greater than or equal to 0", 422, "Invalid")

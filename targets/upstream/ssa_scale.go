@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/kube-openapi/pkg/validation/spec"
 	"sigs.k8s.io/structured-merge-diff/v4/fieldpath"
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
@@ -96,6 +97,16 @@ func customScale(raw json.RawMessage, gvk schema.GroupVersionKind) (*scalePaths,
 	return paths, nil
 }
 
+const scaleDefinitions = `{
+  "io.k8s.api.autoscaling.v1.Scale": {"type": "object", "properties": {
+    "spec": {"$ref": "#/definitions/io.k8s.api.autoscaling.v1.ScaleSpec"},
+    "status": {"$ref": "#/definitions/io.k8s.api.autoscaling.v1.ScaleStatus"}}},
+  "io.k8s.api.autoscaling.v1.ScaleSpec": {"type": "object", "properties": {
+    "replicas": {"type": "integer", "format": "int32"}}},
+  "io.k8s.api.autoscaling.v1.ScaleStatus": {"type": "object", "required": ["replicas"], "properties": {
+    "replicas": {"type": "integer", "format": "int32"}, "selector": {"type": "string"}}}
+}`
+
 var (
 	scaleManagerOnce sync.Once
 	scaleManager     *managedfields.FieldManager
@@ -106,9 +117,18 @@ var (
 // autoscaling/v1 Scale with the scheme's internal hub, subresource "scale", nothing reset.
 func scaleFieldManager() (*managedfields.FieldManager, error) {
 	scaleManagerOnce.Do(func() {
-		converter, reason := builtinTypeConverter()
-		if converter == nil {
-			scaleManagerErr = fmt.Errorf("%s", reason)
+		// client-go's schema of the built-in kinds has no Scale (no apply configuration is
+		// generated for it): its OpenAPI definition, autoscaling/v1's ScaleSpec and ScaleStatus
+		// as plain structs, typed as the server types its own OpenAPI.
+		definitions := map[string]*spec.Schema{}
+		if err := json.Unmarshal([]byte(scaleDefinitions), &definitions); err != nil {
+			scaleManagerErr = err
+			return
+		}
+		converter, err := customTypeConverter(scaleGVK, "io.k8s.api.autoscaling.v1.Scale", definitions,
+			json.RawMessage(scaleDefinitions))
+		if err != nil {
+			scaleManagerErr = err
 			return
 		}
 		scaleManager, scaleManagerErr = managedfields.NewDefaultFieldManager(converter,
@@ -150,6 +170,23 @@ func (r *ssaRun) scale(s ssaStep, manager string) (runtime.Object, *ssaError) {
 		if failure := validatePatchOptions(s, manager, types.ApplyPatchType); failure != nil {
 			return nil, failure
 		}
+		if paths.custom {
+			// apiextensions' scale scope keeps the custom resource's convertor, which refuses to
+			// convert the unstructured Scales of an apply to autoscaling/v1: the applied one, or,
+			// when no entry owns the replicas, the creater's empty Scale skipNonApplied records
+			// before-first-apply from (this target's Scale manager uses the built-in scheme, which
+			// would convert them): the server answers 500.
+			refusal := "to proper version: request to convert CR to an invalid group/version: autoscaling/v1"
+			message := "failed to create manager for existing fields: failed to convert live object (/; " +
+				"autoscaling/v1, Kind=Scale) " + refusal
+			if len(entries) > 0 {
+				applied := &unstructured.Unstructured{}
+				_ = applied.UnmarshalJSON(s.Object)
+				message = fmt.Sprintf("failed to convert new object (%s/%s; autoscaling/v1, Kind=Scale) %s",
+					applied.GetNamespace(), applied.GetName(), refusal)
+			}
+			return nil, &ssaError{Class: "invalid-patch", Status: 500, Reason: "InternalError", Message: message}
+		}
 		body, err := decodeJSONObject(s.Object)
 		if err != nil {
 			return nil, statusFailure(apierrors.NewBadRequest(fmt.Sprintf("error decoding YAML: %v", err)))
@@ -184,9 +221,13 @@ func (r *ssaRun) scale(s ssaStep, manager string) (runtime.Object, *ssaError) {
 	if err := json.Unmarshal(versioned, newScale); err != nil {
 		return nil, storedFailure(err)
 	}
+	specPath := "." + strings.Join(paths.specReplicas, ".")
 	if paths.custom && newScale.Spec.Replicas == invalidSpecReplicas {
-		return nil, statusFailure(apierrors.NewBadRequest(fmt.Sprintf("the spec replicas field %q cannot be empty",
-			"."+strings.Join(paths.specReplicas, "."))))
+		return nil, statusFailure(apierrors.NewBadRequest(fmt.Sprintf("the spec replicas field %q cannot be empty", specPath)))
+	}
+	if paths.custom && newScale.Spec.Replicas < 0 { // customResourceValidator.ValidateScaleSpec on the object
+		return nil, statusFailure(apierrors.NewInvalid(r.kind.gvk.GroupKind(), r.name, field.ErrorList{
+			field.Invalid(field.NewPath(specPath), int64(newScale.Spec.Replicas), "should be a non-negative integer")}))
 	}
 	if !paths.custom && newScale.Spec.Replicas < 0 { // autoscalingvalidation.ValidateScale
 		return nil, statusFailure(apierrors.NewInvalid(schema.GroupKind{Group: "autoscaling", Kind: "Scale"}, r.name,

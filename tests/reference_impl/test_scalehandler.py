@@ -163,3 +163,44 @@ def test_a_kind_without_scale_has_no_route():
     result = store.run(apiserver.Step("patch", "hpa", subresource="scale", patch_type="merge-patch", patch={}))
     assert isinstance(result.error, RequestError)
     assert (result.error.status, result.error.message) == (404, "the server could not find the requested resource")
+
+
+
+SCALED = scalehandler.ScalePaths(("spec", "replicas"), ("status", "replicas"), ("status", "selector"),
+                                 ("example.com/v1",), custom=True)
+
+
+def run_scaled(steps):
+    from patchconf.reference_impl.ssa.schema import custom_resource
+
+    return apiserver.run_case(custom_resource(), "example.com/v1", "Scaled", None, steps, custom_resource=True,
+                              scale=SCALED)
+
+
+SCALE_OF_2 = {"apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": {"name": "s"}, "spec": {"replicas": 2}}
+
+
+def scaled(spec):
+    return {"apiVersion": "example.com/v1", "kind": "Scaled", "metadata": {"name": "s"}, "spec": spec}
+
+
+def test_a_custom_resources_scale_refuses_applies_and_negative_replicas():
+    results = run_scaled([
+        {"op": "apply", "manager": "gitops", "object": scaled({"replicas": 1})},
+        {"op": "apply", "manager": "scaler", "subresource": "scale", "force": True, "object": SCALE_OF_2},
+        {"op": "patch", "manager": "hpa", "subresource": "scale", "patch_type": "merge-patch",
+         "patch": {"spec": {"replicas": -1}}}])
+    assert results[1]["error"]["status"] == 500
+    assert results[1]["error"]["message"].startswith("failed to convert new object (/s; autoscaling/v1, Kind=Scale)")
+    assert results[2]["error"]["message"] == ('Scaled.example.com "s" is invalid: .spec.replicas: Invalid value: -1: '
+                                              "should be a non-negative integer")
+
+
+def test_zero_replicas_are_absent_from_the_scale_so_restating_them_changes_nothing():
+    """ScaleSpec.replicas is omitempty: 0 replaced by 0 is no change, and the applier keeps them."""
+    zero = {**WEB, "spec": {**WEB["spec"], "replicas": 0}}
+    results = run([{"op": "apply", "manager": "alice", "object": zero},
+                   {"op": "patch", "manager": "alice", "subresource": "scale", "patch_type": "json-patch",
+                    "patch": [{"op": "replace", "path": "/spec/replicas", "value": 0}]}])
+    assert results[1]["changed"] is False
+    assert results[1]["managed_fields"] == results[0]["managed_fields"]
