@@ -12,7 +12,8 @@ object, each judged by its error and conflicts, every managedFields entry and th
   ``spec.strategy``, one sending ``metadata.labels: {}`` or ``annotations: null``); merge,
   strategic and JSON patches; applies and updates of ``status`` through its subresource; applies,
   updates and patches of an autoscaling/v1 Scale through ``scale`` (kinds whose registry serves
-  it); some requests sent as dry runs (``dry_run``: answered, not stored).
+  it); some applies, updates and patches of the object sent as dry runs (``dry_run``: answered, not
+  stored).
 - :func:`patch_flow`: a JSON, merge or strategic patch (one or two, by one or two managers) on
   a stored object (``current``, created by the server, no managedFields): the patch types'
   own flows, judged as a server runs them.
@@ -362,7 +363,7 @@ def server_side_apply(c: Choices) -> Members:
             _set(model, ("spec", "replicas"), replicas)
         else:
             step = _status_step(c, kind, manager, model)
-        if op != "status" and c.chance(DRY_RUN_CHANCE):
+        if op not in ("status", "scale") and c.chance(DRY_RUN_CHANCE):
             step["dry_run"] = True  # answered, not stored: the client's picture stays
             manifest, model = before
         steps.append(step)
