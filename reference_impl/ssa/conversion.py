@@ -7,7 +7,11 @@ trip rewrites is therefore stored and shown rewritten, while an apply's managedF
 the request sent (the merge runs before the conversion): a Secret applied with ``stringData``
 is stored with base64 ``data`` and no ``stringData``, and its Apply entry owns
 ``f:stringData``, never ``f:data``. An update (PUT) or a patch is converted before the field
-manager compares it, so its entry owns what was stored (``f:data``).
+manager compares it, so its entry owns what was stored (``f:data``). As a live kube-apiserver
+shows (cases/server-side-apply/conversion.yaml): a key renamed or dropped from an applied
+``stringData`` stays in ``data``, owned by nobody (kubernetes#108008); another manager writing
+``data.<key>`` never conflicts with the ``stringData`` applier, whose next apply writes its value
+back; an empty ``stringData`` is owned as ``f:stringData`` and adds nothing.
 
 What each kind's round trip rewrites (Kubernetes 1.27 to 1.34; only the HPA tolerance
 annotations differ, dropped from 1.33), with its Go twin in k8s.io/kubernetes pkg/apis:
