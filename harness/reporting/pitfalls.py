@@ -76,7 +76,7 @@ def changes(before: Any, after: Any) -> list[str]:
     """What turns ``before`` into ``after``, a change a line: ``/spec/replicas: 3 → 1``, ``/a: removed``,
     ``/b: added 2``, in document order; a list whose length changed is told whole."""
     if before is ABSENT:
-        return [f"created {_short_json(after)}"]
+        return ["created"]
     found: list[str] = []
 
     def walk(old: Any, new: Any, pointer: str) -> None:
@@ -174,7 +174,7 @@ def _touched(case: Case) -> list[str]:
         return _member_pointers(patch, "")
     if isinstance(modified, dict):
         before = case.inputs.get("current") or case.inputs.get("original") or {}
-        return [line.split(": ", 1)[0] for line in changes(before, modified) if not line.startswith("created ")]
+        return [line.split(": ", 1)[0] for line in changes(before, modified) if line != "created"]
     return []
 
 
@@ -220,17 +220,18 @@ def _steps_text(case: Case, steps: Sequence[Mapping[str, Any]]) -> str:
 
 
 def releases_text(case: Case) -> str:
-    """The releases the case's answer comes from (its provenance), and each range of releases where a
-    Kubernetes judge answers otherwise (its divergences with ``versions``)."""
+    """The releases the case's answer comes from (its provenance), and where a Kubernetes judge answers
+    otherwise (its divergences: a range of releases, or a judge such as the API server, whose validation
+    refuses what the patch library returns)."""
     versions = sorted({entry.get("version", "") for entry in case.provenance if entry.get("version")},
                       key=_version_key)
     text = ", ".join(versions)
     for divergence in case.divergences:
         judges = [target for target in divergence.targets if target in KUBERNETES_JUDGES]
-        if not divergence.versions or not judges:
+        if not judges:
             continue
-        text += (f"; {divergence.versions.strip()} ({', '.join(judges)}): "
-                 f"{answer_text(case, divergence.outcome)} — {divergence.reason.strip()}")
+        where = f"{divergence.versions.strip()} ({', '.join(judges)})" if divergence.versions else ", ".join(judges)
+        text += f"; {where}: {answer_text(case, divergence.outcome)} — {' '.join(divergence.reason.split())}"
     return text
 
 

@@ -40,6 +40,9 @@ CASES = f"""
           - target: peer-lib
             reason: not a Kubernetes judge
             expected: {{}}
+          - target: live
+            reason: the server refuses it
+            expected_error: {{class: invalid, message: Duplicate value}}
       - name: unreferenced
         description: no report
         original: {{a: 1}}
@@ -95,7 +98,7 @@ def test_what_kubernetes_does_is_told_as_the_change_or_the_error(write_case_file
 
     assert releases_text(by_name["ports-dropped"]) == (
         '1.32.4, 1.33.13; <1.28 (upstream): /spec/ports: removed {"p": 1, "h": 2}; /old: removed; /new: added [1] '
-        "— older releases kept the ports")
+        "— older releases kept the ports; live: refused: invalid (Duplicate value) — the server refuses it")
     assert releases_text(by_name["parent-missing"]) == "1.32.4, 1.33.13"
 
 
