@@ -750,7 +750,8 @@ def _matrix_runs_made(args: argparse.Namespace, corpus: Corpus) -> list[Run]:
             results = run_cases(selected, target, progress=terminal_progress())
         finally:
             target.close()
-        run = Run(spec, target.info, results, corpus.errors, seconds=time.perf_counter() - started)
+        run = Run(spec, target.info, results, corpus.errors, seconds=time.perf_counter() - started,
+                  corpus=corpus_description(args.cases or [default_cases_dir()]), patchconf=patchconf_version())
         print(_quiet_summary(run).splitlines()[-1] + f"  {spec} ({time.perf_counter() - began:.0f}s)")
         runs.append(run)
     return runs

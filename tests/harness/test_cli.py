@@ -101,6 +101,14 @@ def test_a_run_of_case_files_outside_a_corpus_names_them_not_the_bundled_corpus(
     assert f"corpus: {tmp_path / 'good.yaml'} (case files outside a corpus); patchconf " in capsys.readouterr().out
 
 
+def test_a_matrix_names_the_corpus_its_runs_read(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "good.yaml").write_text(GOOD)
+    assert main(["matrix", "--targets", "reference", "--cases", "good.yaml", "--results", "runs"]) == 0
+    assert json.loads((tmp_path / "runs" / "reference" / "results.json").read_text())["corpus"] == {
+        "path": str(tmp_path / "good.yaml"), "version": "case files outside a corpus"}
+
+
 def test_unknown_target_is_a_clear_error(capsys):
     assert main(["run", "--target", "nosuch"]) == 2
     assert "unknown target 'nosuch'" in capsys.readouterr().err
