@@ -3,11 +3,18 @@
 A live kube-apiserver validates what it stores, so the objects here are ones it accepts:
 Deployments, StatefulSets and DaemonSets whose selector matches their template's labels,
 Jobs with a manual selector (no selector generated from the uid), CronJobs, Services whose
-ports are named when there are several, ConfigMaps, Pods and Secrets (data and stringData). Each :class:`Kind` knows
+ports are named when there are several, ConfigMaps, Pods and Secrets (data and stringData); and
+what a Helm chart ships beside
+them: ServiceAccounts, Ingresses, HorizontalPodAutoscalers (autoscaling/v2, with ``behavior``),
+PodDisruptionBudgets, NetworkPolicies, Roles and RoleBindings, PersistentVolumeClaims, and a
+custom resource as operators' charts ship it (cases/schemas/database.yaml: structural defaults,
+list-maps, atomic and granular maps, preserve-unknown-fields, int-or-string), served by a CRD
+the live target makes from that schema. Each :class:`Kind` knows
 
 - ``make``: a whole valid object (what the first request creates);
 - ``vary``: the object with fields a client may change after creation changed (never an
-  immutable one: a StatefulSet's serviceName, a Job's template, a Pod's spec beyond images);
+  immutable one: a StatefulSet's serviceName, a Job's template, a Pod's spec beyond images, a
+  RoleBinding's roleRef, an unbound claim's spec);
 - ``facets``: partial configurations another manager applies (replicas, an image, a sidecar,
   a label, an annotation);
 - ``status``: a status a controller writes through the ``status`` subresource;
@@ -138,7 +145,7 @@ def read_back(obj: dict) -> dict:
     """The object as a client that read it back sends it: as the server stores it, decoded into its
     Go type and defaulted (codec.decode: every default, status included), less the null
     creationTimestamp that only an object never stored has."""
-    back = codec.decode(obj, obj["apiVersion"], obj["kind"], READ_FROM)
+    back = codec.decode(copy.deepcopy(obj), obj["apiVersion"], obj["kind"], READ_FROM)  # a custom kind: as sent
     back.get("metadata", {}).pop("creationTimestamp", None)
     return back
 
@@ -155,6 +162,8 @@ class Kind:
     status: Callable[[Choices], dict] | None
     # where the pod spec is, for patches of containers (None: no pod spec)
     pod_spec_path: tuple[str, ...] | None = None
+    # a custom kind's named schema (cases/schemas/), which its CRD and the reference are built from
+    schema: str | None = None
 
 
 def _identity(obj: dict) -> dict:
@@ -651,6 +660,473 @@ def _pod_image_facet(c: Choices, obj: dict) -> dict:
     return _with(obj, ("spec", "containers"), [{"name": pick(c, names), "image": pick(c, IMAGES)}])
 
 
+# --- the kinds a Helm chart ships beside its workloads -------------------------------------------
+
+
+def _vary_metadata(c: Choices, obj: dict) -> dict:
+    changed = copy.deepcopy(obj)
+    if c.chance(0.3):
+        labels_of(changed)["env"] = pick(c, LABEL_VALUES)
+    if c.chance(0.15):
+        metadata = changed["metadata"]
+        if not isinstance(metadata.get("annotations"), dict):  # none, or an applier's null
+            metadata["annotations"] = {}
+        metadata["annotations"]["note"] = pick(c, ["c", "d"])
+    return changed
+
+
+def _optional(c: Choices, spec: dict, optional: dict[str, list], chance: float = 0.25) -> None:
+    """Set, change or drop each optional member of ``spec``."""
+    for key, values in optional.items():
+        if c.chance(chance):
+            if key in spec and c.chance(0.3):
+                del spec[key]
+            else:
+                spec[key] = copy.deepcopy(pick(c, values))
+
+
+def _condition(c: Choices, kind: str) -> dict:
+    """A metav1.Condition as a controller writes it (every member validation requires)."""
+    return {"type": kind, "status": pick(c, ["True", "False"]), "reason": pick(c, ["Fuzz", "Ready"]),
+            "message": "", "lastTransitionTime": pick(c, ["2024-01-01T00:00:00Z", "2024-01-02T00:00:00Z"])}
+
+
+def _set_facet(path: tuple[str, ...], values: list) -> Callable[[Choices, dict], dict]:
+    def facet(c: Choices, obj: dict) -> dict:
+        return _with(obj, path, copy.deepcopy(pick(c, values)))
+
+    facet.__name__ = "_".join(path[-2:])
+    return facet
+
+
+# ServiceAccount ----------------------------------------------------------------------------------
+
+
+def service_account(c: Choices) -> dict:
+    made: dict = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": _metadata(c, "sa")}
+    if c.chance(0.3):
+        made["automountServiceAccountToken"] = pick(c, [False, True])
+    if c.chance(0.3):
+        made["imagePullSecrets"] = [{"name": name} for name in some(c, ["regcred", "mirror"])] or [{"name": "regcred"}]
+    if c.chance(0.2):
+        made["secrets"] = [{"name": name} for name in some(c, ["token", "extra"])] or [{"name": "token"}]
+    return made
+
+
+def vary_service_account(c: Choices, obj: dict) -> dict:
+    changed = _vary_metadata(c, obj)
+    _optional(c, changed, {"automountServiceAccountToken": [True, False],
+                           "imagePullSecrets": [[{"name": "regcred"}], [{"name": "mirror"}, {"name": "regcred"}]],
+                           "secrets": [[{"name": "token"}], [{"name": "other"}]]}, 0.3)
+    return changed
+
+
+SERVICE_ACCOUNT_FACETS = (_set_facet(("automountServiceAccountToken",), [True, False, None]),
+                          _set_facet(("secrets",), [[{"name": "injected"}], [{"name": "token"}]]))
+
+
+# Ingress -----------------------------------------------------------------------------------------
+
+INGRESS_BACKENDS = [{"service": {"name": "web", "port": {"number": 80}}},
+                    {"service": {"name": "api", "port": {"name": "http"}}}]
+
+
+def _ingress_rules(c: Choices) -> list[dict]:
+    rules = []
+    for host in some(c, ["a.example.com", "b.example.com"]) or ["a.example.com"]:
+        paths = [{"path": path, "pathType": pick(c, ["Prefix", "Exact", "ImplementationSpecific"]),
+                  "backend": copy.deepcopy(pick(c, INGRESS_BACKENDS))} for path in some(c, ["/", "/api"])] or [
+            {"path": "/", "pathType": "Prefix", "backend": copy.deepcopy(INGRESS_BACKENDS[0])}]
+        rules.append({"host": host, "http": {"paths": paths}})
+    return rules
+
+
+def ingress(c: Choices) -> dict:
+    spec: dict = {"rules": _ingress_rules(c)}
+    if c.chance(0.4):
+        spec["ingressClassName"] = pick(c, ["nginx", "traefik"])
+    if c.chance(0.2):
+        spec["defaultBackend"] = copy.deepcopy(pick(c, INGRESS_BACKENDS))
+    if c.chance(0.3):
+        spec["tls"] = [{"hosts": ["a.example.com"], "secretName": "tls"}]
+    return {"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": _metadata(c, "ing"), "spec": spec}
+
+
+def vary_ingress(c: Choices, obj: dict) -> dict:
+    changed = _vary_metadata(c, obj)
+    spec = changed["spec"]
+    if c.chance(0.3):
+        spec["rules"] = _ingress_rules(c)
+    _optional(c, spec, {"ingressClassName": ["nginx", "traefik"], "defaultBackend": INGRESS_BACKENDS,
+                        "tls": [[{"hosts": ["b.example.com"], "secretName": "tls2"}]]})
+    return changed
+
+
+def ingress_status(c: Choices) -> dict:
+    entry = pick(c, [{"ip": "192.0.2.1"}, {"hostname": "lb.example.com"},
+                     {"ip": "192.0.2.2", "ports": [{"port": 443, "protocol": "TCP"}]}])
+    return {"loadBalancer": {"ingress": [copy.deepcopy(entry)]}}
+
+
+INGRESS_FACETS = (_set_facet(("spec", "ingressClassName"), ["nginx", "haproxy", None]),
+                  _set_facet(("spec", "tls"), [[{"hosts": ["a.example.com"], "secretName": "cert"}]]))
+
+
+# HorizontalPodAutoscaler -------------------------------------------------------------------------
+
+HPA_METRICS = [
+    {"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 70}}},
+    {"type": "Resource", "resource": {"name": "memory", "target": {"type": "AverageValue", "averageValue": "500Mi"}}},
+]
+
+
+def _scaling_rules(c: Choices) -> dict:
+    rules: dict = {}
+    if c.chance(0.5):
+        rules["stabilizationWindowSeconds"] = pick(c, [300, 0, 60])
+    if c.chance(0.3):
+        rules["selectPolicy"] = pick(c, ["Min", "Max", "Disabled"])
+    if c.chance(0.4):
+        rules["policies"] = [{"type": kind, "value": value, "periodSeconds": 60}
+                             for kind, value in some(c, [("Pods", 2), ("Percent", 50)])] or [
+            {"type": "Pods", "value": 1, "periodSeconds": 60}]
+    return rules
+
+
+def _behavior(c: Choices) -> dict:
+    behavior: dict = {}
+    for direction in some(c, ["scaleUp", "scaleDown"]):
+        behavior[direction] = _scaling_rules(c)
+    return behavior
+
+
+def horizontal_pod_autoscaler(c: Choices) -> dict:
+    spec: dict = {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+                  "maxReplicas": pick(c, [5, 10])}
+    if c.chance(0.5):
+        spec["minReplicas"] = pick(c, [2, 1])
+    if c.chance(0.6):
+        spec["metrics"] = [copy.deepcopy(metric) for metric in some(c, HPA_METRICS)] or [copy.deepcopy(HPA_METRICS[0])]
+    if c.chance(0.5):
+        spec["behavior"] = _behavior(c)
+    return {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": _metadata(c, "hpa"),
+            "spec": spec}
+
+
+def vary_horizontal_pod_autoscaler(c: Choices, obj: dict) -> dict:
+    changed = _vary_metadata(c, obj)
+    spec = changed["spec"]
+    if c.chance(0.3):
+        spec["maxReplicas"] = pick(c, [8, 10, 5])
+    _optional(c, spec, {"minReplicas": [1, 3], "metrics": [HPA_METRICS[:1], HPA_METRICS[1:], HPA_METRICS]})
+    if c.chance(0.3):
+        if "behavior" in spec and c.chance(0.3):
+            del spec["behavior"]
+        else:
+            spec["behavior"] = _behavior(c)
+    return changed
+
+
+def horizontal_pod_autoscaler_status(c: Choices) -> dict:
+    replicas = c.integer(0, 3)
+    status: dict = {"currentReplicas": replicas, "desiredReplicas": pick(c, [replicas, 2])}
+    if c.chance(0.5):
+        status["conditions"] = [{"type": kind, "status": pick(c, ["True", "False"]), "reason": "Fuzz",
+                                 "lastTransitionTime": "2024-01-01T00:00:00Z"}
+                                for kind in some(c, ["AbleToScale", "ScalingActive"])] or [
+            {"type": "AbleToScale", "status": "True"}]
+    return status
+
+
+def _hpa_behavior_facet(c: Choices, obj: dict) -> dict:
+    """Another manager's opinion on one direction's scaling rules."""
+    return _with(obj, ("spec", "behavior", pick(c, ["scaleUp", "scaleDown"])), _scaling_rules(c) or
+                 {"stabilizationWindowSeconds": 120})
+
+
+HPA_FACETS = (_set_facet(("spec", "minReplicas"), [2, 1, None]), _set_facet(("spec", "maxReplicas"), [6, 10]),
+              _hpa_behavior_facet)
+
+
+# PodDisruptionBudget -----------------------------------------------------------------------------
+
+
+def _budget(c: Choices) -> tuple[str, Json]:
+    return pick(c, [("minAvailable", 1), ("minAvailable", "50%"), ("maxUnavailable", 1),
+                    ("maxUnavailable", "25%")])
+
+
+def pod_disruption_budget(c: Choices) -> dict:
+    key, value = _budget(c)
+    spec: dict = {key: value, "selector": {"matchLabels": {"app": pick(c, ["web", "db"])}}}
+    if c.chance(0.2):
+        spec["unhealthyPodEvictionPolicy"] = pick(c, ["IfHealthyBudget", "AlwaysAllow"])
+    return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": _metadata(c, "pdb"),
+            "spec": spec}
+
+
+def vary_pod_disruption_budget(c: Choices, obj: dict) -> dict:
+    changed = _vary_metadata(c, obj)
+    spec = changed["spec"]
+    if c.chance(0.4):  # one budget or the other, never both
+        spec.pop("minAvailable", None)
+        spec.pop("maxUnavailable", None)
+        key, value = _budget(c)
+        spec[key] = value
+    _optional(c, spec, {"unhealthyPodEvictionPolicy": ["AlwaysAllow", "IfHealthyBudget"]})
+    if c.chance(0.15):
+        spec["selector"] = {"matchLabels": {"app": pick(c, ["web", "api"])}}
+    return changed
+
+
+def pod_disruption_budget_status(c: Choices) -> dict:
+    healthy = c.integer(0, 3)
+    status: dict = {"currentHealthy": healthy, "desiredHealthy": 1, "disruptionsAllowed": max(healthy - 1, 0),
+                    "expectedPods": healthy}
+    if c.chance(0.5):
+        status["conditions"] = [_condition(c, "DisruptionAllowed")]
+    if c.chance(0.3):
+        status["observedGeneration"] = 1
+    return status
+
+
+PDB_FACETS = (_set_facet(("spec", "unhealthyPodEvictionPolicy"), ["AlwaysAllow", "IfHealthyBudget", None]),)
+
+
+# NetworkPolicy -----------------------------------------------------------------------------------
+
+POLICY_PEERS = [{"podSelector": {"matchLabels": {"app": "api"}}},
+                {"namespaceSelector": {"matchLabels": {"team": "x"}}},
+                {"ipBlock": {"cidr": "10.0.0.0/8", "except": ["10.1.0.0/16"]}}]
+POLICY_PORTS = [{"port": 80}, {"protocol": "TCP", "port": 443}, {"protocol": "UDP", "port": 53},
+                {"port": "http"}, {"port": 8000, "endPort": 8080}]
+
+
+def _policy_rules(c: Choices, peers: str) -> list[dict]:
+    rules = []
+    for _ in range(c.integer(1, 2)):
+        rule: dict = {}
+        if c.chance(0.7):
+            rule[peers] = [copy.deepcopy(peer) for peer in some(c, POLICY_PEERS)]
+        if c.chance(0.6):
+            rule["ports"] = [copy.deepcopy(port) for port in some(c, POLICY_PORTS)]
+        rules.append(rule)
+    return rules
+
+
+def network_policy(c: Choices) -> dict:
+    spec: dict = {"podSelector": {"matchLabels": {"app": "web"}} if c.chance(0.7) else {}}
+    if c.chance(0.7):
+        spec["ingress"] = _policy_rules(c, "from")
+    if c.chance(0.4):
+        spec["egress"] = _policy_rules(c, "to")
+    if c.chance(0.3):
+        spec["policyTypes"] = some(c, ["Ingress", "Egress"]) or ["Ingress"]
+    return {"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy", "metadata": _metadata(c, "np"),
+            "spec": spec}
+
+
+def vary_network_policy(c: Choices, obj: dict) -> dict:
+    changed = _vary_metadata(c, obj)
+    spec = changed["spec"]
+    for key, peers in (("ingress", "from"), ("egress", "to")):
+        if c.chance(0.25):
+            if key in spec and c.chance(0.3):
+                del spec[key]
+            else:
+                spec[key] = _policy_rules(c, peers)
+    _optional(c, spec, {"policyTypes": [["Ingress"], ["Ingress", "Egress"], ["Egress"]]}, 0.2)
+    return changed
+
+
+NETWORK_POLICY_FACETS = (_set_facet(("spec", "policyTypes"), [["Ingress", "Egress"], ["Ingress"]]),
+                         _set_facet(("spec", "egress"), [[{"to": [{"ipBlock": {"cidr": "0.0.0.0/0"}}]}],
+                                                          [{"ports": [{"port": 53, "protocol": "UDP"}]}]]))
+
+
+# Role and RoleBinding ----------------------------------------------------------------------------
+
+ROLE_RULES = [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list", "watch"]},
+              {"apiGroups": ["apps"], "resources": ["deployments"], "verbs": ["get", "update"]},
+              {"apiGroups": [""], "resources": ["configmaps"], "resourceNames": ["cm"], "verbs": ["get"]}]
+
+
+def role(c: Choices) -> dict:
+    return {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": _metadata(c, "reader"),
+            "rules": [copy.deepcopy(rule) for rule in some(c, ROLE_RULES)] or [copy.deepcopy(ROLE_RULES[0])]}
+
+
+def vary_role(c: Choices, obj: dict) -> dict:
+    changed = _vary_metadata(c, obj)
+    if c.chance(0.5):
+        changed["rules"] = [copy.deepcopy(rule) for rule in some(c, ROLE_RULES)]
+    return changed
+
+
+ROLE_FACETS = (_set_facet(("rules",), [ROLE_RULES[1:2], []]),)
+
+SUBJECTS = [{"kind": "ServiceAccount", "name": "sa"}, {"kind": "User", "name": "jane"},
+            {"kind": "Group", "name": "devs", "apiGroup": "rbac.authorization.k8s.io"},
+            {"kind": "ServiceAccount", "name": "default", "namespace": "kube-system"}]
+
+
+def role_binding(c: Choices) -> dict:
+    role_ref: dict = {"kind": "Role", "name": "reader"}
+    if c.chance(0.6):
+        role_ref["apiGroup"] = "rbac.authorization.k8s.io"
+    made: dict = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+                  "metadata": _metadata(c, "read"), "roleRef": role_ref}
+    if c.chance(0.9):
+        made["subjects"] = [copy.deepcopy(subject) for subject in some(c, SUBJECTS)] or [copy.deepcopy(SUBJECTS[0])]
+    return made
+
+
+def vary_role_binding(c: Choices, obj: dict) -> dict:
+    """A binding's roleRef is immutable: its subjects change."""
+    changed = _vary_metadata(c, obj)
+    if c.chance(0.5):
+        changed["subjects"] = [copy.deepcopy(subject) for subject in some(c, SUBJECTS)]
+    return changed
+
+
+ROLE_BINDING_FACETS = (_set_facet(("subjects",), [SUBJECTS[1:2], [{"kind": "ServiceAccount", "name": "ci"}]]),)
+
+
+# PersistentVolumeClaim ---------------------------------------------------------------------------
+
+
+def persistent_volume_claim(c: Choices) -> dict:
+    spec: dict = {"accessModes": some(c, ["ReadWriteOnce", "ReadOnlyMany"]) or ["ReadWriteOnce"],
+                  "resources": {"requests": {"storage": pick(c, ["1Gi", "500Mi", "10Gi"])}}}
+    if c.chance(0.3):
+        spec["storageClassName"] = pick(c, ["standard", "fast"])
+    if c.chance(0.2):
+        spec["volumeMode"] = pick(c, ["Filesystem", "Block"])
+    if c.chance(0.1):
+        spec["selector"] = {"matchLabels": {"tier": "gold"}}
+    return {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": _metadata(c, "data"), "spec": spec}
+
+
+def vary_persistent_volume_claim(c: Choices, obj: dict) -> dict:
+    """An unbound claim's spec is immutable: only its metadata changes."""
+    return _vary_metadata(c, obj)
+
+
+def persistent_volume_claim_status(c: Choices) -> dict:
+    status: dict = {"phase": pick(c, ["Pending", "Bound"])}
+    if c.chance(0.5):
+        status["accessModes"] = ["ReadWriteOnce"]
+        status["capacity"] = {"storage": pick(c, ["1Gi", "2Gi"])}
+    return status
+
+
+# A custom resource (cases/schemas/database.yaml) ------------------------------------------------
+
+DATABASE_SCHEMA = "database"
+
+
+def _users(c: Choices) -> list[dict]:
+    users = []
+    for name in some(c, ["app", "admin", "ro"]) or ["app"]:
+        user: dict = {"name": name}
+        if c.chance(0.5):
+            user["role"] = pick(c, ["owner", "reader", "writer"])
+        if c.chance(0.3):
+            user["databases"] = some(c, ["main", "logs"]) or ["main"]
+        users.append(user)
+    return users
+
+
+def _endpoints(c: Choices) -> list[dict]:
+    endpoints = []
+    for host, port in some(c, [("db", 5432), ("db", 5433), ("replica", 5432)]) or [("db", 5432)]:
+        endpoint: dict = {"host": host, "port": port}
+        if c.chance(0.3):
+            endpoint["tls"] = pick(c, [True, False])
+        endpoints.append(endpoint)
+    return endpoints
+
+
+DATABASE_VALUES = [{"pooler": {"enabled": True, "size": 3}}, {"tuning": ["fast"], "note": "x"},
+                   {"pooler": {"enabled": False}}, {"anything": None}]
+
+
+def _storage(c: Choices) -> dict:
+    return {key: value for key, value in some(c, [("size", pick(c, ["5Gi", "1Gi"])), ("className", "fast")])}
+
+
+def database(c: Choices) -> dict:
+    spec: dict = {}
+    if c.chance(0.4):
+        spec["replicas"] = pick(c, [3, 1, 2])
+    if c.chance(0.3):
+        spec["version"] = pick(c, ["15", "16"])
+    if c.chance(0.3):
+        spec["port"] = pick(c, [5433, "postgres", 5432])
+    if c.chance(0.4):
+        spec["storage"] = _storage(c)
+    if c.chance(0.5):
+        spec["users"] = _users(c)
+    if c.chance(0.3):
+        spec["endpoints"] = _endpoints(c)
+    if c.chance(0.3):
+        spec["parameters"] = {key: pick(c, ["on", "100"]) for key in some(c, ["max_connections", "fsync"])}
+    if c.chance(0.2):
+        spec["selector"] = {key: "x" for key in some(c, ["app", "tier"])} or {"app": "x"}
+    if c.chance(0.2):
+        spec["backup"] = dict(some(c, [("schedule", "0 0 * * *"), ("retention", pick(c, [7, "7d"]))]))
+    if c.chance(0.3):
+        spec["values"] = copy.deepcopy(pick(c, DATABASE_VALUES))
+    if c.chance(0.2):
+        spec["tags"] = some(c, ["prod", "eu"])
+    return {"apiVersion": "example.com/v1", "kind": "Database", "metadata": _metadata(c, "db"), "spec": spec}
+
+
+def vary_database(c: Choices, obj: dict) -> dict:
+    changed = _vary_metadata(c, obj)
+    if not isinstance(changed.get("spec"), dict):
+        changed["spec"] = {}
+    spec = changed["spec"]
+    generated = {"users": _users, "endpoints": _endpoints, "storage": _storage}
+    for key, make in generated.items():
+        if c.chance(0.25):
+            if key in spec and c.chance(0.3):
+                del spec[key]
+            else:
+                spec[key] = make(c)
+    _optional(c, spec, {"replicas": [2, 5], "version": ["16", "17"], "port": [5432, "pg"],
+                        "parameters": [{"fsync": "off"}, {"max_connections": "50", "work_mem": "4MB"}],
+                        "selector": [{"app": "y"}], "backup": [{"schedule": "0 1 * * *"}, {"retention": 3}],
+                        "values": DATABASE_VALUES, "tags": [["prod"], ["eu", "us"]]})
+    return changed
+
+
+def database_status(c: Choices) -> dict:
+    status: dict = {"phase": pick(c, ["Creating", "Ready"])}
+    if c.chance(0.5):
+        status["readyReplicas"] = c.integer(0, 3)
+    if c.chance(0.5):
+        status["conditions"] = [{"type": kind, "status": pick(c, ["True", "False"])}
+                                for kind in some(c, ["Ready", "Backup"])] or [{"type": "Ready", "status": "True"}]
+    return status
+
+
+def _database_user_facet(c: Choices, obj: dict) -> dict:
+    """One user of the manager's own, or a role for an existing one, by its key."""
+    user: dict = {"name": pick(c, ["app", "monitor"])}
+    if c.chance(0.6):
+        user["role"] = pick(c, ["reader", "owner"])
+    return _with(obj, ("spec", "users"), [user])
+
+
+DATABASE_FACETS = (_set_facet(("spec", "replicas"), [3, 2, None]),
+                   _set_facet(("spec", "parameters"), [{"fsync": "on"}, {"shared_buffers": "1GB"}]),
+                   _set_facet(("spec", "storage", "size"), ["20Gi", None]),
+                   _set_facet(("spec", "values"), [{"pooler": {"size": 5}}, {"metrics": True}]),
+                   _database_user_facet,
+                   _set_facet(("spec", "endpoints"), [[{"host": "db", "port": 5432, "tls": True}]]))
+
+
 COMMON_FACETS = (_label_facet, _annotation_facet)
 POD_TEMPLATE = ("spec", "template", "spec")
 
@@ -670,4 +1146,20 @@ KINDS: dict[str, Kind] = {
                     ("spec", "jobTemplate", "spec", "template", "spec")),
     "Pod": Kind("Pod", pod, vary_pod, (_pod_image_facet, *COMMON_FACETS), pod_status, ("spec",)),
     "Secret": Kind("Secret", secret, vary_secret, (*_secret_facets(), *COMMON_FACETS), None),
+    "ServiceAccount": Kind("ServiceAccount", service_account, vary_service_account,
+                           (*SERVICE_ACCOUNT_FACETS, *COMMON_FACETS), None),
+    "Ingress": Kind("Ingress", ingress, vary_ingress, (*INGRESS_FACETS, *COMMON_FACETS), ingress_status),
+    "HorizontalPodAutoscaler": Kind("HorizontalPodAutoscaler", horizontal_pod_autoscaler,
+                                    vary_horizontal_pod_autoscaler, (*HPA_FACETS, *COMMON_FACETS),
+                                    horizontal_pod_autoscaler_status),
+    "PodDisruptionBudget": Kind("PodDisruptionBudget", pod_disruption_budget, vary_pod_disruption_budget,
+                                (*PDB_FACETS, *COMMON_FACETS), pod_disruption_budget_status),
+    "NetworkPolicy": Kind("NetworkPolicy", network_policy, vary_network_policy,
+                          (*NETWORK_POLICY_FACETS, *COMMON_FACETS), None),
+    "Role": Kind("Role", role, vary_role, (*ROLE_FACETS, *COMMON_FACETS), None),
+    "RoleBinding": Kind("RoleBinding", role_binding, vary_role_binding, (*ROLE_BINDING_FACETS, *COMMON_FACETS), None),
+    "PersistentVolumeClaim": Kind("PersistentVolumeClaim", persistent_volume_claim, vary_persistent_volume_claim,
+                                  COMMON_FACETS, persistent_volume_claim_status),
+    "Database": Kind("Database", database, vary_database, (*DATABASE_FACETS, *COMMON_FACETS), database_status,
+                     schema=DATABASE_SCHEMA),
 }

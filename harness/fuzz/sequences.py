@@ -38,7 +38,9 @@ Json = Any
 Members = dict[str, Any]
 
 MANAGERS = ["alice", "bob", "carol"]
-KIND_ORDER = ["ConfigMap", "Deployment", "Service", "StatefulSet", "DaemonSet", "Job", "CronJob", "Pod", "Secret"]
+KIND_ORDER = ["ConfigMap", "Deployment", "Service", "StatefulSet", "DaemonSet", "Job", "CronJob", "Pod", "Secret",
+              "ServiceAccount", "Ingress", "HorizontalPodAutoscaler", "PodDisruptionBudget", "NetworkPolicy", "Role",
+              "RoleBinding", "PersistentVolumeClaim", "Database"]
 PATCH_TYPES = ["merge-patch", "strategic", "json-patch"]
 # Kinds whose registry serves the scale subresource (ScaleREST).
 SCALED_KINDS = ("Deployment", "StatefulSet", "ReplicaSet", "ReplicationController")
@@ -55,14 +57,30 @@ DEFAULTED = {
     "ConfigMap": [],
     "Pod": [],
     "Secret": [("type",)],
+    "ServiceAccount": [],
+    "Ingress": [],
+    "HorizontalPodAutoscaler": [("spec", "minReplicas"), ("spec", "metrics"), ("spec", "behavior", "scaleDown")],
+    "PodDisruptionBudget": [],
+    "NetworkPolicy": [("spec", "policyTypes")],
+    "Role": [],
+    "RoleBinding": [("roleRef", "apiGroup")],
+    "PersistentVolumeClaim": [("spec", "volumeMode")],
+    # a custom kind's structural defaults
+    "Database": [("spec", "replicas"), ("spec", "port"), ("spec", "storage"), ("spec", "storage", "size")],
 }
 # Merge keys of the strategic patches generated here (the built-in kinds' patchMergeKey).
 MERGE_KEYS = {"containers": "name", "env": "name", "volumes": "name", "volumeMounts": "mountPath",
-              "ports": None, "conditions": "type"}
+              "ports": None, "conditions": "type", "secrets": "name"}
 
 
-def _kind(c: Choices) -> Kind:
-    return KINDS[pick(c, KIND_ORDER)]
+def _kind(c: Choices, strategic: bool = False) -> Kind:
+    """A kind; for a strategic patch, a built-in one (a custom resource takes none: 415)."""
+    return KINDS[pick(c, [name for name in KIND_ORDER if not (strategic and KINDS[name].schema)])]
+
+
+def _with_schema(kind: Kind, members: Members) -> Members:
+    """A custom kind's sequence names its schema (the live target makes the CRD from it)."""
+    return {**members, "schema": {"named": kind.schema}} if kind.schema else members
 
 
 # --- the client's picture ------------------------------------------------------------------------
@@ -353,7 +371,7 @@ def server_side_apply(c: Choices) -> Members:
         elif op == "update":
             step, model = _update_step(c, kind, manager, model)
         elif op == "patch":
-            patch_type = pick(c, PATCH_TYPES)
+            patch_type = pick(c, [t for t in PATCH_TYPES if not (kind.schema and t == "strategic")])
             patch = patch_for(c, kind, model, patch_type)
             step = {"op": "patch", "manager": manager, "patch_type": patch_type, "patch": patch}
             model = _patched(model, patch, patch_type)
@@ -367,14 +385,14 @@ def server_side_apply(c: Choices) -> Members:
             step["dry_run"] = True  # answered, not stored: the client's picture stays
             manifest, model = before
         steps.append(step)
-    return {"steps": steps}
+    return _with_schema(kind, {"steps": steps})
 
 
 def patch_flow(patch_type: str) -> Callable[[Choices], Members]:
     """Patches of ``patch_type`` (one or two, by one or two managers) on a stored valid object."""
 
     def generate(c: Choices) -> Members:
-        kind = _kind(c)
+        kind = _kind(c, strategic=patch_type == "strategic")
         current = kind.make(c)
         model = copy.deepcopy(current)
         steps = []
@@ -382,7 +400,7 @@ def patch_flow(patch_type: str) -> Callable[[Choices], Members]:
             patch = patch_for(c, kind, model, patch_type)
             steps.append({"op": "patch", "manager": pick(c, MANAGERS), "patch_type": patch_type, "patch": patch})
             model = _patched(model, patch, patch_type)
-        return {"current": current, "steps": steps}
+        return _with_schema(kind, {"current": current, "steps": steps})
 
     generate.__name__ = f"{patch_type.replace('-', '_')}_flow"
     generate.__doc__ = f"{patch_type} requests on a stored valid object of a built-in kind"
