@@ -903,13 +903,19 @@ POLICY_PORTS = [{"port": 80}, {"protocol": "TCP", "port": 443}, {"protocol": "UD
 
 
 def _policy_rules(c: Choices, peers: str) -> list[dict]:
+    """Ingress or egress rules. Not generated: ``from: []`` (or ``to``, ``ports``) in a rule of these
+    atomic lists. A server's field manager compares atomic lists of Go values with reflect.DeepEqual
+    (structured-merge-diff value/listreflect.go), so an update that sends ``from: []`` where storage
+    gave back nil changes the list and takes it over; the reference, which reads an empty
+    ``omitempty`` slice as nil, does not (not modelled yet)."""
     rules = []
     for _ in range(c.integer(1, 2)):
         rule: dict = {}
+        # never an empty list of peers or ports: see _policy_rules' note
         if c.chance(0.7):
-            rule[peers] = [copy.deepcopy(peer) for peer in some(c, POLICY_PEERS)]
+            rule[peers] = [copy.deepcopy(peer) for peer in some(c, POLICY_PEERS)] or [copy.deepcopy(POLICY_PEERS[0])]
         if c.chance(0.6):
-            rule["ports"] = [copy.deepcopy(port) for port in some(c, POLICY_PORTS)]
+            rule["ports"] = [copy.deepcopy(port) for port in some(c, POLICY_PORTS)] or [copy.deepcopy(POLICY_PORTS[0])]
         rules.append(rule)
     return rules
 
@@ -995,6 +1001,9 @@ ROLE_BINDING_FACETS = (_set_facet(("subjects",), [SUBJECTS[1:2], [{"kind": "Serv
 # PersistentVolumeClaim ---------------------------------------------------------------------------
 
 
+PVC_PROTECTION = "kubernetes.io/pvc-protection"
+
+
 def persistent_volume_claim(c: Choices) -> dict:
     spec: dict = {"accessModes": some(c, ["ReadWriteOnce", "ReadOnlyMany"]) or ["ReadWriteOnce"],
                   "resources": {"requests": {"storage": pick(c, ["1Gi", "500Mi", "10Gi"])}}}
@@ -1004,7 +1013,12 @@ def persistent_volume_claim(c: Choices) -> dict:
         spec["volumeMode"] = pick(c, ["Filesystem", "Block"])
     if c.chance(0.1):
         spec["selector"] = {"matchLabels": {"tier": "gold"}}
-    return {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": _metadata(c, "data"), "spec": spec}
+    metadata = _metadata(c, "data")
+    # The finalizer the StorageObjectInUseProtection admission plugin adds to a claim that has
+    # none, stated: the object is then the client's alone (the plugin adds nobody owns it, and a
+    # later update without it would remove it).
+    metadata["finalizers"] = [PVC_PROTECTION]
+    return {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": metadata, "spec": spec}
 
 
 def vary_persistent_volume_claim(c: Choices, obj: dict) -> dict:

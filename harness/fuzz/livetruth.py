@@ -30,12 +30,7 @@ from typing import Any
 from patchconf.harness.corpus.cases import Case
 from patchconf.harness.corpus.stored_objects import about_status, drop_null_template_timestamps
 from patchconf.harness.targets.base import Actual, Target
-from patchconf.harness.targets.live.conventions import (
-    ALLOCATED,
-    CREATED_BY_ADMISSION,
-    JSON_PATCH_APPLY_CLASSES,
-    SERVER_ANNOTATIONS,
-)
+from patchconf.harness.targets.live.conventions import ALLOCATED, JSON_PATCH_APPLY_CLASSES, SERVER_ANNOTATIONS
 from patchconf.harness.targets.live.placement import case_subject
 
 # What the stored objects of both sides are compared without (managedFields keep whatever owns
@@ -94,7 +89,6 @@ def _comparable_document(document: Any, keep_status: bool) -> Any:
             spec["tolerations"] = kept
         else:
             del spec["tolerations"]
-    _drop_admitted(document)
     for path in NOT_COMPARED.get(str(document.get("kind")), ()):
         here: Any = document
         for key in path[:-1]:
@@ -107,25 +101,6 @@ def _comparable_document(document: Any, keep_status: bool) -> Any:
                 for key in SERVICE_PORT_ALLOCATED:
                     port.pop(key, None)
     return document
-
-
-def _drop_admitted(document: dict) -> None:
-    """Without what an admission plugin adds on creation (a claim's pvc-protection finalizer: the
-    StorageObjectInUseProtection plugin of this server, which a cluster configures; no manager owns it)."""
-    admitted = CREATED_BY_ADMISSION.get(str(document.get("kind")))
-    if admitted is None:
-        return
-    path, value = admitted
-    here: Any = document
-    for key in path[:-1]:
-        here = here.get(key) if isinstance(here, dict) else None
-    if not isinstance(here, dict) or not isinstance(here.get(path[-1]), list):
-        return
-    kept = [item for item in here[path[-1]] if item != value]
-    if kept:
-        here[path[-1]] = kept
-    else:
-        del here[path[-1]]
 
 
 def _untimed(entries: Any) -> Any:
