@@ -19,7 +19,15 @@ from typing import Any
 from patchconf.reference_impl import json_patch, merge_patch
 from patchconf.reference_impl.errors import PatchError
 from patchconf.reference_impl.kubernetes_object import resource_plural
-from patchconf.reference_impl.ssa import codec, kubectl_client_apply, migration, scalehandler, strategies
+from patchconf.reference_impl.ssa import (
+    codec,
+    gotypes,
+    kubectl_client_apply,
+    migration,
+    scalehandler,
+    strategies,
+    structural,
+)
 from patchconf.reference_impl.ssa.conversion import ConversionError
 from patchconf.reference_impl.ssa.fieldpath import FieldSet, make_path
 from patchconf.reference_impl.ssa.gotypes import InvalidBytes
@@ -31,7 +39,7 @@ from patchconf.reference_impl.ssa.managedfields import (
     annotations_size,
 )
 from patchconf.reference_impl.ssa.request import Step, StepResult, with_fields_type
-from patchconf.reference_impl.ssa.schema import ABSENT_DEFAULT, ResolvedType, Schema
+from patchconf.reference_impl.ssa.schema import Schema
 from patchconf.reference_impl.ssa.typed import PARTIAL_KEYS_SINCE, json_copy, resolve_or_none, values_equal
 
 # handlers/create.go: a request naming no fieldManager is recorded under its User-Agent's
@@ -82,6 +90,8 @@ class Store:
         # The managers' clock, defaulter and creater do not hold this store: a store and its managers
         # referring to each other would be freed only by the cyclic collector (everything they hold too).
         self._time = _Time(self.clock)
+        # storage holds a status its decoder defaults (strategies.STATUS_DEFAULTED_ON_READ) until an update
+        self._status_undefaulted = False
         # The scheme's defaulter for a built-in kind: an applied result is turned into the Go type and
         # defaulted before anything else sees it; a custom kind has none.
         defaulter = (None if self.custom_resource
@@ -107,11 +117,13 @@ class Store:
     def start(self, current: dict[str, Any] | None) -> None:
         if current is None:
             return
-        live = with_fields_type(json_copy(current))
-        if not self.custom_resource:  # a stored object was decoded and defaulted when it was written
-            live = self._stored(live)
+        # a stored object was decoded and defaulted when it was written (a custom one by its schema)
+        live = self._stored(with_fields_type(json_copy(current)))
         live.setdefault("metadata", {})["uid"] = "patchconf-uid"
         self.live = live
+        # created, and never written since: no status written by the subresource, no managedFields set
+        self._status_undefaulted = self._stores_undefaulted_status() and "status" not in current \
+            and not (current.get("metadata") or {}).get("managedFields")
 
     def run(self, step: Step) -> StepResult:
         self.clock = self.clock + 1 if self.now is None else self.now()
@@ -136,6 +148,9 @@ class Store:
         after, changed = _ignore_timestamp_only_changes(before, after)
         if step.dry_run:  # dryrun.go: every step of the write runs, storage keeps nothing
             return StepResult.of(after, False)
+        if self._status_undefaulted:  # the status is written defaulted: a change in storage
+            changed = True
+        self._status_undefaulted = before is None and self._stores_undefaulted_status()
         self.live = after
         return StepResult.of(after, changed)
 
@@ -260,14 +275,17 @@ class Store:
             raise RequestError("invalid-document", f'"" is invalid: patch: Invalid value: the patched object: {exc}',
                                422, "Invalid") from exc
 
+    def _stores_undefaulted_status(self) -> bool:
+        return (self.api_version, self.kind) in strategies.STATUS_DEFAULTED_ON_READ and not self.custom_resource
+
     def _decoded(self, obj: dict[str, Any]) -> dict[str, Any]:
         """An object as the server decodes a request body (or a patch's result) before the field
         manager sees it.
 
         A custom resource's metadata goes through the typed ObjectMeta (objectmeta.Coerce):
         empty and null members, all ``omitempty``, are dropped — ``managedFields: []`` with them;
-        then its structural schema's defaults fill absent fields. A built-in object is decoded
-        into its Go type and defaulted (:mod:`.codec`): ``labels: {}`` and nulls are gone,
+        then its structural schema prunes the nulls it does not allow and defaults (:mod:`.structural`).
+        A built-in object is decoded into its Go type and defaulted (:mod:`.codec`): ``labels: {}`` and nulls are gone,
         ``strategy`` and a container's ``imagePullPolicy`` are filled. A kind with neither a Go
         type nor a custom resource's schema keeps what a Go struct would keep of its nulls.
         The result may share ``obj``'s values: the endpoint changes no object in place.
@@ -276,9 +294,10 @@ class Store:
             return obj
         if self.custom_resource:
             if isinstance(obj.get("metadata"), dict):
-                metadata = {key: value for key, value in obj["metadata"].items() if value not in (None, [], {})}
+                metadata = {key: _string_map(value) if key in ("labels", "annotations") else value
+                            for key, value in obj["metadata"].items() if value not in (None, [], {})}
                 obj = {**obj, "metadata": metadata}
-            return _with_defaults(self.schema.resolved(self.schema.root), obj)
+            return structural.decode(self.schema, obj)
         if codec.has_go_type(self.api_version, self.kind):
             decoded = codec.decode(obj, self.api_version, self.kind, self.release)
             if (obj.get("metadata") or {}).get("managedFields") == []:
@@ -299,6 +318,7 @@ class Store:
         stored = self._decoded(obj)
         if self.custom_resource:
             return stored
+        stored = gotypes.through_storage(stored, self.api_version, self.kind)
         metadata = stored.get("metadata")
         if isinstance(metadata, dict) and metadata.get("creationTimestamp", "") is None:
             # The zero metav1.Time the round trip writes as null is the server's to fill (rest.BeforeCreate,
@@ -395,28 +415,11 @@ class Store:
         return obj
 
 
-def _with_defaults(rtype: ResolvedType, value: Any) -> Any:
-    """Structural defaulting: a declared field with a default, absent from an object, gets it. The
-    maps on the way to a default are new; everything else is ``value``'s."""
-    if not rtype.declares_defaults():
-        # Nothing below can get a default (most schemas declare none): shared, not copied, since the
-        # endpoint changes no object in place; a copy would also lose the identity of managedFields'
-        # FieldsV1 objects, by which the field manager knows the sets it wrote at the last request.
+def _string_map(value: Any) -> Any:
+    """A map[string]string as JSON decodes it: a null member is "" (labels, annotations)."""
+    if not isinstance(value, dict) or None not in value.values():
         return value
-    # A type that reaches a default has a map or a list.
-    if rtype.map is not None and isinstance(value, dict):
-        out = {}
-        for key, child in value.items():
-            child_type = rtype.member(key)
-            out[key] = _with_defaults(child_type, child) if child_type is not None else child
-        for declared in rtype.map.fields:
-            if declared.name not in out and declared.default is not ABSENT_DEFAULT:
-                out[declared.name] = json_copy(declared.default)
-        return out
-    if rtype.list is not None and isinstance(value, list):
-        item_type = rtype.item()
-        return [_with_defaults(item_type, item) for item in value]
-    return value
+    return {key: "" if member is None else member for key, member in value.items()}
 
 
 def _through_go_types(schema: Schema, type_ref: Any, value: Any) -> Any:

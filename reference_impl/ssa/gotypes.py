@@ -70,6 +70,47 @@ def to_unstructured(value: dict[str, Any], definition: str) -> dict[str, Any]:
     return _encoded(value, {"shape": "struct", "definition": definition})
 
 
+def through_storage(obj: dict[str, Any], api_version: str, kind: str) -> dict[str, Any]:
+    """``obj`` (as its Go type writes it) as storage gives it back: a built-in object is stored as
+    protobuf, which has no empty slice or map apart from nil, so one that is not ``omitempty``
+    comes back null (``rules: []`` as ``rules: null``). A new object where a member changes.
+
+    Go twin: the generated protobuf Unmarshal (k8s.io/api/*/generated.pb.go) leaves a repeated
+    field or a map with no entries nil."""
+    definition = definition_of(api_version, kind)
+    if definition is None:
+        return obj
+    return _emptied_to_nil(obj, {"shape": "struct", "definition": definition})
+
+
+def _emptied_to_nil(value: Any, shape: Shape) -> Any:
+    kind = shape["shape"]
+    if kind == "pointer":
+        return _emptied_to_nil(value, shape["elem"])
+    if kind == "struct" and isinstance(value, dict):
+        out = value
+        for name, field_kind, _, field in _layout(shape["definition"]):
+            member = value.get(name)
+            if field_kind in ("slice", "map") and member in ([], {}) and type(member) is (
+                    list if field_kind == "slice" else dict):
+                changed = None
+            elif isinstance(member, (dict, list)):
+                changed = _emptied_to_nil(member, field)
+            else:
+                continue
+            if changed is not member:
+                out = dict(out) if out is value else out
+                out[name] = changed
+        return out
+    if kind == "slice" and isinstance(value, list):
+        items = [_emptied_to_nil(item, shape["elem"]) for item in value]
+        return items if any(new is not old for new, old in zip(items, value, strict=True)) else value
+    if kind == "map" and isinstance(value, dict):
+        members = {key: _emptied_to_nil(item, shape["elem"]) for key, item in value.items()}
+        return members if any(members[key] is not value[key] for key in value) else value
+    return value
+
+
 def _fields(definition: str) -> list[dict[str, Any]]:
     return _go_types()["definitions"][definition]
 

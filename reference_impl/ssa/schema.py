@@ -178,6 +178,10 @@ class Schema:
         """The same types, read with or without the partial-key rule (the named types are shared)."""
         return self if partial_keys == self.partial_keys else Schema(self._types, self.root, partial_keys)
 
+    def definition(self, name: str) -> Mapping[str, Any] | None:
+        """The OpenAPI definition ``name`` was converted from (None: none, or a common type)."""
+        return self._types.definition(name)
+
     def find_named_type(self, name: str) -> Atom | None:
         """elements.go FindNamedType."""
         return self._types.atom(name)
@@ -390,6 +394,12 @@ class _Types:
         self.overridden: dict[tuple[str, str], Atom] = {}
         # ResolvedTypes by the partial-key rule (Schema.partial_keys), then by id(TypeRef)
         self.resolved: dict[bool, dict[int, ResolvedType]] = {False: {}, True: {}}
+
+    def definition(self, name: str) -> Mapping[str, Any] | None:
+        if self._beneath is not None and name not in self._definitions:
+            return self._beneath.definition(name)
+        found = self._definitions.get(name)
+        return found if isinstance(found, Mapping) else None
 
     def atom(self, name: str) -> Atom | None:
         # The common types come last in Go's list of types, so they win a name clash.

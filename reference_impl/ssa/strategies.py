@@ -72,6 +72,11 @@ def custom(status_subresource: bool) -> Strategy:
 
 
 KEEP_STATUS = object()  # a kind without a status subresource: its create keeps the status sent
+# Kinds whose PrepareForCreate stores the zero status, which storage's decoder defaults on every
+# read (a claim's phase Pending): the first update writes the defaulted status back, so it changes
+# the stored object (a new resourceVersion) whatever else it does. (A Pod's, a Namespace's and a
+# PersistentVolume's PrepareForCreate state their phase.)
+STATUS_DEFAULTED_ON_READ = frozenset({("v1", "PersistentVolumeClaim")})
 
 
 def prepare_for_create(obj: dict[str, Any], api_version: str, kind: str, cleared_status: Any) -> dict[str, Any]:

@@ -485,7 +485,7 @@ def test_regenerate_renders_reduced_definitions_and_kinds():
 
 
 def test_a_type_declares_defaults_where_a_declared_default_is_reachable_below_it():
-    # structural defaulting (apiserver._with_defaults) copies, without walking, what no default can reach
+    # what no declared default can reach below a type
     widget = S.named_custom_resource(Path(__file__).resolve().parents[2] / "cases" / "schemas" / "ssa-widget.yaml")
     root = widget.resolved(widget.root)
     metadata = root.member("metadata")

@@ -159,3 +159,39 @@ def test_an_apply_stating_another_uid_is_refused_and_a_put_fails_its_preconditio
         'Operation cannot be fulfilled on deployments.apps "agent": StorageError: invalid object, Code: 4, '
         "Key: /registry/deployments/agent, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: "
         "UID in precondition: 6d1c0f1e-0000-4000-8000-000000000001, UID in object meta: patchconf-uid")}}
+
+
+# What kube-apiserver 1.33.13 answered (the local control plane, 2026-11-29: `patchconf fuzz --truth
+# live` on Roles and PersistentVolumeClaims, seeds 7302 and 7303, and these requests against it).
+CLAIM = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+         "metadata": {"name": "data", "finalizers": ["kubernetes.io/pvc-protection"]},
+         "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "500Mi"}}}}
+
+
+def test_a_claims_first_update_writes_its_defaulted_status_and_changes_it():
+    # PrepareForCreate stores the zero status; storage's decoder answers phase Pending; the first
+    # write stores Pending, so even an apply that changes nothing is a change, once
+    steps = [{"op": "apply", "manager": "alice", "object": CLAIM} for _ in range(3)]
+    created, first, second = run("v1", "PersistentVolumeClaim", steps)
+    assert [created["changed"], first["changed"], second["changed"]] == [True, True, False]
+    assert first["document"] == second["document"]
+    assert first["document"]["status"] == {"phase": "Pending"}
+    assert [entry["time"] for entry in second["managed_fields"]] == [1]  # the entry's time kept
+    # a claim given as stored with its status is past that
+    (patched,) = run("v1", "PersistentVolumeClaim", [steps[0]], current={**CLAIM, "status": {"phase": "Pending"}})
+    assert patched["changed"] is True  # alice's entry is new
+    (again,) = run("v1", "PersistentVolumeClaim", [{"op": "patch", "manager": "bob", "patch_type": "merge-patch",
+                                                     "patch": {}}], current={**CLAIM, "status": {"phase": "Pending"}})
+    assert again["changed"] is False
+
+
+def test_an_empty_list_that_is_not_omitempty_comes_back_from_storage_null():
+    # Role.rules has no omitempty: protobuf storage holds no empty list apart from nil
+    role = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "reader"},
+            "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}]}
+    created, emptied = run("rbac.authorization.k8s.io/v1", "Role", [
+        {"op": "apply", "manager": "alice", "object": role},
+        {"op": "apply", "manager": "bob", "object": {**role, "rules": []}, "force": True}])
+    assert emptied["document"]["rules"] is None
+    assert [(entry["manager"], entry["fieldsV1"]) for entry in emptied["managed_fields"]] == [
+        ("bob", {"f:rules": {}})]
