@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 
 	// The API groups every release from 1.27 installs (pkg/controlplane/import_known_versions.go,
@@ -115,15 +116,24 @@ func decodeStored(data []byte, gvk schema.GroupVersionKind) (runtime.Object, err
 	return obj, err
 }
 
+var storageSerializer = protobuf.NewSerializer(legacyscheme.Scheme, legacyscheme.Scheme)
+
 // storeObject is what etcd holds and hands back after a write: the object encoded in its
 // version, read back through the storage codec (which defaults again) and encoded once more,
 // as the response is; the answer is that JSON as an unstructured object.
 func storeObject(obj runtime.Object, gvk schema.GroupVersionKind) (*unstructured.Unstructured, error) {
-	data, err := encodeVersioned(obj, gvk)
+	// etcd holds a built-in object as protobuf (the storage media type), which has no empty
+	// list or map apart from nil: one that is not omitempty is read back null
+	data, err := runtime.Encode(legacyscheme.Codecs.EncoderForVersion(storageSerializer, gvk.GroupVersion()), obj)
 	if err != nil {
 		return nil, err
 	}
-	read, err := decodeStored(data, gvk)
+	into, err := serverScheme.New(internalKind(gvk))
+	if err != nil {
+		return nil, err
+	}
+	decoder := legacyscheme.Codecs.DecoderToVersion(storageSerializer, internalKind(gvk).GroupVersion())
+	read, _, err := decoder.Decode(data, &gvk, into)
 	if err != nil {
 		return nil, err
 	}

@@ -110,6 +110,9 @@ type ssaRun struct {
 	name      string                     // the object's name (the request URL's)
 	versions  int                        // resourceVersions handed out
 	namespace string                     // the object's namespace, if the case states one
+	// storage holds the zero status PrepareForCreate left, which its decoder defaults on every
+	// read (a claim's phase Pending): the first update writes the defaulted one, a change
+	statusUndefaulted bool
 }
 
 // serverSideApply answers a server-side-apply case: one result per step.
@@ -161,6 +164,9 @@ func (c *patchCase) serverSideApply() (*result, string, *caseError) {
 				return nil, "", &caseError{Class: failure.Class, Message: "current: " + failure.Message}
 			}
 			run.live = stored
+		} else if kind.custom {
+			// a custom resource as the CRD handler decoded it when it was created
+			kind.withDefaults(run.live.Object)
 		}
 	}
 	out := &result{Steps: []interface{}{}}
@@ -300,11 +306,25 @@ func (r *ssaRun) finish(n int, s ssaStep, created bool, result runtime.Object, f
 		next.SetCreationTimestamp(metav1.NewTime(ssaEpoch.Add(time.Duration(n) * time.Second)))
 		if !strategyRan {
 			r.kind.clearStatusOnCreate(next)
+			if r.kind.goTypes {
+				// what the create's answer is: the stored object read back, its status defaulted
+				cleared := next.Object["status"]
+				stored, failure := storeLive(next, r.kind.gvk)
+				if failure != nil {
+					return ssaFail(failure)
+				}
+				next = stored
+				r.statusUndefaulted = !s.DryRun && !sameJSON(map[string]interface{}{"status": cleared},
+					map[string]interface{}{"status": next.Object["status"]})
+			}
 		}
 	} else {
 		r.beforeUpdate(next, subresource)
 		ignoreTimestampOnlyChanges(next, r.live)
-		changed = !sameJSON(next.Object, r.live.Object)
+		changed = !sameJSON(next.Object, r.live.Object) || r.statusUndefaulted
+		if !s.DryRun {
+			r.statusUndefaulted = false
+		}
 		if changed && !s.DryRun {
 			next.SetResourceVersion(r.nextResourceVersion())
 		} else if !changed {

@@ -524,14 +524,64 @@ func newExcludeFields[S fieldSet[S]](excluded S) excludeFields[S] {
 	return excludeFields[S]{excluded: excluded}
 }
 
-// withDefaults: apiextensions' structural defaulting — a property with a `default`, absent
-// from an object that is present, gets it (refs followed, as the CRD's schema has them inlined).
+// withDefaults: what the CRD handler does to every object it decodes, after pruning
+// (apiextensions-apiserver's structuraldefaulting): nulls of fields neither nullable nor
+// defaulted are dropped (PruneNonNullableNullsWithoutDefaults), then a property with a
+// `default` that is absent, or null without being nullable, gets it, and every member is
+// defaulted by its own schema, a default just given too (Default). Refs are followed, as the
+// CRD's schema has them inlined; metadata is not the schema's (ObjectMeta is coerced apart).
 func (k *ssaKind) withDefaults(object map[string]interface{}) {
 	if k.definitions == nil {
 		return
 	}
-	if root, ok := k.definitions[k.root]; ok {
-		k.defaultValue(object, root, 0)
+	root, ok := k.definitions[k.root]
+	if !ok {
+		return
+	}
+	withoutMetadata := *root
+	withoutMetadata.Properties = map[string]spec.Schema{}
+	for name, property := range root.Properties {
+		if name != "metadata" {
+			withoutMetadata.Properties[name] = property
+		}
+	}
+	k.pruneNulls(object, &withoutMetadata, 0)
+	k.defaultValue(object, &withoutMetadata, 0)
+}
+
+// memberSchema is structuraldefaulting's getSchemaForField: the property's schema, or
+// additionalProperties'.
+func (k *ssaKind) memberSchema(s *spec.Schema, name string) *spec.Schema {
+	if property, ok := s.Properties[name]; ok {
+		return k.deref(&property)
+	}
+	if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
+		return k.deref(s.AdditionalProperties.Schema)
+	}
+	return nil
+}
+
+func (k *ssaKind) pruneNulls(value interface{}, s *spec.Schema, depth int) {
+	s = k.deref(s)
+	if s == nil || depth > 64 {
+		return
+	}
+	switch v := value.(type) {
+	case map[string]interface{}:
+		for name, child := range v {
+			member := k.memberSchema(s, name)
+			if child == nil && member != nil && !member.Nullable && member.Default == nil {
+				delete(v, name)
+				continue
+			}
+			k.pruneNulls(child, member, depth+1)
+		}
+	case []interface{}:
+		if s.Items != nil && s.Items.Schema != nil {
+			for _, item := range v {
+				k.pruneNulls(item, s.Items.Schema, depth+1)
+			}
+		}
 	}
 }
 
@@ -545,33 +595,42 @@ func (k *ssaKind) defaultValue(value interface{}, s *spec.Schema, depth int) {
 		for name, property := range s.Properties {
 			property := property
 			p := k.deref(&property)
-			if p == nil {
+			if p == nil || p.Default == nil {
 				continue
 			}
-			if child, ok := v[name]; ok {
-				k.defaultValue(child, p, depth+1)
-			} else if p.Default != nil {
+			if child, ok := v[name]; !ok || (child == nil && !p.Nullable) {
 				v[name] = runtime.DeepCopyJSONValue(p.Default)
 			}
 		}
-		if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
-			for name, child := range v {
-				if _, declared := s.Properties[name]; !declared {
-					k.defaultValue(child, s.AdditionalProperties.Schema, depth+1)
-				}
+		for name, child := range v {
+			if _, declared := s.Properties[name]; declared {
+				k.defaultValue(child, k.memberSchema(s, name), depth+1)
+				continue
 			}
+			additional := k.memberSchema(s, name)
+			if additional == nil {
+				continue
+			}
+			if child == nil && !additional.Nullable && additional.Default != nil {
+				v[name] = runtime.DeepCopyJSONValue(additional.Default)
+			}
+			k.defaultValue(v[name], additional, depth+1)
 		}
 	case []interface{}:
 		if s.Items != nil && s.Items.Schema != nil {
-			for _, item := range v {
-				k.defaultValue(item, s.Items.Schema, depth+1)
+			items := k.deref(s.Items.Schema)
+			for i := range v {
+				if items != nil && v[i] == nil && !items.Nullable && items.Default != nil {
+					v[i] = runtime.DeepCopyJSONValue(items.Default)
+				}
+				k.defaultValue(v[i], items, depth+1)
 			}
 		}
 	}
 }
 
 // deref follows a $ref (and the single-element allOf Kubernetes wraps refs in) to its definition,
-// keeping a default stated beside the ref.
+// keeping a default and nullable stated beside the ref.
 func (k *ssaKind) deref(s *spec.Schema) *spec.Schema {
 	for i := 0; s != nil && i < 32; i++ {
 		ref := s.Ref.String()
@@ -588,6 +647,9 @@ func (k *ssaKind) deref(s *spec.Schema) *spec.Schema {
 		merged := *target
 		if s.Default != nil {
 			merged.Default = s.Default
+		}
+		if s.Nullable {
+			merged.Nullable = true
 		}
 		s = &merged
 	}
