@@ -92,6 +92,10 @@ class Store:
         self._time = _Time(self.clock)
         # storage holds a status its decoder defaults (strategies.STATUS_DEFAULTED_ON_READ) until an update
         self._status_undefaulted = False
+        # a custom object as storage holds it (what a read decodes: _written_form), and as the
+        # request under way hands it to storage
+        self._written: dict[str, Any] | None = None
+        self._writing: dict[str, Any] | None = None
         # The scheme's defaulter for a built-in kind: an applied result is turned into the Go type and
         # defaulted before anything else sees it; a custom kind has none.
         defaulter = (None if self.custom_resource
@@ -120,10 +124,8 @@ class Store:
         # a stored object was decoded and defaulted when it was written (a custom one by its schema)
         live = self._stored(with_fields_type(json_copy(current)))
         live.setdefault("metadata", {})["uid"] = "patchconf-uid"
-        self.live = live
-        # created, and never written since: no status written by the subresource, no managedFields set
-        self._status_undefaulted = self._stores_undefaulted_status() and "status" not in current \
-            and not (current.get("metadata") or {}).get("managedFields")
+        self.live = live  # written since its creation: with its managedFields, as stated (so its status defaulted)
+        self._written = self._written_form(live)
 
     def run(self, step: Step) -> StepResult:
         self.clock = self.clock + 1 if self.now is None else self.now()
@@ -137,6 +139,7 @@ class Store:
     def request(self, step: Step) -> StepResult:
         """One request at the current time."""
         before = self.live  # never changed in place: each request makes a new object
+        self._writing = None
         try:
             after = self._request(step)
             self._validate_object_meta(after)
@@ -150,6 +153,10 @@ class Store:
             return StepResult.of(after, False)
         if self._status_undefaulted:  # the status is written defaulted: a change in storage
             changed = True
+        if self._writing is not None and self._writing != self._written:
+            changed = True  # storage compares what it is handed with what it holds, not their reads
+        if changed:
+            self._written = self._writing
         self._status_undefaulted = before is None and self._stores_undefaulted_status()
         self.live = after
         return StepResult.of(after, changed)
@@ -186,7 +193,9 @@ class Store:
         else:
             result = manager.update(self.live, self._decoded_body(self._patched(step), step),
                                     step.manager or DEFAULT_MANAGER)
-        return self._stored(self._keep_what_the_endpoint_resets(result, step.subresource))
+        kept = self._keep_what_the_endpoint_resets(result, step.subresource)
+        self._writing = self._written_form(kept)
+        return self._stored(kept)
 
     def _kubectl_patch_meta(self) -> Any:
         """The strategic patch metadata kubectl patches the kind with: the store's, else its built-in
@@ -326,7 +335,23 @@ class Store:
             del metadata["creationTimestamp"]
         return stored
 
+    def _written_form(self, obj: dict[str, Any]) -> dict[str, Any] | None:
+        """What storage is handed of a custom object (None for a built-in one): the field manager's
+        result defaulted, its nulls not yet pruned nor its ObjectMeta coerced, which storage's
+        decoder does on every read; without managedFields, whose times a write without another
+        change keeps. A write whose object reads the same as the stored one, but is handed over
+        otherwise (an applied null annotation, "" once read), is still a write."""
+        if not self.custom_resource:
+            return None
+        written = structural.defaulted(self.schema, obj)
+        metadata = {key: value for key, value in (written.get("metadata") or {}).items()
+                    if key not in ("managedFields", "uid")}  # the uid: the server's, the same in every write
+        return {**written, "metadata": metadata}
+
     def _create(self, obj: dict[str, Any]) -> dict[str, Any]:
+        self._writing = self._written_form(obj)
+        if self._writing is not None and self.strategy.status_subresource:  # PrepareForCreate drops it
+            self._writing.pop("status", None)
         obj = self._stored(obj)  # may share the field manager's result: not changed in place
         obj = {**obj, "metadata": {**obj.get("metadata", {}), "uid": "patchconf-uid"}}
         cleared = strategies.KEEP_STATUS

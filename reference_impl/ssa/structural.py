@@ -70,9 +70,23 @@ def decode(schema: Schema, obj: Any) -> Any:
     root = walk.node({"$ref": schema.root.named}) if schema.root.named else None
     if root is None or not isinstance(obj, dict):
         return obj
-    properties = root.get("properties") if isinstance(root.get("properties"), Mapping) else {}
-    root = {**root, "properties": {key: value for key, value in properties.items() if key != "metadata"}}
+    root = _without_metadata(root)
     return _defaulted(walk, _pruned(walk, obj, root), root)  # metadata: no schema, kept as it is
+
+
+def defaulted(schema: Schema, obj: Any) -> Any:
+    """``obj`` as the CRD handler's defaulter leaves it (the field manager's result of an apply, as
+    storage is handed it): defaulted, nulls not pruned; ``metadata`` is ``obj``'s."""
+    walk = _Walk(schema)
+    root = walk.node({"$ref": schema.root.named}) if schema.root.named else None
+    if root is None or not isinstance(obj, dict):
+        return obj
+    return _defaulted(walk, obj, _without_metadata(root))
+
+
+def _without_metadata(root: Node) -> Node:
+    properties = root.get("properties") if isinstance(root.get("properties"), Mapping) else {}
+    return {**root, "properties": {key: value for key, value in properties.items() if key != "metadata"}}
 
 
 def _pruned(walk: _Walk, value: Any, node: Node | None) -> Any:

@@ -113,6 +113,10 @@ type ssaRun struct {
 	// storage holds the zero status PrepareForCreate left, which its decoder defaults on every
 	// read (a claim's phase Pending): the first update writes the defaulted one, a change
 	statusUndefaulted bool
+	// storage holds a custom object as the request handed it, its ObjectMeta coerced only when
+	// read (an applied null annotation is null there, "" once read): a write of what reads the
+	// same is still a write where one of the two needed coercing and the other did not
+	coerced bool
 }
 
 // serverSideApply answers a server-side-apply case: one result per step.
@@ -301,6 +305,9 @@ func (r *ssaRun) finish(n int, s ssaStep, created bool, result runtime.Object, f
 		// store.Create: rest.BeforeCreate -> PrepareForCreate clears status (a built-in kind's
 		// to its empty Go value, e.g. `status: {}`; a custom resource's is removed); the
 		// server assigns uid and resourceVersion.
+		if !s.DryRun {
+			r.coerced = r.kind.coercedOnStore
+		}
 		next.SetUID(ssaUID)
 		next.SetResourceVersion(r.nextResourceVersion())
 		next.SetCreationTimestamp(metav1.NewTime(ssaEpoch.Add(time.Duration(n) * time.Second)))
@@ -321,9 +328,12 @@ func (r *ssaRun) finish(n int, s ssaStep, created bool, result runtime.Object, f
 	} else {
 		r.beforeUpdate(next, subresource)
 		ignoreTimestampOnlyChanges(next, r.live)
-		changed = !sameJSON(next.Object, r.live.Object) || r.statusUndefaulted
+		changed = !sameJSON(next.Object, r.live.Object) || r.statusUndefaulted || r.kind.coercedOnStore != r.coerced
 		if !s.DryRun {
 			r.statusUndefaulted = false
+			if changed {
+				r.coerced = r.kind.coercedOnStore
+			}
 		}
 		if changed && !s.DryRun {
 			next.SetResourceVersion(r.nextResourceVersion())
@@ -910,25 +920,37 @@ func resourceFor(gvk schema.GroupVersionKind) schema.GroupResource {
 // (apiextensions-apiserver's objectmeta.Coerce), whose members are all omitempty: an empty or
 // null one is gone before the field manager sees it, so `managedFields: []` resets nothing
 // on a custom resource (found against kube-apiserver 1.33.13).
-func coerceObjectMeta(object map[string]interface{}) {
+func coerceObjectMeta(object map[string]interface{}) (changed bool) {
 	metadata, ok := object["metadata"].(map[string]interface{})
 	if !ok {
-		return
+		return false
 	}
 	for key, value := range metadata {
 		switch v := value.(type) {
 		case nil:
 			delete(metadata, key)
+			changed = true
 		case []interface{}:
 			if len(v) == 0 {
 				delete(metadata, key)
+				changed = true
 			}
 		case map[string]interface{}:
 			if len(v) == 0 {
 				delete(metadata, key)
+				changed = true
+			} else if key == "labels" || key == "annotations" {
+				// a map[string]string: a null member decodes as ""
+				for name, member := range v {
+					if member == nil {
+						v[name] = ""
+						changed = true
+					}
+				}
 			}
 		}
 	}
+	return changed
 }
 
 // typedRoundTrip: the object through the kind's Go type and back, as storage keeps it.

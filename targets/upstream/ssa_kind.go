@@ -79,6 +79,8 @@ type ssaKind struct {
 	definitions map[string]*spec.Schema
 	root        string
 	scale       *scalePaths // nil: the kind has no scale subresource (ssa_scale.go)
+	// whether the last object stored needed its ObjectMeta coerced when read (a custom object)
+	coercedOnStore bool
 }
 
 // ssaKindFor resolves the case's kind: a named schema is served as a CRD with that schema
@@ -345,7 +347,7 @@ func (k *ssaKind) requestObject(body map[string]interface{}) (runtime.Object, *s
 
 // stored is what storage holds after a write of obj: for a kind with Go types its versioned
 // encoding read back by the storage codec; another built-in kind through its Go type without
-// defaults; a custom resource as it is.
+// defaults; a custom resource with its ObjectMeta coerced.
 func (k *ssaKind) stored(obj runtime.Object) (*unstructured.Unstructured, *ssaError) {
 	if k.goTypes {
 		stored, err := storeObject(obj, k.gvk)
@@ -362,6 +364,10 @@ func (k *ssaKind) stored(obj runtime.Object) (*unstructured.Unstructured, *ssaEr
 		// decoding it into the Go type turns a null string in a map[string]string into "",
 		// drops null pointers, adds zero structs
 		return typedRoundTrip(object, k.gvk)
+	}
+	if k.custom {
+		// read back through the CRD's decoder, which coerces ObjectMeta
+		k.coercedOnStore = coerceObjectMeta(object.Object)
 	}
 	return object, nil
 }

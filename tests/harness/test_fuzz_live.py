@@ -72,6 +72,19 @@ def test_live_inputs_are_request_sequences_on_valid_built_in_objects() -> None:
     assert any("annotations" in metadata and metadata["annotations"] is None for metadata in updates)
 
 
+def test_a_custom_kinds_inputs_name_its_schema_and_take_no_strategic_patch() -> None:
+    inputs = [generated_input(5, LIVE_FLOWS, index, _plan()) for index in range(600)]
+    custom = [item for item in inputs
+              if (item.case.raw.get("current") or item.case.raw["steps"][0]["object"])["kind"] == "Database"]
+    assert custom and all(item.case.raw["schema"] == {"named": "database"} for item in custom)
+    assert {item.type for item in custom} == {"server-side-apply", "json-patch", "merge-patch"}
+    assert not any(step.get("patch_type") == "strategic" for item in custom for step in item.case.raw["steps"])
+    assert all("schema" not in item.case.raw for item in inputs if item not in custom)
+    claims = [item.case.raw["steps"][0]["object"] for item in inputs if item.type == "server-side-apply"
+              and item.case.raw["steps"][0]["object"]["kind"] == "PersistentVolumeClaim"]
+    assert claims and all(claim["metadata"]["finalizers"] == ["kubernetes.io/pvc-protection"] for claim in claims)
+
+
 @pytest.mark.parametrize("seed", [0, 58213, 99])
 def test_every_seed_makes_inputs(seed: int) -> None:
     # a generator that raises on some decisions would end a run (an applier's null labels, say)

@@ -81,3 +81,19 @@ def test_a_stored_custom_object_was_defaulted_when_it_was_written() -> None:
                                                                                     "labels": {"app": None}}}}],
         status_subresource=True, custom_resource=True)
     assert applied[0]["document"]["metadata"]["labels"] == {"app": ""}
+
+
+def test_a_write_of_what_reads_the_same_as_the_stored_object_but_is_handed_otherwise_is_a_change() -> None:
+    # storage holds the applied null annotation as null and reads it as "": an update sending what
+    # was read is a write (a new resourceVersion), the entries' times kept; a second one is not
+    steps = [{"op": "apply", "manager": "alice", "object": _database({"replicas": 3})},
+             {"op": "apply", "manager": "bob", "object": {**_database({}), "metadata": {
+                 "name": "db", "annotations": {"owner": None}}}}]
+    steps += [{"op": "update", "manager": "bob", "object": {**_database({"replicas": 3}), "metadata": {
+        "name": "db", "annotations": {"owner": owner}}}} for owner in (None, "")]
+    results = apiserver.run_case(DATABASE, "example.com/v1", "Database", None, steps,
+                                 status_subresource=True, custom_resource=True)
+    assert [result["changed"] for result in results] == [True, True, True, False]
+    assert results[2]["document"] == results[1]["document"] == results[3]["document"]
+    assert results[1]["document"]["metadata"]["annotations"] == {"owner": ""}
+    assert results[2]["managed_fields"] == results[1]["managed_fields"]

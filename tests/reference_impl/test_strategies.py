@@ -177,7 +177,10 @@ def test_a_claims_first_update_writes_its_defaulted_status_and_changes_it():
     assert first["document"] == second["document"]
     assert first["document"]["status"] == {"phase": "Pending"}
     assert [entry["time"] for entry in second["managed_fields"]] == [1]  # the entry's time kept
-    # a claim given as stored with its status is past that
+    # a claim given as stored (a server's, with its managedFields set by an update) is past that
+    (untouched,) = run("v1", "PersistentVolumeClaim", [{"op": "patch", "manager": "bob", "patch_type": "merge-patch",
+                                                        "patch": {}}], current=CLAIM)
+    assert untouched["changed"] is False
     (patched,) = run("v1", "PersistentVolumeClaim", [steps[0]], current={**CLAIM, "status": {"phase": "Pending"}})
     assert patched["changed"] is True  # alice's entry is new
     (again,) = run("v1", "PersistentVolumeClaim", [{"op": "patch", "manager": "bob", "patch_type": "merge-patch",
@@ -189,7 +192,7 @@ def test_an_empty_list_that_is_not_omitempty_comes_back_from_storage_null():
     # Role.rules has no omitempty: protobuf storage holds no empty list apart from nil
     role = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "reader"},
             "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}]}
-    created, emptied = run("rbac.authorization.k8s.io/v1", "Role", [
+    _, emptied = run("rbac.authorization.k8s.io/v1", "Role", [
         {"op": "apply", "manager": "alice", "object": role},
         {"op": "apply", "manager": "bob", "object": {**role, "rules": []}, "force": True}])
     assert emptied["document"]["rules"] is None
