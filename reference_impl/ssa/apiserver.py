@@ -268,7 +268,9 @@ class Store:
         parent["metadata"] = {key: value for key, value in parent["metadata"].items() if key != "managedFields"}
         if parent_entries is not None:
             parent["metadata"]["managedFields"] = parent_entries
-        return self._stored(self._keep_what_the_endpoint_resets(parent, ""))
+        kept = self._keep_what_the_endpoint_resets(parent, "")
+        self._writing = self._written_form(kept)
+        return self._stored(kept)
 
     def _decoded_body(self, obj: dict[str, Any], step: Step) -> dict[str, Any]:
         """An update's body or a patch's result decoded; what the kind's Go type or internal version
