@@ -159,7 +159,7 @@ def answer_text(case: Case, outcome: Outcome | None = None) -> str:
     if isinstance(document, dict) and isinstance(document.get("steps"), list):
         return _steps_text(case, document["steps"])
     if document is ABSENT:
-        return "answers the patch in the case" if outcome.patch is not ABSENT else "no expectation"
+        return f"the patch is {_short_json(outcome.patch)}" if outcome.patch is not ABSENT else "no expectation"
     return _changes_text(_without_last_applied(_input_document(case)), _without_last_applied(document),
                          _touched(case))
 

@@ -3,7 +3,7 @@
 import subprocess
 import sys
 
-from patchconf.harness.corpus.cases import load_file
+from patchconf.harness.corpus.cases import Outcome, load_file
 from patchconf.harness.reporting.matrix import column_labels
 from patchconf.harness.reporting.pitfalls import answer_text, changes, collect, releases_text, summary_markdown
 from patchconf.harness.reporting.report import Run
@@ -93,6 +93,7 @@ def test_what_kubernetes_does_is_told_as_the_change_or_the_error(write_case_file
     assert answer_text(by_name["ports-dropped"]) == (
         '/spec/ports: removed {"p": 1, "h": 1}; /spec/ports: removed {"p": 1, "h": 2}; /old: removed; and 1 more')
     assert answer_text(by_name["second-for-62366"]) == "/b: added 2"
+    assert answer_text(by_name["second-for-62366"], Outcome(patch={"b": 2})) == 'the patch is {"b": 2}'
     # changes and removals first, what the patch wrote first among them: a server's defaults come last
     assert answer_text(by_name["server-answer"]) == '/l: removed; /keep: 1 → 2; /new: added 1; and 2 more'
 
