@@ -112,3 +112,31 @@ def test_verify_rfc_alone_passes_the_corpus_json_patch_files_it_is_given(tmp_pat
         assert code == 1
     else:
         assert code == 0 and "1 case confirmed, 0 departures, 0 undecided" in out
+
+
+REFUSAL_CASES = """
+    defaults:
+      type: json-patch
+      tags: [JP-TEST]
+      provenance: [{implementation: kubectl, version: "1.32.4"}]
+    cases:
+      - name: refused
+        description: Kubernetes refuses with path-not-found
+        original: {a: 1}
+        patch: [{op: test, path: /b/c, value: null}]
+        expected_error: {class: path-not-found}
+"""
+
+
+def test_a_library_judged_by_the_rfcs_is_judged_on_refusing_alone(write_case_file, scripted):
+    from patchconf.harness.running.runner import run_cases
+    from patchconf.harness.targets.base import Actual, ActualError
+
+    cases, errors = load_file(write_case_file("json-patch/refusal.yaml", REFUSAL_CASES))
+    assert not errors
+    answer = {"refused": Actual(error=ActualError("test-failed", "member 'b' not found"))}
+    by_rfc = run_cases(cases, scripted(answer, profile="rfc"))[0]
+    by_kubernetes = run_cases(cases, scripted(answer))[0]
+    assert (by_rfc.status, by_rfc.judged_by) == ("pass", "case; a refusal whatever its class (the RFCs name none)")
+    assert (by_kubernetes.status, by_kubernetes.reason) == (
+        "fail", "expected error 'path-not-found', got 'test-failed': member 'b' not found")
