@@ -369,7 +369,8 @@ def test_verify_with_the_live_judge_in_a_namespace(admin, account):
 
 def test_readmes_rbac_covers_every_kind_the_corpus_runs(admin):
     """Every namespaced built-in kind the corpus uses is in the README's Role, every custom kind
-    (and the kind holding plain documents) in its Role for custom kinds."""
+    (and the kind holding plain documents) in its Role for custom kinds, and so is every
+    subresource (status, scale) a case's steps write through."""
     from patchconf.harness.targets.live.placement import HOST_KIND
 
     cluster = admin[1]
@@ -384,14 +385,23 @@ def test_readmes_rbac_covers_every_kind_the_corpus_runs(admin):
             continue
         group = subject["apiVersion"].rpartition("/")[0]
         if is_custom_group(group):
-            needed_custom.add(subject["kind"].lower() + "s")
+            plural = subject["kind"].lower() + "s"
+            needed_custom.add(plural)
+            needed_custom |= {f"{plural}/{step['subresource']}" for step in steps_of(case)
+                              if step.get("subresource") and step.get("op") in ("apply", "update", "patch")}
             continue
         resource = cluster.resource_for(subject["apiVersion"], subject["kind"])
         if resource is not None and resource.namespaced:
             needed.add((group, resource.plural))
-    assert {("", "configmaps"), ("apps", "deployments")} <= needed
+            needed |= {(group, f"{resource.plural}/{step['subresource']}") for step in steps_of(case)
+                       if step.get("subresource") and step.get("op") in ("apply", "update", "patch")}
+    assert {("", "configmaps"), ("apps", "deployments"), ("apps", "deployments/scale")} <= needed
     assert needed - granted == set()
     assert needed_custom - granted_custom == set()
+
+
+def steps_of(case) -> list[dict]:
+    return [step for step in case.inputs.get("steps") or () if isinstance(step, dict)]
 
 
 def test_a_missing_namespace_is_unavailable(admin):
