@@ -96,6 +96,10 @@ class Store:
         # request under way hands it to storage
         self._written: dict[str, Any] | None = None
         self._writing: dict[str, Any] | None = None
+        # a built-in object's entries as storage holds them: written by the field manager (False) or
+        # by a write through /scale, whose ToParent re-encodes every FieldsV1 with its keys sorted as
+        # text (scalehandler.orders_differ); a custom object's are always stored so
+        self._entries_sorted = False
         # The scheme's defaulter for a built-in kind: an applied result is turned into the Go type and
         # defaulted before anything else sees it; a custom kind has none.
         defaulter = (None if self.custom_resource
@@ -148,7 +152,13 @@ class Store:
             return StepResult(error=exc.with_traceback(None))
         except PatchError as exc:
             return StepResult(error=RequestError(exc.error_class, exc.message, 422, "Invalid"))
+        written = after
         after, changed = _ignore_timestamp_only_changes(before, after)
+        sorts_entries = step.subresource == scalehandler.SUBRESOURCE
+        if (before is not None and not self.custom_resource and sorts_entries != self._entries_sorted
+                and scalehandler.orders_differ((written.get("metadata") or {}).get("managedFields"))):
+            # the same entries in other bytes: not the timestamp transformer's equal, and a write
+            after, changed = written, True
         if step.dry_run:  # dryrun.go: every step of the write runs, storage keeps nothing
             return StepResult.of(after, False)
         if self._status_undefaulted:  # the status is written defaulted: a change in storage
@@ -157,6 +167,7 @@ class Store:
             changed = True  # storage compares what it is handed with what it holds, not their reads
         if changed:
             self._written = self._writing
+            self._entries_sorted = sorts_entries
         self._status_undefaulted = before is None and self._stores_undefaulted_status()
         self.live = after
         return StepResult.of(after, changed)

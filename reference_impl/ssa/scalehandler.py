@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from patchconf.reference_impl.ssa.fieldpath import FieldSet, VersionedSet, make_path
+from patchconf.reference_impl.ssa.fieldpath import KEY, VALUE, FieldSet, PathElement, VersionedSet, make_path
 from patchconf.reference_impl.ssa.managedfields import (
     Managed,
     RequestError,
@@ -223,3 +223,45 @@ def label_selector_string(selector: Any, kind: Any) -> str:
                 "DoesNotExist": f"!{key}"}.get(operator, "")
         requirements.append((key, text))
     return ",".join(text for _, text in sorted(requirements, key=lambda pair: pair[0]))
+
+
+def orders_differ(entries: Any) -> bool:
+    """Whether some entry's FieldsV1 reads differently as structured-merge-diff writes a set (its
+    elements in PathElement.Compare's order: key and set values compared as values, numbers by
+    size) and as ToParent leaves it. ToParent's managedFieldsEntries sets the entries on an
+    unstructured object and reads them back, so each FieldsV1 is encoded again from a map, its
+    keys sorted as text (``k:{"port":443}`` before ``k:{"port":80}``). Storage compares bytes: a
+    write from one order to the other is a write even where nothing else changed."""
+    return any(isinstance(entry, dict) and isinstance(entry.get("fieldsV1"), dict)
+               and not _written_alike(entry["fieldsV1"]) for entry in entries or ())
+
+
+def _written_alike(fields: dict[str, Any]) -> bool:
+    keys = [key for key in fields if key != "."]
+    if sorted(keys) != sorted(keys, key=_element_order):
+        return False
+    return all(_written_alike(child) for child in fields.values() if isinstance(child, dict) and child)
+
+
+def _element_order(text: str) -> tuple:
+    element = PathElement.from_json_key(text)
+    if element.kind == KEY:
+        return element.kind, tuple((name, _value_order(value)) for name, value in element.payload)
+    if element.kind == VALUE:
+        return element.kind, _value_order(element.payload)
+    return element.kind, element.payload
+
+
+def _value_order(value: Any) -> tuple:
+    """value.Compare's order: numbers (ints and floats by size), strings, booleans, lists, maps, null."""
+    if isinstance(value, bool):
+        return (2, value)
+    if isinstance(value, (int, float)):
+        return (0, value)
+    if isinstance(value, str):
+        return (1, value)
+    if isinstance(value, list):
+        return (3, tuple(_value_order(item) for item in value))
+    if isinstance(value, dict):
+        return (4, tuple(sorted((key, _value_order(item)) for key, item in value.items())))
+    return (5,)

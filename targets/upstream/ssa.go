@@ -12,6 +12,7 @@ package main
 // the server code named in the comments; README.md lists what is not.
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -36,6 +37,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/structured-merge-diff/v4/fieldpath"
 )
 
 // The logical clock: step n happens at ssaEpoch + n seconds, and an entry `time` t (an
@@ -117,6 +119,10 @@ type ssaRun struct {
 	// read (an applied null annotation is null there, "" once read): a write of what reads the
 	// same is still a write where one of the two needed coercing and the other did not
 	coerced bool
+	// a built-in object's entries as storage holds them: encoded by the field manager (false) or
+	// by a write through /scale, whose ToParent re-encodes every FieldsV1 from a map, its keys
+	// sorted as text (entriesReordered); a custom object's are always stored so
+	entriesSorted bool
 }
 
 // serverSideApply answers a server-side-apply case: one result per step.
@@ -274,6 +280,7 @@ func (r *ssaRun) step(n int, s ssaStep) interface{} {
 func (r *ssaRun) finish(n int, s ssaStep, created bool, result runtime.Object, failure *ssaError,
 	write func() (runtime.Object, *ssaError)) interface{} {
 	subresource := s.Subresource
+	sortsEntries := write != nil // ScaleHandler.ToParent's entries
 	if write != nil {
 		result, failure = write()
 		subresource = "" // ScaleREST stores through the main resource's store and strategy
@@ -327,12 +334,18 @@ func (r *ssaRun) finish(n int, s ssaStep, created bool, result runtime.Object, f
 		}
 	} else {
 		r.beforeUpdate(next, subresource)
-		ignoreTimestampOnlyChanges(next, r.live)
-		changed = !sameJSON(next.Object, r.live.Object) || r.statusUndefaulted || r.kind.coercedOnStore != r.coerced
+		// the same entries in other bytes: not the timestamp transformer's equal, and a write
+		reordered := r.kind.goTypes && sortsEntries != r.entriesSorted && entriesReordered(next.GetManagedFields())
+		if !reordered {
+			ignoreTimestampOnlyChanges(next, r.live)
+		}
+		changed = reordered || !sameJSON(next.Object, r.live.Object) || r.statusUndefaulted ||
+			r.kind.coercedOnStore != r.coerced
 		if !s.DryRun {
 			r.statusUndefaulted = false
 			if changed {
 				r.coerced = r.kind.coercedOnStore
+				r.entriesSorted = sortsEntries
 			}
 		}
 		if changed && !s.DryRun {
@@ -720,6 +733,31 @@ func equalOutsideManagedFields(a, b map[string]interface{}) bool {
 		return copied
 	}
 	return reflect.DeepEqual(strip(a), strip(b))
+}
+
+// entriesReordered: whether some entry's FieldsV1 as structured-merge-diff writes its set
+// (fieldpath.Set.ToJSON, elements in PathElement order: numbers by size) differs from the same
+// fields as a map encoded by encoding/json (keys sorted as text), which is how ScaleHandler's
+// managedFieldsEntries leaves them. A built-in object's storage compares the encoded bytes.
+func entriesReordered(entries []metav1.ManagedFieldsEntry) bool {
+	for _, entry := range entries {
+		if entry.FieldsV1 == nil {
+			continue
+		}
+		set := &fieldpath.Set{}
+		if err := set.FromJSON(bytes.NewReader(entry.FieldsV1.Raw)); err != nil {
+			continue
+		}
+		written, err := set.ToJSON()
+		var fields map[string]interface{}
+		if err != nil || json.Unmarshal(entry.FieldsV1.Raw, &fields) != nil {
+			continue
+		}
+		if sorted, err := json.Marshal(fields); err == nil && !bytes.Equal(written, sorted) {
+			return true
+		}
+	}
+	return false
 }
 
 // sameJSON: what etcd3's GuaranteedUpdate compares (the encoded objects).

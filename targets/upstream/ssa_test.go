@@ -3,8 +3,11 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Server-side apply scenarios and the exact step results the program answers (k8s.io/kubernetes
@@ -203,5 +206,26 @@ func TestApplyFailureClasses(t *testing.T) {
 		if got.Class != class || got.Status != 500 || got.Message != message {
 			t.Errorf("applyFailure(%q) = %+v, want class %s, status 500, the message", message, got, class)
 		}
+	}
+}
+
+// entriesReordered: FieldsV1 whose numeric keys sort otherwise as text than by size (what a
+// write through /scale stores) and whose keys sort alike either way. As text, `k:{"port":80}`
+// comes after `k:{"port":8080}` ('}' after '8').
+func TestEntriesReordered(t *testing.T) {
+	ports := func(first, second int) []metav1.ManagedFieldsEntry {
+		raw := fmt.Sprintf(`{"f:spec":{"f:ports":{"k:{\"port\":%d}":{},"k:{\"port\":%d}":{}}}}`, first, second)
+		return []metav1.ManagedFieldsEntry{{Manager: "m", FieldsV1: &metav1.FieldsV1{Raw: []byte(raw)}}}
+	}
+	for _, c := range []struct {
+		first, second int
+		want          bool
+	}{{80, 443, true}, {443, 80, true}, {80, 8080, true}, {10, 11, false}, {8080, 9090, false}} {
+		if got := entriesReordered(ports(c.first, c.second)); got != c.want {
+			t.Errorf("ports %d and %d: entriesReordered = %v, want %v", c.first, c.second, got, c.want)
+		}
+	}
+	if entriesReordered(nil) {
+		t.Error("no entries: entriesReordered = true")
 	}
 }

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+import patchconf
 from patchconf.reference_impl.ssa import apiserver, scalehandler
 from patchconf.reference_impl.ssa.managedfields import RequestError
 from patchconf.reference_impl.ssa.schema import builtin
@@ -204,3 +205,55 @@ def test_zero_replicas_are_absent_from_the_scale_so_restating_them_changes_nothi
                     "patch": [{"op": "replace", "path": "/spec/replicas", "value": 0}]}])
     assert results[1]["changed"] is False
     assert results[1]["managed_fields"] == results[0]["managed_fields"]
+
+
+# --- the entries' order after ToParent (orders_differ) -------------------------------------------
+
+def ports(*numbers):
+    return {"f:spec": {"f:ports": {f'k:{{"port":{n},"protocol":"TCP"}}': {".": {}, "f:port": {}}
+                                   for n in numbers}}}
+
+
+@pytest.mark.parametrize(("fields", "differ"), [
+    (ports(80, 443), True),        # by size 80 first, as text 443 first
+    (ports(443, 80), True),        # the order a map is stated in does not matter
+    (ports(80, 8080), False),      # 80 first either way: ',' sorts before '8'
+    ({"f:spec": {"f:ports": {'k:{"port":80}': {}, 'k:{"port":8080}': {}}}}, True),  # '}' after '8'
+    (ports(9, 10, 11), True),
+    (ports(10, 11), False),
+    ({"f:metadata": {"f:finalizers": {'v:"b"': {}, 'v:"a"': {}}}}, False),  # strings sort alike
+    ({"f:spec": {"f:x": {"v:9": {}, "v:10": {}}}}, True),
+    ({"f:data": {"f:b": {}, "f:a": {}, ".": {}}}, False),
+    ({}, False),
+])
+def test_orders_differ_where_numbers_sort_otherwise_as_text(fields, differ):
+    entries = [entry("gitops", "Apply", "apps/v1", REPLICAS), entry("hpa", "Update", "apps/v1", fields)]
+    assert scalehandler.orders_differ(entries) is differ
+
+
+def test_orders_differ_without_entries():
+    assert scalehandler.orders_differ(None) is False
+    assert scalehandler.orders_differ([]) is False
+
+
+def deployment_with_ports(*numbers):
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+            "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
+                     "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [
+                         {"name": "web", "image": "nginx", "ports": [{"containerPort": n} for n in numbers]}]}}}}
+
+
+@pytest.mark.parametrize(("numbers", "changes"), [((80, 443), [True, True, True, False]),
+                                                  ((80, 8080), [True, False, False, False])])
+def test_a_scale_write_stores_entries_sorted_as_text(numbers, changes):
+    """kube-apiserver 1.33.13 (cases/server-side-apply/scale.yaml::scale-write-reorders-…): the
+    /scale write of the replicas the object has, then two main-resource patches changing nothing."""
+    server = patchconf.ServerSideApply("apps/v1", "Deployment", clock=lambda: 1)
+    server.apply(deployment_with_ports(*numbers), manager="gitops")
+    found = [server.changed]
+    server.patch({"spec": {"replicas": 2}}, "merge-patch", manager="hpa", subresource="scale")
+    found.append(server.changed)
+    for _ in range(2):
+        server.patch({"spec": {"replicas": 2}}, "merge-patch", manager="hpa")
+        found.append(server.changed)
+    assert found == changes
