@@ -278,11 +278,12 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                                  "(live named in --judges without it uses $KUBECONFIG)")
         verify.add_argument("--namespace", metavar="NS", help=NAMESPACE_HELP)
         verify.add_argument("--rfc", action="store_true",
-                            help="also check every JSON Patch and merge patch case's RFC answer (profiles.rfc, "
-                                 "else Kubernetes' own) against RFC libraries of two languages (the adapters: "
-                                 "python jsonpatch and json-merge-patch, npm fast-json-patch, rfc6902 and "
-                                 "json-merge-patch); fails where they agree on another answer, or where fewer "
-                                 "than two languages ran. --judges '' checks only that")
+                            help="also check every JSON Patch, merge patch and merge patch creation case's RFC "
+                                 "answer (profiles.rfc, else Kubernetes' own) against RFC libraries of two "
+                                 "languages (the adapters: python jsonpatch and json-merge-patch, npm "
+                                 "fast-json-patch, rfc6902 and json-merge-patch); fails where they agree on "
+                                 "another answer, or where fewer than two languages ran. --judges '' checks only "
+                                 "that")
         _add_answer_limit(verify)
 
     if wanted("record"):

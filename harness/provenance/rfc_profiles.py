@@ -1,13 +1,14 @@
 """``patchconf verify --rfc``: the ``rfc`` profile checked against RFC 6902 / RFC 7396 libraries, not trusted.
 
-A JSON Patch or merge patch case's ``profiles.rfc`` says what the RFCs prescribe where Kubernetes
-departs from them; a case without one claims that Kubernetes' answer is the RFCs' too. Both claims
-are put to libraries that implement the RFCs (the adapters of the compliance matrix). Where two of
-them written in different languages give the same answer (the same document, or both an error,
-whatever its class) and the case claims another, the case is wrong: its ``profiles.rfc`` is, or it
-lacks one. Libraries of one language are not independent witnesses (JavaScript's numbers are
-doubles in every JavaScript library), so a verdict needs two languages. A profile's answer comes
-from those libraries agreeing and the RFC text, never from patchconf's reference.
+A JSON Patch, merge patch or merge patch creation (``merge-patch-2way``) case's ``profiles.rfc``
+says what the RFCs prescribe where Kubernetes departs from them; a case without one claims that
+Kubernetes' answer is the RFCs' too. Both claims are put to libraries that implement the RFCs (the
+adapters of the compliance matrix). Where two of them written in different languages give the same
+answer (the same document, or both an error, whatever its class) and the case claims another, the
+case is wrong: its ``profiles.rfc`` is, or it lacks one. Libraries of one language are not
+independent witnesses (JavaScript's numbers are doubles in every JavaScript library), so a verdict
+needs two languages. A profile's answer comes from those libraries agreeing and the RFC text, never
+from patchconf's reference.
 """
 
 from __future__ import annotations
@@ -25,7 +26,10 @@ from patchconf.harness.corpus.compare import json_equal, show
 from patchconf.harness.running.runner import FAIL, PASS, Result, run_cases
 from patchconf.harness.targets import TargetUnavailable, make_target
 
-RFC_PATCH_TYPES = ("json-patch", "merge-patch")
+# merge-patch-2way: RFC 7396 defines no creation, but any patch it creates must apply (section 2) to the
+# modified document, which the libraries' creators do
+RFC_PATCH_TYPES = ("json-patch", "merge-patch", "merge-patch-2way")
+CREATED = ("merge-patch-2way",)  # types whose answer is the patch created
 ADAPTERS = SOURCE_ROOT / "adapters"
 
 
@@ -35,7 +39,7 @@ class RfcLibrary:
 
     name: str
     language: str
-    patch_type: str
+    patch_types: tuple[str, ...]
     interpreter: str  # python (this Python) or node
     adapter: str  # the adapter's path in the adapters directory
 
@@ -48,12 +52,13 @@ class RfcLibrary:
 # Those a CI machine installs quickly: two Python packages (pip) and three npm packages. The others
 # of the matrix (Rust, Java, Ruby, more JavaScript) would take minutes to build; any two languages do.
 RFC_LIBRARIES = (
-    RfcLibrary("python-jsonpatch", "Python", "json-patch", "python", "python-jsonpatch/adapter.py"),
-    RfcLibrary("js-fast-json-patch", "JavaScript", "json-patch", "node", "js-fast-json-patch/adapter.js"),
-    RfcLibrary("js-rfc6902", "JavaScript", "json-patch", "node", "js-rfc6902/adapter.js"),
-    RfcLibrary("python-json-merge-patch", "Python", "merge-patch", "python",
+    RfcLibrary("python-jsonpatch", "Python", ("json-patch",), "python", "python-jsonpatch/adapter.py"),
+    RfcLibrary("js-fast-json-patch", "JavaScript", ("json-patch",), "node", "js-fast-json-patch/adapter.js"),
+    RfcLibrary("js-rfc6902", "JavaScript", ("json-patch",), "node", "js-rfc6902/adapter.js"),
+    RfcLibrary("python-json-merge-patch", "Python", ("merge-patch", "merge-patch-2way"), "python",
                "python-json-merge-patch/adapter.py"),
-    RfcLibrary("js-json-merge-patch", "JavaScript", "merge-patch", "node", "js-json-merge-patch/adapter.js"),
+    RfcLibrary("js-json-merge-patch", "JavaScript", ("merge-patch", "merge-patch-2way"), "node",
+               "js-json-merge-patch/adapter.js"),
 )
 
 
@@ -64,27 +69,35 @@ class Answer:
     library: str  # name and version
     language: str
     actual: dict[str, Any]
+    creates: bool = False  # a created patch is the answer (merge-patch-2way), not the document
 
     @property
     def failed(self) -> bool:
         return "error" in self.actual
 
+    @property
+    def value(self) -> Any:
+        """The patch it created (merge-patch-2way), else the document it answered."""
+        return self.actual.get("patch") if self.creates else self.actual.get("document")
+
     def same(self, other: Answer) -> bool:
         if self.failed or other.failed:
             return self.failed and other.failed
-        return json_equal(self.actual.get("document"), other.actual.get("document"))
+        return json_equal(self.value, other.value)
 
     def meets(self, outcome: Outcome) -> bool:
-        """Whether the answer is the outcome's: an error for an expected error (any class), else its document."""
+        """Whether the answer is the outcome's: an error for an expected error (any class), else its document
+        (its created patch where it states no document)."""
         if outcome.error is not None or self.failed:
             return outcome.error is not None and self.failed
-        return outcome.document is ABSENT or json_equal(outcome.document, self.actual.get("document"))
+        wanted = outcome.patch if self.creates else outcome.document
+        return wanted is ABSENT or json_equal(wanted, self.value)
 
     def describe(self) -> str:
         if self.failed:
             error = self.actual["error"]
             return f"an error ({error.get('class')}: {error.get('message', '')})"
-        return f"the document {show(self.actual.get('document'))}"
+        return f"the {'patch' if self.creates else 'document'} {show(self.value)}"
 
 
 @dataclass(frozen=True)
@@ -112,6 +125,8 @@ class Departure:
 def _outcome_text(outcome: Outcome) -> str:
     if outcome.error is not None:
         return f"error {outcome.error.error_class}"
+    if outcome.patch is not ABSENT:
+        return f"the patch {show(outcome.patch)}"
     return f"the document {show(outcome.document)}"
 
 
@@ -148,7 +163,7 @@ def check_rfc_profiles(cases: Sequence[Case], libraries: Iterable[RfcLibrary] = 
     answers: dict[str, list[Answer]] = {}
     languages: dict[str, set[str]] = {}
     for library in libraries:
-        selected = [case for case in cases if case.type == library.patch_type]
+        selected = [case for case in cases if case.type in library.patch_types]
         if not selected:
             continue
         try:
@@ -158,11 +173,13 @@ def check_rfc_profiles(cases: Sequence[Case], libraries: Iterable[RfcLibrary] = 
             continue
         label = f"{library.name} {target.info.version}"
         check.libraries.append(f"{label} ({library.language})")
-        languages.setdefault(library.patch_type, set()).add(library.language)
+        for kind in library.patch_types:
+            languages.setdefault(kind, set()).add(library.language)
         try:
             for result in run_cases(selected, target):
                 if _answered(result):
-                    answers.setdefault(result.case.id, []).append(Answer(label, library.language, result.actual))
+                    answers.setdefault(result.case.id, []).append(
+                        Answer(label, library.language, result.actual, result.case.type in CREATED))
         finally:
             target.close()
     kinds = {case.type for case in cases if case.type in RFC_PATCH_TYPES}
@@ -182,7 +199,7 @@ def check_rfc_profiles(cases: Sequence[Case], libraries: Iterable[RfcLibrary] = 
 
 def _answered(result: Result) -> bool:
     """A library's result holds its answer (it ran the case and said something judgeable)."""
-    return result.status in (PASS, FAIL) and ("error" in result.actual or "document" in result.actual)
+    return result.status in (PASS, FAIL) and any(key in result.actual for key in ("error", "document", "patch"))
 
 
 def rfc_claims(case: Case) -> list[Outcome]:

@@ -11,9 +11,9 @@ from patchconf.harness.corpus.cases import load_file
 from patchconf.harness.provenance.rfc_profiles import RfcLibrary, check_rfc_profiles
 
 FAULT_TARGET = Path(__file__).resolve().parent / "fault_target.py"
-PYTHON = RfcLibrary("fault-python", "Python", "json-patch", "python", FAULT_TARGET.name)
-SCRIPT = RfcLibrary("fault-script", "JavaScript", "json-patch", "python", FAULT_TARGET.name)
-SAME_LANGUAGE = RfcLibrary("fault-python-again", "Python", "json-patch", "python", FAULT_TARGET.name)
+PYTHON = RfcLibrary("fault-python", "Python", ("json-patch",), "python", FAULT_TARGET.name)
+SCRIPT = RfcLibrary("fault-script", "JavaScript", ("json-patch",), "python", FAULT_TARGET.name)
+SAME_LANGUAGE = RfcLibrary("fault-python-again", "Python", ("json-patch",), "python", FAULT_TARGET.name)
 
 CASES = """
     defaults:
@@ -84,7 +84,7 @@ def test_libraries_of_one_language_settle_nothing(write_case_file):
 
 
 def test_an_unavailable_library_is_named_and_leaves_its_type_unchecked(write_case_file, tmp_path):
-    missing = RfcLibrary("missing", "JavaScript", "json-patch", "python", "no-such-adapter.py")
+    missing = RfcLibrary("missing", "JavaScript", ("json-patch",), "python", "no-such-adapter.py")
     check = check_rfc_profiles(_cases(write_case_file), [PYTHON, missing], adapters=FAULT_TARGET.parent)
     assert len(check.unavailable) == 1 and check.unavailable[0].startswith("missing: ")
     assert "no-such-adapter.py" in check.unavailable[0]
