@@ -1,7 +1,6 @@
 """Reading case files: the same JSON values as PyYAML's SafeLoader gave, and hostile files refused fast."""
 
 import math
-import time
 from pathlib import Path
 
 import pytest
@@ -99,7 +98,7 @@ def billion_laughs(levels: int = 9) -> str:
     return "\n".join(lines) + "\n"
 
 
-def test_hostile_yaml_is_refused_in_linear_time():
+def test_hostile_yaml_is_refused_before_it_is_expanded():
     cases = {
         "alias bomb": (billion_laughs(), "aliases expand this collection to more than 16,777,216 nodes and "
                                          "characters (an alias bomb?)\n  in \"<unicode string>\", line 7, column 7"),
@@ -113,10 +112,10 @@ def test_hostile_yaml_is_refused_in_linear_time():
         "huge scalar": ("x: " + "y" * (yamlio.MAX_SCALAR_CHARS + 1),
                         "a scalar of 1,048,577 characters, over the limit of 1,048,576"),
     }
+    # Each message is the loader's count or limit refusing before anything is expanded (the alias
+    # bomb's 10**9 nodes would take minutes and gigabytes): no wall clock, which load can stretch.
     for label, (text, message) in cases.items():
-        started = time.perf_counter()
         assert message in refused(text), label
-        assert time.perf_counter() - started < 5, label  # seconds, not minutes: nothing is expanded
 
 
 def test_hostile_json_is_refused():
@@ -141,9 +140,7 @@ def test_hostile_files_are_load_errors_naming_the_file(write_case_file, tmp_path
     }
     for name, (text, message) in checks.items():
         path = write_case_file(f"json-patch/{name}", text)
-        started = time.perf_counter()
         cases, errors = load_file(path)
-        assert time.perf_counter() - started < 5, name
         assert cases == [] and len(errors) == 1, name
         assert errors[0].file == f"cases/json-patch/{name}" or errors[0].file.endswith(f"json-patch/{name}")
         assert errors[0].message.startswith(message), (name, errors[0].message[:200])
