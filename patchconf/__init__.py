@@ -243,20 +243,25 @@ class ServerSideApply:
         return None if self._store.live is None else _times_as_rfc3339(json_copy(self._store.live))
 
     def apply(self, configuration: dict[str, Any], manager: str, *, force: bool = False,
-              subresource: str = "") -> dict[str, Any]:
+              subresource: str = "", dry_run: bool = False) -> dict[str, Any]:
         """A server-side apply (``PATCH`` of type ``application/apply-patch+yaml``) of
-        ``configuration`` by ``manager``; raises :class:`RequestError` on a conflict unless ``force``."""
+        ``configuration`` by ``manager``; raises :class:`RequestError` on a conflict unless ``force``.
+        ``dry_run`` (``dryRun=All``, as every request here): the object that would be stored is
+        answered and nothing is stored."""
         return self._run({"op": "apply", "manager": manager, "force": force, "subresource": subresource,
-                          "object": configuration})
+                          "object": configuration, "dry_run": dry_run})
 
-    def update(self, obj: dict[str, Any], manager: str, *, subresource: str = "") -> dict[str, Any]:
+    def update(self, obj: dict[str, Any], manager: str, *, subresource: str = "",
+               dry_run: bool = False) -> dict[str, Any]:
         """An update (``PUT``) of the whole object by ``manager``."""
-        return self._run({"op": "update", "manager": manager, "subresource": subresource, "object": obj})
+        return self._run({"op": "update", "manager": manager, "subresource": subresource, "object": obj,
+                          "dry_run": dry_run})
 
-    def patch(self, patch: Json, patch_type: str, manager: str, *, subresource: str = "") -> dict[str, Any]:
+    def patch(self, patch: Json, patch_type: str, manager: str, *, subresource: str = "",
+              dry_run: bool = False) -> dict[str, Any]:
         """A ``PATCH`` of ``patch_type`` ``json-patch``, ``merge-patch`` or ``strategic`` by ``manager``."""
         return self._run({"op": "patch", "manager": manager, "subresource": subresource,
-                          "patch_type": patch_type, "patch": patch})
+                          "patch_type": patch_type, "patch": patch, "dry_run": dry_run})
 
     def kubectl_apply(self, manifest: dict[str, Any], manager: str = "kubectl-client-side-apply") -> dict[str, Any]:
         """kubectl's client-side apply (``kubectl apply`` without ``--server-side``) of ``manifest``:
@@ -274,8 +279,10 @@ class ServerSideApply:
                              "server answers as a request without fieldManager)")
         if step["op"] == "patch" and step["patch_type"] not in PATCH_TYPES:
             raise ValueError(f"patch_type {step['patch_type']!r}: give one of {', '.join(map(repr, PATCH_TYPES))}")
+        if not isinstance(step.get("dry_run", False), bool):
+            raise ValueError(f"dry_run {step['dry_run']!r}: give True or False")
         if not isinstance(step["subresource"], str):
-            raise ValueError(f"subresource {step['subresource']!r}: give '' (the object) or 'status'")
+            raise ValueError(f"subresource {step['subresource']!r}: give '' (the object), 'status' or 'scale'")
         if isinstance(step.get("object"), dict):  # managedFields sent along (an object read back) are times too
             step = {**step, "object": _times_as_seconds(step["object"], "the object")}
 
@@ -289,6 +296,10 @@ class ServerSideApply:
         if result.error is not None:
             raise result.error
         self.changed = result.changed
+        if step.get("dry_run"):  # what would be stored, which the store did not keep
+            from patchconf.reference_impl.ssa.typed import json_copy
+
+            return _times_as_rfc3339(json_copy(result.answer))
         stored = self.object
         assert stored is not None  # a request that did not fail leaves an object
         return stored

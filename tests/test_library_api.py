@@ -117,6 +117,8 @@ def _server_side_apply(inputs: dict[str, Any]) -> Actual:
     answers = []
     for step in steps:
         options = {"subresource": step.get("subresource") or ""}
+        if step.get("dry_run"):
+            options["dry_run"] = True
         try:
             if step["op"] == "apply":
                 stored = server.apply(step["object"], step.get("manager"), force=bool(step.get("force")), **options)
@@ -245,7 +247,7 @@ DEPLOYMENT = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name"
      "manager 7: give the field manager's name, a string (or None, which a server answers as a request without "
      "fieldManager)"),
     (lambda server: server.update(DEPLOYMENT, manager="me", subresource=None),
-     "subresource None: give '' (the object) or 'status'"),
+     "subresource None: give '' (the object), 'status' or 'scale'"),
 ])
 def test_an_argument_no_server_could_be_sent_is_a_value_error_naming_the_choices(call, message):
     server = patchconf.ServerSideApply("apps/v1", "Deployment")
@@ -276,3 +278,17 @@ def test_an_unknown_group_version_names_the_built_in_ones():
     assert str(raised.value).startswith("api_version 'app/v1' is no built-in group version (and has no dot, as a "
                                         "custom resource's group has); built-in: admission.k8s.io/v1, ")
     assert ", apps/v1, " in str(raised.value)
+
+
+def test_a_dry_run_answers_what_would_be_stored_and_stores_nothing():
+    server = patchconf.ServerSideApply("v1", "ConfigMap", clock=itertools.count(1).__next__)
+    created = server.apply({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}, "data": {"a": "1"}},
+                           "gitops")
+    answered = server.patch({"data": {"b": "2"}}, "merge-patch", "hpa", dry_run=True)
+    assert answered["data"] == {"a": "1", "b": "2"}
+    assert [(e["manager"], e["fieldsV1"]) for e in answered["metadata"]["managedFields"]] == [
+        ("gitops", {"f:data": {"f:a": {}}}), ("hpa", {"f:data": {"f:b": {}}})]
+    assert server.changed is False
+    assert server.object == created
+    with pytest.raises(ValueError, match="dry_run 'yes': give True or False"):
+        server.apply({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}}, "gitops", dry_run="yes")
