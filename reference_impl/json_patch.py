@@ -48,6 +48,7 @@ from patchconf.reference_impl.errors import (
     PathNotFound,
     TestFailed,
 )
+from patchconf.reference_impl.go_json import strconv_quote
 
 Json = Any
 Container = dict[str, Json] | list[Json]
@@ -372,10 +373,10 @@ def _insertion_index(array: list[Json], token: str) -> int:
 def _atoi(token: str) -> int:
     """``token`` read as Go's ``strconv.Atoi`` reads it: a sign, ASCII digits, 64 bits."""
     if not _ATOI_SYNTAX.fullmatch(token):
-        raise InvalidIndex(f"strconv.Atoi: parsing {_go_quote(token)}: invalid syntax")
+        raise InvalidIndex(f"strconv.Atoi: parsing {strconv_quote(token)}: invalid syntax")
     index = int(token)
     if not _INT64_MIN <= index <= _INT64_MAX:
-        raise InvalidIndex(f"strconv.Atoi: parsing {_go_quote(token)}: value out of range")
+        raise InvalidIndex(f"strconv.Atoi: parsing {strconv_quote(token)}: value out of range")
     return index
 
 
@@ -491,33 +492,3 @@ def _json_type(value: Json) -> str:
         return "array"
     return type(value).__name__
 
-
-_GO_ESCAPES = {
-    '"': '\\"',
-    "\\": "\\\\",
-    "\a": "\\a",
-    "\b": "\\b",
-    "\f": "\\f",
-    "\n": "\\n",
-    "\r": "\\r",
-    "\t": "\\t",
-    "\v": "\\v",
-}
-
-
-def _go_quote(text: str) -> str:
-    """``text`` as Go's ``strconv.Quote`` writes it (as upstream's Atoi errors show it)."""
-    quoted = []
-    for char in text:
-        code = ord(char)
-        if char in _GO_ESCAPES:
-            quoted.append(_GO_ESCAPES[char])
-        elif char.isprintable():
-            quoted.append(char)
-        elif code < 0x20 or code == 0x7F:
-            quoted.append(f"\\x{code:02x}")
-        elif code <= 0xFFFF:
-            quoted.append(f"\\u{code:04x}")
-        else:
-            quoted.append(f"\\U{code:08x}")
-    return '"' + "".join(quoted) + '"'
