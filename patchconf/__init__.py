@@ -28,6 +28,8 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from patchconf.reference_impl.releases import CORPUS_RELEASE
+
 if TYPE_CHECKING:
     from patchconf.reference_impl.kubectl_apply import ApplyResult
     from patchconf.reference_impl.ssa.apiserver import Store
@@ -52,7 +54,7 @@ __all__ = [
 __version__ = "0.1.0"
 
 # The Kubernetes release whose schemas and rules apply unless a call names another.
-KUBERNETES_VERSION = "1.32"
+KUBERNETES_VERSION = CORPUS_RELEASE
 
 Json = Any
 SchemaFile = str | os.PathLike
@@ -205,7 +207,7 @@ class ServerSideApply:
                 raise ValueError(f"{name} {value!r}: give a non-empty string, such as 'apps/v1' and 'Deployment'")
         release = apiserver.release_of(kubernetes_version)
         custom = kubernetes_object.is_custom_group(api_version.rpartition("/")[0])
-        # Types come from the bundled OpenAPI models (schema.DEFAULT_VERSION's); kubernetes_version
+        # Types come from the bundled OpenAPI models (releases.LIVE_RELEASE's); kubernetes_version
         # picks the field manager's and the apiserver's rules of that release.
         if custom:
             types = (schema.named_custom_resource(schema_file) if schema_file is not None

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from patchconf.harness.targets.base import Actual, ActualError, Target, TargetCrash, TargetInfo, TargetUnavailable
+from patchconf.reference_impl.releases import CORPUS_RELEASE
 
 __all__ = [
     "TARGET_HELP",
@@ -19,7 +20,8 @@ __all__ = [
 
 TARGET_HELP = {
     "reference[:1.MINOR]": ("the bundled pure-Python reference implementation (:1.MINOR: with that Kubernetes "
-                            "release's strategic merge schemas and server-side apply rules; default 1.32)"),
+                            "release's strategic merge schemas and server-side apply rules; "
+                            f"default {CORPUS_RELEASE})"),
     "kubectl[:PATH]": "kubectl patch --local (the kubectl on PATH, or the binary at PATH)",
     "kubectl-apply[:PATH]": "kubectl apply (client-side) against patchconf's loopback recording endpoint",
     "cmd:COMMAND": "any program speaking harness/PROTOCOL.md over stdin/stdout",

@@ -24,8 +24,8 @@ from patchconf.harness.targets.base import KUBERNETES, MODES, Actual, ActualErro
 from patchconf.reference_impl import json_patch, kubernetes_object, merge_patch
 from patchconf.reference_impl.errors import NoStrategicSchema, PatchError
 from patchconf.reference_impl.object_meta import check_readable_metadata
+from patchconf.reference_impl.releases import CORPUS_RELEASE, LIVE_RELEASE
 
-DEFAULT_KUBERNETES_VERSION = "1.32"
 # The patches kubectl applies to an object it reads from a file (kubectl patch --local -f).
 KUBECTL_READS_THE_ORIGINAL = frozenset({"json-patch", "merge-patch", "strategic"})
 # Patch types a case written for a server (its targets name live) is run as the server runs them.
@@ -37,7 +37,7 @@ class ReferenceTarget(Target):
     name = "reference"
     forks = True
 
-    def __init__(self, kubernetes_version: str = DEFAULT_KUBERNETES_VERSION) -> None:
+    def __init__(self, kubernetes_version: str = CORPUS_RELEASE) -> None:
         if not re.fullmatch(r"1\.[0-9]+", kubernetes_version):
             raise TargetUnavailable(f"reference:{kubernetes_version}: give a Kubernetes minor release such as 1.34")
         self.kubernetes_version = kubernetes_version
@@ -47,7 +47,7 @@ class ReferenceTarget(Target):
         self._metas: dict[Any, Any] = {}
         self._ssa_schemas: dict[Any, Any] = {}
         self._runner_by_type = self._runners()
-        if kubernetes_version != DEFAULT_KUBERNETES_VERSION:
+        if kubernetes_version != CORPUS_RELEASE:
             self.name = f"reference:{kubernetes_version}"
         self.info = TargetInfo(
             family="reference",
@@ -238,7 +238,7 @@ class ReferenceTarget(Target):
         from patchconf.reference_impl.ssa import schema as ssa_schema
 
         version = case.schema.version if case.schema is not None and case.schema.version else None
-        version = version or ssa_schema.DEFAULT_VERSION
+        version = version or LIVE_RELEASE
         if case.schema is not None and case.schema.named:
             path = named_schema_path(case.schema.named)
             if path is None:

@@ -19,6 +19,7 @@ from typing import Any
 from patchconf.reference_impl import json_patch, merge_patch
 from patchconf.reference_impl.errors import PatchError
 from patchconf.reference_impl.kubernetes_object import resource_plural
+from patchconf.reference_impl.releases import CORPUS_RELEASE
 from patchconf.reference_impl.ssa import (
     codec,
     gotypes,
@@ -45,8 +46,6 @@ from patchconf.reference_impl.ssa.typed import PARTIAL_KEYS_SINCE, json_copy, re
 # handlers/create.go: a request naming no fieldManager is recorded under its User-Agent's
 # first word, which for patchconf's own requests is this.
 DEFAULT_MANAGER = "patchconf"
-# The release whose rules run_case follows unless told: the corpus's (upstream's pinned 1.32, live 1.33).
-DEFAULT_KUBERNETES_VERSION = "1.32"
 STATUS = make_path("status")
 
 
@@ -583,7 +582,7 @@ def _ignore_timestamp_only_changes(before: dict[str, Any] | None,
 
 def run_case(schema: Schema, api_version: str, kind: str, current: dict[str, Any] | None,
              steps: list[dict[str, Any]], status_subresource: bool = False, patch_meta: Any = None,
-             custom_resource: bool = False, kubernetes_version: str = DEFAULT_KUBERNETES_VERSION,
+             custom_resource: bool = False, kubernetes_version: str = CORPUS_RELEASE,
              scale: scalehandler.ScalePaths | None = None) -> list[dict]:
     """Every step's result as the protocol carries it, with the rules of Kubernetes ``kubernetes_version``
     (e.g. "1.34"): list-map items naming some of their keys, duplicates in live objects, what an

@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 import yaml
 
 from patchconf.reference_impl.errors import NoStrategicSchema
+from patchconf.reference_impl.releases import LIVE_RELEASE
 from patchconf.reference_impl.ssa import models
 
 # libyaml when PyYAML has it: the same documents as its pure-Python SafeLoader, ten times sooner.
@@ -43,7 +44,6 @@ STRING = "string"
 BOOLEAN = "boolean"
 UNTYPED = "untyped"
 
-DEFAULT_VERSION = "1.33"
 SCHEMAS_DIR = Path(__file__).resolve().parents[2] / "cases" / "schemas"
 
 # Definitions schemaconv replaces by hand-written types (smd.go).
@@ -763,7 +763,7 @@ def available_versions() -> list[str]:
     return sorted(found, key=lambda version: tuple(int(part) for part in version.split(".")))
 
 
-def builtin_kinds(version: str = DEFAULT_VERSION) -> dict[str, list[str]]:
+def builtin_kinds(version: str = LIVE_RELEASE) -> dict[str, list[str]]:
     """The built-in kinds of a Kubernetes minor's models, by apiVersion, sorted."""
     kinds = _models(".".join(version.removeprefix("v").split(".")[:2])).kinds
     return {api_version: sorted(kinds[api_version]) for api_version in sorted(kinds)}
@@ -777,7 +777,7 @@ def _models(minor: str) -> _Models:
     return _Models(models.read(source.name))
 
 
-def builtin(api_version: str, kind: str, version: str = DEFAULT_VERSION) -> Schema:
+def builtin(api_version: str, kind: str, version: str = LIVE_RELEASE) -> Schema:
     """The schema of a built-in kind, as the apiserver's type converter finds it by
     ``x-kubernetes-group-version-kind``. ``version`` is a Kubernetes minor (``1.33.13`` counts as 1.33)."""
     models = _models(".".join(version.removeprefix("v").split(".")[:2]))
@@ -795,7 +795,7 @@ _CUSTOM_ROOT = "patchconf.custom.Root"
 
 
 def custom_resource(definitions: Mapping[str, Any] | None = None, root: str | None = None,
-                    version: str = DEFAULT_VERSION) -> Schema:
+                    version: str = LIVE_RELEASE) -> Schema:
     """The schema a CRD's objects are applied with: its structural schema (``definitions`` and
     ``root``, a named schema's) or none (preserve-unknown-fields), with ``metadata`` always the
     real ObjectMeta and apiVersion/kind strings, as apiextensions' ``BuildOpenAPIV3`` adds them."""
@@ -828,7 +828,7 @@ def _freeze(definitions: Mapping[str, Any] | None) -> str:
     return json.dumps(definitions, sort_keys=True) if definitions else ""
 
 
-def named_custom_resource(path: str | os.PathLike, version: str = DEFAULT_VERSION) -> Schema:
+def named_custom_resource(path: str | os.PathLike, version: str = LIVE_RELEASE) -> Schema:
     """:func:`custom_resource` of a named schema file (read once)."""
     return _named_custom_resource(Path(path).resolve(), ".".join(version.split(".")[:2]))
 

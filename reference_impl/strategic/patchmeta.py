@@ -36,11 +36,11 @@ from typing import Any
 import yaml
 
 from patchconf.reference_impl.errors import ListOfLists, NoStrategicSchema, TypeMismatch
+from patchconf.reference_impl.releases import CORPUS_RELEASE
 
 # libyaml when PyYAML has it: the same documents as its pure-Python SafeLoader, ten times sooner.
 _SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-DEFAULT_VERSION = "1.32"
 SCHEMAS_DIR = Path(__file__).resolve().parents[2] / "cases" / "schemas"
 
 # What Go reports when code calls a method on a nil interface: the OpenAPI provider hands
@@ -421,7 +421,7 @@ def _retired_kind(definitions: _Definitions, group: str, group_version: str, kin
     return None
 
 
-def builtin_patch_meta(api_version: str, kind: str, version: str = DEFAULT_VERSION) -> PatchMeta:
+def builtin_patch_meta(api_version: str, kind: str, version: str = CORPUS_RELEASE) -> PatchMeta:
     """The patch metadata of built-in ``kind`` of ``api_version`` at Kubernetes ``version``.
 
     The kinds are those kubectl can patch locally: the definitions' kinds, less

@@ -12,6 +12,7 @@ import copy
 
 import pytest
 
+from patchconf.reference_impl.releases import LIVE_RELEASE
 from patchconf.reference_impl.ssa import apiserver
 from patchconf.reference_impl.ssa.csaupgrade import (
     LAST_APPLIED_FIELD,
@@ -20,7 +21,7 @@ from patchconf.reference_impl.ssa.csaupgrade import (
     upgrade_managed_fields_patch,
 )
 from patchconf.reference_impl.ssa.fieldpath import FieldSet, make_path
-from patchconf.reference_impl.ssa.schema import DEFAULT_VERSION, builtin
+from patchconf.reference_impl.ssa.schema import builtin
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 ANNOTATION_FIELDS = {"f:annotations": {".": {}, f"f:{LAST_APPLIED}": {}}}
@@ -142,7 +143,7 @@ def test_unreadable_fields_of_an_entry_to_fold_are_an_error():
 
 # --- the steps (patchconf.reference_impl.ssa.migration) ----------------------------------------------------
 
-CM_SCHEMA = builtin("v1", "ConfigMap", DEFAULT_VERSION)  # the built-in kind, decoded through its Go type
+CM_SCHEMA = builtin("v1", "ConfigMap", LIVE_RELEASE)  # the built-in kind, decoded through its Go type
 LAST_APPLIED_AB = ('{"apiVersion":"v1","data":{"a":"1","b":"2"},"kind":"ConfigMap",'
                    '"metadata":{"annotations":{},"name":"cm","namespace":"default"}}\n')
 

@@ -13,11 +13,12 @@ import copy
 import pytest
 
 from patchconf.reference_impl.kubernetes_object import resource_plural
+from patchconf.reference_impl.releases import LIVE_RELEASE
 from patchconf.reference_impl.ssa import apiserver
 from patchconf.reference_impl.ssa.kubectl_client_apply import missing_annotation_warning
-from patchconf.reference_impl.ssa.schema import DEFAULT_VERSION, builtin
+from patchconf.reference_impl.ssa.schema import builtin
 
-CM_SCHEMA = builtin("v1", "ConfigMap", DEFAULT_VERSION)
+CM_SCHEMA = builtin("v1", "ConfigMap", LIVE_RELEASE)
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 CSA = "kubectl-client-side-apply"
 ANNOTATION_FIELDS = {"f:annotations": {".": {}, f"f:{LAST_APPLIED}": {}}}

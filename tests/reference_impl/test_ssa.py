@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from patchconf.reference_impl.releases import LIVE_RELEASE
 from patchconf.reference_impl.ssa import apiserver
 from patchconf.reference_impl.ssa.fieldpath import FieldSet, PathElement, make_path, path_string
 from patchconf.reference_impl.ssa.managedfields import manager_identifier
-from patchconf.reference_impl.ssa.schema import DEFAULT_VERSION, builtin, from_openapi
+from patchconf.reference_impl.ssa.schema import builtin, from_openapi
 from patchconf.reference_impl.ssa.typed import TypedValue
 
 CASES = Path(__file__).resolve().parents[2] / "cases"
@@ -120,7 +121,7 @@ def _configmap(data, **metadata):
     return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm", **metadata}, "data": data}
 
 
-CM_SCHEMA = builtin("v1", "ConfigMap", DEFAULT_VERSION)  # the built-in kind, decoded through its Go type
+CM_SCHEMA = builtin("v1", "ConfigMap", LIVE_RELEASE)  # the built-in kind, decoded through its Go type
 
 
 def run(steps, current=None):

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import copy
 
+from patchconf.reference_impl.releases import LIVE_RELEASE
 from patchconf.reference_impl.ssa import apiserver
 from patchconf.reference_impl.ssa.qos import compute_pod_qos
-from patchconf.reference_impl.ssa.schema import DEFAULT_VERSION, builtin
+from patchconf.reference_impl.ssa.schema import builtin
 
 
 def run(api_version, kind, steps, current=None):
-    return apiserver.run_case(builtin(api_version, kind, DEFAULT_VERSION), api_version, kind,
+    return apiserver.run_case(builtin(api_version, kind, LIVE_RELEASE), api_version, kind,
                               copy.deepcopy(current), steps)
 
 
