@@ -28,6 +28,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from patchconf.harness.corpus.patch_types import PATCH_REQUEST_TYPES
 from patchconf.reference_impl.releases import CORPUS_RELEASE
 
 if TYPE_CHECKING:
@@ -307,7 +308,7 @@ class ServerSideApply:
         return stored
 
 
-PATCH_TYPES = ("json-patch", "merge-patch", "strategic")  # what ServerSideApply.patch sends, as the corpus names them
+PATCH_TYPES = PATCH_REQUEST_TYPES  # what ServerSideApply.patch sends, as the corpus names them
 
 
 def _wall_clock() -> datetime.datetime:

@@ -36,10 +36,6 @@ if TYPE_CHECKING:
 INPUT_KEYS = ("original", "current", "modified", "patch", "steps")
 EXPECTATION_KEYS = ("expected", "expected_patch", "expected_error")
 STEP_EXPECTATIONS = ("expected", "expected_managed_fields", "expected_changed", "expected_warnings", "expected_error")
-PATCH_TYPES = (
-    "json-patch", "merge-patch", "merge-patch-2way", "merge-patch-3way",
-    "strategic", "strategic-2way", "strategic-3way", "apply", "server-side-apply", "update",
-)
 
 
 class Purpose(enum.Enum):

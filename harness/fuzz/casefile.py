@@ -18,15 +18,13 @@ from typing import Any
 
 from patchconf.harness.corpus.caseedit import Quoted, item_lines, member_lines
 from patchconf.harness.corpus.cases import INPUT_KEYS, Purpose, load_file
+from patchconf.harness.corpus.patch_types import patch_type
 from patchconf.harness.corpus.yamlio import load_text
 from patchconf.harness.fuzz.engine import Finding, FuzzRun, describe
 from patchconf.harness.provenance.verify import KUBERNETES_IMPLEMENTATIONS
 from patchconf.harness.running.runner import clip
 
 VIA = "patchconf fuzz"
-# Creating a JSON merge patch asks for the patch; the document it gives is optional (PROTOCOL.md),
-# and the corpus's cases of these types state only the patch.
-PATCH_ONLY_TYPES = frozenset({"merge-patch-2way", "merge-patch-3way"})
 
 
 class NotWritable(Exception):
@@ -49,7 +47,7 @@ def case_data(run: FuzzRun, finding: Finding, implementation: str) -> dict[str, 
             data[key] = case.raw[key]
     data.update({key: case.raw[key] for key in INPUT_KEYS if key in case.raw})
     members = dict(finding.verdict.members)  # the expectation (for a step sequence: the steps with theirs)
-    if case.type in PATCH_ONLY_TYPES:
+    if patch_type(case.type).states_only_patch:
         members.pop("expected", None)
     data.update(members)
     version = run.truth_version.removeprefix("v")

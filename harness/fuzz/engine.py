@@ -32,6 +32,7 @@ from typing import Any
 
 from patchconf.harness.corpus.cases import ABSENT, INPUT_KEYS, Case, Outcome, SchemaRef
 from patchconf.harness.corpus.compare import json_equal
+from patchconf.harness.corpus.patch_types import patch_type
 from patchconf.harness.fuzz import choices, livetruth
 from patchconf.harness.fuzz.behaviours import behaviour_ids
 from patchconf.harness.fuzz.divergences import Divergence, covering
@@ -51,11 +52,9 @@ DIVERGES = "known divergence"
 # answers seen 1 time in 6 slip past 24 asks about 1 run in 80, past 64 about 1 in 100,000).
 REASKS = 64
 BATCH = 64
-CREATED_PATCH_TYPES = frozenset({"merge-patch-2way", "merge-patch-3way", "strategic-2way", "strategic-3way"})
-# Targets that, as kubectl does, read the result of patching a Kubernetes object back as one,
-# and the patch types they do it for.
+# Targets that, as kubectl does, read the result of a PATCH request's body on a Kubernetes
+# object back as one.
 OBJECT_READERS = frozenset({"reference", "kubectl"})
-READ_BACK_TYPES = frozenset({"json-patch", "merge-patch", "strategic"})
 # Shrinking one disagreement: Hypothesis' candidates, then members removed one at a time.
 # Shrinking is bounded by the candidates it judges, never by the clock: the same seed must give
 # the same minimal cases on a busy machine as on an idle one.
@@ -256,7 +255,7 @@ def _verdict(case: Case, target: Target, truth: Target, truth_answer: Actual | E
         steps = [{**step, **added} for step, added in zip(case.inputs["steps"], step_members, strict=True)]
         members = {"steps": steps}
     judged_members = as_read_back(case, target, members)
-    if case.type in CREATED_PATCH_TYPES and isinstance(answer, Actual) and answer.error is None \
+    if patch_type(case.type).creates_patch and isinstance(answer, Actual) and answer.error is None \
             and answer.document is ABSENT:
         judged_members.pop("expected", None)  # the patched document is optional where a patch is created
     expected = case.with_members(judged_members)
@@ -286,7 +285,7 @@ def as_read_back(case: Case, target: Target, members: dict[str, Any]) -> dict[st
     strategic/directive-delete.yaml::delete-root-leaves-no-object); ``upstream`` answers for the
     patch library alone, which returns the document as it is.
     """
-    if target.info.family not in OBJECT_READERS or case.type not in READ_BACK_TYPES \
+    if target.info.family not in OBJECT_READERS or not patch_type(case.type).patch_request \
             or "expected" not in members or not _is_object(case.inputs.get("original")):
         return dict(members)
     document = members["expected"]
@@ -311,7 +310,7 @@ def as_kubectl_passes_it(case: Case, target: Target) -> Case:
     strategic/numbers.yaml::float-merge-key-in-original-matches-on-kubectl-only). The truth is
     then asked about the same bytes the library sees under kubectl."""
     original = case.inputs.get("original")
-    if target.info.family not in OBJECT_READERS or case.type not in READ_BACK_TYPES or not _is_object(original):
+    if target.info.family not in OBJECT_READERS or not patch_type(case.type).patch_request or not _is_object(original):
         return case
     written = through_go_json(original)
     if json.dumps(written) == json.dumps(original):

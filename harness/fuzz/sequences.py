@@ -41,7 +41,7 @@ MANAGERS = ["alice", "bob", "carol"]
 KIND_ORDER = ["ConfigMap", "Deployment", "Service", "StatefulSet", "DaemonSet", "Job", "CronJob", "Pod", "Secret",
               "ServiceAccount", "Ingress", "HorizontalPodAutoscaler", "PodDisruptionBudget", "NetworkPolicy", "Role",
               "RoleBinding", "PersistentVolumeClaim", "Database"]
-PATCH_TYPES = ["merge-patch", "strategic", "json-patch"]
+PATCH_TYPES = ["merge-patch", "strategic", "json-patch"]  # the PATCH request types, in the order seeds pick
 # Kinds whose registry serves the scale subresource (ScaleREST).
 SCALED_KINDS = ("Deployment", "StatefulSet", "ReplicaSet", "ReplicationController")
 DRY_RUN_CHANCE = 0.1

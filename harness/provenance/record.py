@@ -23,13 +23,13 @@ from typing import Any
 from patchconf.harness.corpus.caseedit import CaseAddition, EditError, Quoted, add_to_cases
 from patchconf.harness.corpus.cases import ABSENT, Case, Purpose, load_file
 from patchconf.harness.corpus.compare import show
+from patchconf.harness.corpus.patch_types import patch_type
 from patchconf.harness.provenance.verify import Judgement, judge_name, verify
 from patchconf.harness.running.runner import UNCLASSIFIED
 from patchconf.harness.targets.base import Actual, ActualError, Target, TargetCrash, TargetDeclined
 
 RECORDED, DISAGREED, UNANSWERED = "recorded", "disagreed", "unanswered"
 # Types whose answer is a created patch (kubectl apply's: the patch it sends), written as expected_patch.
-PATCH_CREATING_TYPES = frozenset({"merge-patch-2way", "strategic-2way", "merge-patch-3way", "strategic-3way", "apply"})
 FRAGMENT_LENGTH = 60
 
 
@@ -171,7 +171,7 @@ def expectation_members(case: Case, actual: Actual, judge: Target) -> tuple[dict
         return {"expected_error": _error_expectation(actual.error, messages, actual.unchanged)}, ()
     members: dict[str, Any] = {}
     creates = case.type == "apply" and case.inputs.get("current") is None  # kubectl apply creating: no patch
-    if case.type in PATCH_CREATING_TYPES and not creates:
+    if patch_type(case.type).states_patch and not creates:
         if actual.patch is ABSENT:
             raise Unrecordable("the answer has no created patch")
         members["expected_patch"] = in_order_of(actual.patch, case.inputs.get("modified"))

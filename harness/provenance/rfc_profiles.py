@@ -23,13 +23,12 @@ from typing import Any
 from patchconf.harness import SOURCE_ROOT, counted
 from patchconf.harness.corpus.cases import ABSENT, Case, Outcome
 from patchconf.harness.corpus.compare import json_equal, show
+from patchconf.harness.corpus.patch_types import patch_type
 from patchconf.harness.running.runner import FAIL, PASS, Result, run_cases
 from patchconf.harness.targets import TargetUnavailable, make_target
 
 # merge-patch-2way: RFC 7396 defines no creation, but any patch it creates must apply (section 2) to the
 # modified document, which the libraries' creators do
-RFC_PATCH_TYPES = ("json-patch", "merge-patch", "merge-patch-2way")
-CREATED = ("merge-patch-2way",)  # types whose answer is the patch created
 ADAPTERS = SOURCE_ROOT / "adapters"
 
 
@@ -179,13 +178,13 @@ def check_rfc_profiles(cases: Sequence[Case], libraries: Iterable[RfcLibrary] = 
             for result in run_cases(selected, target):
                 if _answered(result):
                     answers.setdefault(result.case.id, []).append(
-                        Answer(label, library.language, result.actual, result.case.type in CREATED))
+                        Answer(label, library.language, result.actual, patch_type(result.case.type).creates_patch))
         finally:
             target.close()
-    kinds = {case.type for case in cases if case.type in RFC_PATCH_TYPES}
+    kinds = {case.type for case in cases if patch_type(case.type).rfc}
     check.unchecked_types = sorted(kind for kind in kinds if len(languages.get(kind, ())) < 2)
     for case in cases:
-        if case.type not in RFC_PATCH_TYPES or case.type in check.unchecked_types:
+        if not patch_type(case.type).rfc or case.type in check.unchecked_types:
             continue
         agreed = consensus(answers.get(case.id, []))
         if agreed is None:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from patchconf.harness.corpus.cases import ABSENT, Case, Outcome
+from patchconf.harness.corpus.patch_types import patch_type
 
 KUBERNETES_PROFILE = "kubernetes"
 RFC_PROFILE = "rfc"
@@ -172,7 +173,7 @@ class Target(ABC):
             return f"{self.name} does not run {case.type!r} cases"
         schema = case.effective_schema()
         kind = "none" if schema is None else ("named" if schema.named else "builtin")
-        if case.type in {"json-patch", "merge-patch", "merge-patch-2way"}:  # schema-free: none is sent
+        if patch_type(case.type).rfc:  # schema-free: none is sent
             kind = "none"
         if kind not in self.info.schemas:
             label = schema.describe() if schema else "no schema"

@@ -24,6 +24,7 @@ from dataclasses import replace
 from typing import Any, TypeVar
 
 from patchconf.harness.corpus.cases import ABSENT, STEP_EXPECTATIONS, Case, Outcome, named_schema_path
+from patchconf.harness.corpus.patch_types import patch_type
 from patchconf.harness.corpus.yamlio import load_path
 from patchconf.harness.targets.base import (
     ANSWERS,
@@ -315,7 +316,7 @@ def request_case(case: Case) -> dict[str, Any]:
     if case.options:
         data["options"] = dict(case.options)
     schema = case.effective_schema()
-    if schema is not None and case.type not in ("json-patch", "merge-patch", "merge-patch-2way"):
+    if schema is not None and not patch_type(case.type).rfc:
         if schema.named:
             path = named_schema_path(schema.named)
             document = load_path(path) if path else {}

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from patchconf.harness.corpus.cases import Case
+from patchconf.harness.corpus.patch_types import PATCH_REQUEST_TYPES, patch_type
 from patchconf.harness.targets import bounded
 from patchconf.harness.targets.base import (
     KUBERNETES,
@@ -36,7 +37,6 @@ ENVELOPE_API_VERSION = "patchconf.dev/v1"
 ENVELOPE_KIND = "Envelope"
 ENVELOPE_FIELD = "doc"
 TIMEOUT_SECONDS = 30
-KUBECTL_TYPES = {"json-patch": "json", "merge-patch": "merge", "strategic": "strategic"}
 
 # kubectl reports errors as text; these map its wording (from evanphx/json-patch and
 # apimachinery's strategicpatch) onto patchconf's stable error classes. First match wins.
@@ -109,7 +109,7 @@ class KubectlTarget(Target):
             family="kubectl",
             category=KUBERNETES,
             version=kubectl_version(self.binary),
-            patch_types=frozenset(KUBECTL_TYPES),
+            patch_types=frozenset(PATCH_REQUEST_TYPES),
             schemas=frozenset({"builtin", "none"}),
             messages=True,
             description=f"kubectl patch --local ({self.binary})",
@@ -139,7 +139,7 @@ class KubectlTarget(Target):
         (workdir / "patch.json").write_text(json.dumps(patch), encoding="utf-8")
         command = [
             self.binary, "patch", "--local", "-f", str(workdir / "object.json"),
-            "--type", KUBECTL_TYPES[case.type], "--patch-file", str(workdir / "patch.json"),
+            "--type", patch_type(case.type).kubectl_patch, "--patch-file", str(workdir / "patch.json"),
             "-o", "json", "--show-managed-fields",  # -o json hides metadata.managedFields otherwise
         ]
         try:

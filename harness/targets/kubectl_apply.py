@@ -48,6 +48,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from patchconf.harness.corpus.cases import ABSENT, Case
+from patchconf.harness.corpus.patch_types import PATCH_REQUEST_TYPES, PATCH_TYPES
 from patchconf.harness.targets import bounded
 from patchconf.harness.targets.base import (
     KUBERNETES,
@@ -73,11 +74,8 @@ REQUEST_TIMEOUT = "30s"
 # a fifth of its CPU time, spent on memory about to be freed by exiting. Above the limit Go
 # collects all the same. Used unless the user's environment sets either.
 KUBECTL_GO_MEMORY = {"GOGC": "off", "GOMEMLIMIT": "512MiB"}
-PATCH_CONTENT_TYPES = {
-    "application/strategic-merge-patch+json": "strategic",
-    "application/merge-patch+json": "merge",
-    "application/json-patch+json": "json",
-}
+# kubectl patch --type of each PATCH request's media type
+PATCH_CONTENT_TYPES = {PATCH_TYPES[name].content_type: PATCH_TYPES[name].kubectl_patch for name in PATCH_REQUEST_TYPES}
 # OpenAPI documents kubectl asks for, deliberately answered with 404 (kubectl <= 1.27 falls
 # back from /openapi/v2 to the legacy /swagger-2.0.0.pb-v1).
 EXPECTED_NOT_FOUND = ("/openapi/v2", "/openapi/v3", "/swagger-2.0.0.pb-v1")

@@ -20,16 +20,13 @@ from typing import Any
 
 from patchconf.harness import patchconf_version
 from patchconf.harness.corpus.cases import Case, Outcome, SchemaRef, named_schema_path
+from patchconf.harness.corpus.patch_types import patch_type
 from patchconf.harness.targets.base import KUBERNETES, MODES, Actual, ActualError, Target, TargetInfo, TargetUnavailable
 from patchconf.reference_impl import json_patch, kubernetes_object, merge_patch
 from patchconf.reference_impl.errors import NoStrategicSchema, PatchError
 from patchconf.reference_impl.object_meta import check_readable_metadata
 from patchconf.reference_impl.releases import CORPUS_RELEASE, LIVE_RELEASE
 
-# The patches kubectl applies to an object it reads from a file (kubectl patch --local -f).
-KUBECTL_READS_THE_ORIGINAL = frozenset({"json-patch", "merge-patch", "strategic"})
-# Patch types a case written for a server (its targets name live) is run as the server runs them.
-SERVER_PATCH_TYPES = frozenset({"json-patch", "merge-patch", "strategic"})
 MAX_WORKERS = 4  # processes; more convert the same schemas again for little gain
 
 
@@ -84,7 +81,8 @@ class ReferenceTarget(Target):
             return self._as_a_server_stores_it(case)
         original = case.inputs.get("original")
         try:
-            if case.type in KUBECTL_READS_THE_ORIGINAL and kubernetes_object.is_object(original):
+            # kubectl patch --local -f reads the object it patches from a file
+            if patch_type(case.type).patch_request and kubernetes_object.is_object(original):
                 check_readable_metadata(original)  # kubectl patch --local -f reads it with cli-runtime
             result = self._runner_by_type[case.type](case)
             if isinstance(result, Actual):
@@ -308,7 +306,7 @@ def _named_schema_document(path: str) -> dict[str, Any]:
 
 def _written_for_a_server(case: Case) -> bool:
     """A json, merge or strategic patch case written for live describes what a server stores."""
-    return "live" in case.targets and case.type in SERVER_PATCH_TYPES
+    return "live" in case.targets and patch_type(case.type).patch_request
 
 
 def _pointer_note(exc: PatchError) -> tuple[str, ...]:

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
+from patchconf.harness.corpus.patch_types import PATCH_TYPES, names_where
+
 DEFAULT_WORKERS = 8
 UNREACHABLE_LIMIT = 3
-LIVE_TYPES = frozenset({"json-patch", "merge-patch", "strategic", "apply", "server-side-apply", "update"})
+LIVE_TYPES = names_where(lambda patch_type: patch_type.on_a_server)
 # types whose outcome depends on a schema, other than server-side apply (JSON patch and merge patch need none)
-SCHEMA_TYPES = frozenset({"strategic", "apply", "update"})
-CONTENT_TYPES = {
-    "json-patch": "application/json-patch+json",
-    "merge-patch": "application/merge-patch+json",
-    "strategic": "application/strategic-merge-patch+json",
-    "server-side-apply": "application/apply-patch+yaml",
-}
+SCHEMA_TYPES = names_where(lambda patch_type: patch_type.on_a_server and not patch_type.rfc) - {"server-side-apply"}
+CONTENT_TYPES = {name: patch_type.content_type for name, patch_type in PATCH_TYPES.items() if patch_type.content_type}
 SETUP_MANAGER = "patchconf-setup"
 SERVER_OWNED_METADATA = ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields",
                          "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds")
