@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from patchconf.harness import (
-    SOURCE_ROOT,
     corpus_description,
     counted,
     default_cases_dir,
@@ -842,7 +841,7 @@ def _judges(args: argparse.Namespace) -> list:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     from patchconf.harness.corpus.cases import Purpose
-    from patchconf.harness.provenance.verify import missing_provenance, record, verify
+    from patchconf.harness.provenance.verify import missing_provenance, verify
 
     # Cases under verification may lack provenance: --write is what records it.
     corpus = load_corpus(args.cases or [default_cases_dir()], Purpose.VERIFY)
@@ -883,8 +882,14 @@ def cmd_verify(args: argparse.Namespace) -> int:
           f"{counted(len(missing), 'confirmation')} not yet recorded"
           + (f", {counted(len(corpus.errors), 'load error')}" if corpus.errors else ""))
     if args.write and missing:
-        changed = record(missing, SOURCE_ROOT)
-        print(f"recorded {len(missing)} confirmations in {len(changed)} files")
+        from patchconf.harness.provenance.record import write_confirmations
+
+        changes = write_confirmations(missing)
+        failed = {change.path: change.error for change in changes if change.error}
+        for path, error in failed.items():
+            print(f"NOT WRITTEN: {path}: {error}")
+        written = [c for c in missing if c.case.path not in failed]
+        print(f"recorded {len(written)} confirmations in {len(changes) - len(failed)} files")
     failed = corpus.errors or not verification.ok or (args.require_confirmation and unconfirmed) or not rfc_ok
     return 1 if failed else 0
 

@@ -1,13 +1,15 @@
 """Adding members to the cases of a case file, keeping every line that was there.
 
 ``patchconf record`` writes what Kubernetes answered into cases that stated only their
-inputs. A full YAML round trip (ruamel.yaml's included) rewrites more than it adds: on this
-corpus it turns ``null`` into an empty value and ``[{b: c}]`` into ``[b: c]``. So the file is
-edited as text instead: PyYAML's node positions say where each case (and each step of a
-server-side apply case) ends, the new members are rendered in the corpus's own style
-(flow mappings where they fit on a line, block layout where not; strings quoted wherever
-a YAML 1.1 or 1.2 reader could take them for something else) and inserted there. A case
-or step written in flow style is rewritten in block style, the only lines that change.
+inputs, and ``patchconf verify --write`` adds the judges that confirmed a case to its
+``provenance`` (or to the file's ``defaults``). A full YAML round trip (ruamel.yaml's
+included) rewrites more than it adds: on this corpus it turns ``null`` into an empty value
+and ``[{b: c}]`` into ``[b: c]``. So the file is edited as text instead: PyYAML's node
+positions say where each case (and each step of a server-side apply case, each list added
+to) ends, the new members are rendered in the corpus's own style (flow mappings where they
+fit on a line, block layout where not; strings quoted wherever a YAML 1.1 or 1.2 reader
+could take them for something else) and inserted there. A case, step or list written in
+flow style is rewritten in block style, the only lines that change.
 The result is checked: it must load back to exactly the old data plus the new members.
 """
 
@@ -16,13 +18,13 @@ from __future__ import annotations
 import copy
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
 
-from patchconf.harness.corpus.cases import INPUT_KEYS
+from patchconf.harness.corpus.cases import EXPECTATION_KEYS, INPUT_KEYS
 from patchconf.harness.corpus.yamlio import JsonYamlLoader, load_text
 
 WIDTH = 120
@@ -36,13 +38,19 @@ class EditError(Exception):
     """The file could not be edited so that it loads back to what was meant."""
 
 
+# New members go after the last of these a case has.
+MEMBERS_BEFORE = (*INPUT_KEYS, *EXPECTATION_KEYS)
+
+
 @dataclass(frozen=True)
 class CaseAddition:
-    """Members to add to one case (after its inputs) and, for a step sequence, to its steps."""
+    """Members to add to one case (after its inputs and expectation), for a step sequence to
+    its steps, and items to append to lists the case has (``{"provenance": [entry]}``)."""
 
     name: str
     members: dict[str, Any] = field(default_factory=dict)
     step_members: tuple[dict[str, Any], ...] = ()
+    appended: dict[str, list[Any]] = field(default_factory=dict)
 
 
 # --- rendering ----------------------------------------------------------------------------
@@ -114,14 +122,16 @@ def item_lines(item: Any, indent: int) -> list[str]:
 # --- editing ------------------------------------------------------------------------------
 
 
-def add_to_cases(text: str, additions: Sequence[CaseAddition], suffix: str = ".yaml") -> str:
-    """The file's text with the members added; raises EditError if that cannot be done exactly."""
+def add_to_cases(text: str, additions: Sequence[CaseAddition], suffix: str = ".yaml",
+                 defaults_appended: Mapping[str, list[Any]] | None = None) -> str:
+    """The file's text with the members added (and ``defaults_appended``'s items appended to the
+    lists of the file's ``defaults``); raises EditError if that cannot be done exactly."""
     data = load_text(text, suffix)
-    expected = _with_additions(data, additions)
+    expected = _with_additions(data, additions, defaults_appended or {})
     if suffix == ".json":
         edited = json.dumps(expected, indent=2, ensure_ascii=False) + "\n"
     else:
-        edited = _edit_yaml(text, data, additions)
+        edited = _edit_yaml(text, data, additions, defaults_appended or {})
     if _canonical(load_text(edited, suffix)) != _canonical(expected):
         raise EditError("the edited file does not load back to the old cases plus the new members")
     return edited
@@ -152,8 +162,19 @@ def _ordered(mapping: dict[str, Any], members: dict[str, Any], after: Sequence[s
     return result
 
 
-def _with_additions(data: Any, additions: Sequence[CaseAddition]) -> Any:
+def _appended(mapping: dict[str, Any], appended: Mapping[str, list[Any]], where: str) -> dict[str, Any]:
+    for key in appended:
+        if not isinstance(mapping.get(key), list):
+            raise EditError(f"{where} has no list {key!r} to add to")
+    return {key: [*value, *appended[key]] if key in appended else value for key, value in mapping.items()}
+
+
+def _with_additions(data: Any, additions: Sequence[CaseAddition], defaults_appended: Mapping[str, list[Any]]) -> Any:
     result = copy.deepcopy(data)
+    if defaults_appended:
+        defaults = result.get("defaults") if isinstance(result, dict) else None
+        result["defaults"] = _appended(defaults if isinstance(defaults, dict) else {}, defaults_appended,
+                                       "the file's defaults")
     for addition in additions:
         index = _case_index(result, addition.name)
         case = result["cases"][index]
@@ -168,7 +189,8 @@ def _with_additions(data: Any, additions: Sequence[CaseAddition]) -> Any:
                 if any(key in step for key in members):
                     raise EditError(f"a step of case {addition.name!r} already states {', '.join(members)}")
             case["steps"] = [{**step, **members} for step, members in zip(steps, addition.step_members, strict=True)]
-        result["cases"][index] = _ordered(case, addition.members, INPUT_KEYS)
+        case = _appended(case, copy.deepcopy(addition.appended), f"case {addition.name!r}")
+        result["cases"][index] = _ordered(case, addition.members, MEMBERS_BEFORE)
     return result
 
 
@@ -182,16 +204,22 @@ class _Edit:
     lines: list[str] = field(default_factory=list)
 
 
-def _edit_yaml(text: str, data: Any, additions: Sequence[CaseAddition]) -> str:
+def _edit_yaml(text: str, data: Any, additions: Sequence[CaseAddition],
+               defaults_appended: Mapping[str, list[Any]]) -> str:
     root = yaml.compose(text, Loader=JsonYamlLoader)
     case_nodes = _value(root, "cases")
     if not isinstance(case_nodes, yaml.SequenceNode) or case_nodes.flow_style:
         raise EditError("the file's cases are not a block sequence; edit it by hand")
-    expected = _with_additions(data, additions)
+    expected = _with_additions(data, additions, defaults_appended)
     lines = text.splitlines(keepends=True)
     if lines and not lines[-1].endswith("\n"):
         lines[-1] += "\n"
     edits: list[_Edit] = []
+    defaults_node = _value(root, "defaults")
+    if defaults_appended:
+        if not isinstance(defaults_node, yaml.MappingNode) or defaults_node.flow_style:
+            raise EditError("the file's defaults are not a block mapping; edit it by hand")
+        edits += _list_appends(defaults_node, expected["defaults"], defaults_appended, lines)
     for addition in additions:
         index = _case_index(data, addition.name)
         node = case_nodes.value[index]
@@ -208,10 +236,11 @@ def _edit_yaml(text: str, data: Any, additions: Sequence[CaseAddition]) -> str:
                     edits.append(_replacement(step_node, step))
                 else:
                     edits.append(_insertion(step_node, list(step_node.value), members, 0, lines))
+        edits += _list_appends(node, expected["cases"][index], addition.appended, lines)
         if addition.members:
             pairs = list(node.value)
-            inputs = [i for i, (key, _) in enumerate(pairs) if key.value in INPUT_KEYS]
-            last = inputs[-1] if inputs else len(pairs) - 1
+            before = [i for i, (key, _) in enumerate(pairs) if key.value in MEMBERS_BEFORE]
+            last = before[-1] if before else len(pairs) - 1
             edits.append(_insertion(node, pairs[: last + 1], addition.members, 1, lines))
     for edit in sorted(edits, reverse=True):
         if edit.end_line < 0:
@@ -238,6 +267,26 @@ def _insertion(node: yaml.MappingNode, pairs: list[tuple[yaml.Node, yaml.Node]],
     indent = node.value[0][0].start_mark.column
     key, value = pairs[-1]
     return _Edit(_last_line(value, key, lines) + 1, 0, order, lines=block_lines(members, indent))
+
+
+def _list_appends(node: yaml.MappingNode, value: dict[str, Any], appended: Mapping[str, list[Any]],
+                  lines: list[str]) -> list[_Edit]:
+    """Items added after the last item of each block list ``appended`` names; a list in flow
+    style is rewritten whole (in block style where it no longer fits on its line)."""
+    edits = []
+    for key_node, list_node in node.value:
+        if key_node.value not in appended or not appended[key_node.value]:
+            continue
+        items = appended[key_node.value]
+        if isinstance(list_node, yaml.SequenceNode) and not list_node.flow_style and list_node.value:
+            column = list_node.start_mark.column  # the first item's dash
+            new = [line for item in items for line in item_lines(item, column)]
+            edits.append(_Edit(_last_line(list_node, key_node, lines) + 1, 0, 0, lines=new))
+        else:
+            column = key_node.start_mark.column
+            edits.append(_Edit(key_node.start_mark.line, column, 2, list_node.end_mark.line, list_node.end_mark.column,
+                               member_lines(key_node.value, value[key_node.value], column)))
+    return edits
 
 
 def _replacement(node: yaml.Node, value: dict[str, Any]) -> _Edit:

@@ -9,6 +9,9 @@ whether it wrote, or its error with the conflicts. That candidate is then verifi
 for the case and both answers are shown; otherwise the expectation is written, with a
 provenance entry for every judge that confirmed it (see :mod:`patchconf.harness.corpus.caseedit` for how
 the file keeps its comments and layout).
+
+``patchconf verify --write`` records here too (:func:`write_confirmations`): the judges that
+confirmed a case's own expectation join its provenance.
 """
 
 from __future__ import annotations
@@ -24,12 +27,12 @@ from patchconf.harness.corpus.caseedit import CaseAddition, EditError, Quoted, a
 from patchconf.harness.corpus.cases import ABSENT, Case, Purpose, load_file
 from patchconf.harness.corpus.compare import show
 from patchconf.harness.corpus.patch_types import patch_type
-from patchconf.harness.provenance.verify import Judgement, judge_name, verify
+from patchconf.harness.corpus.yamlio import load_text
+from patchconf.harness.provenance.verify import VIA, Confirmation, Judgement, judge_name, verify
 from patchconf.harness.running.runner import UNCLASSIFIED
 from patchconf.harness.targets.base import Actual, ActualError, Target, TargetCrash, TargetDeclined
 
 RECORDED, DISAGREED, UNANSWERED = "recorded", "disagreed", "unanswered"
-# Types whose answer is a created patch (kubectl apply's: the patch it sends), written as expected_patch.
 FRAGMENT_LENGTH = 60
 
 
@@ -53,9 +56,8 @@ class Recording:
     confirmed_by: tuple[str, ...] = ()  # judges and versions, e.g. "kubectl-apply 1.32.4"
 
     def addition(self) -> CaseAddition:
-        provenance = [{key: value if key == "implementation" else Quoted(value) for key, value in entry.items()}
-                      for entry in self.provenance]
-        return CaseAddition(self.case.name, {**self.members, "provenance": provenance}, self.step_members)
+        return CaseAddition(self.case.name, {**self.members, "provenance": [quoted(e) for e in self.provenance]},
+                            self.step_members)
 
     def lines(self) -> list[str]:
         """What to tell the contributor about this case (the diff is shown separately)."""
@@ -91,6 +93,20 @@ class FileChange:
                                             fromfile=f"a/{self.shown}", tofile=f"b/{self.shown}"))
 
 
+def provenance_entry(confirmation: Confirmation) -> dict[str, str]:
+    """The provenance entry of a confirmation, its version as the corpus writes it ("1.33.13", not a
+    server's "v1.33.13")."""
+    via = confirmation.via or VIA.get(confirmation.implementation, confirmation.implementation)
+    return {"implementation": confirmation.implementation, "version": confirmation.version.removeprefix("v"),
+            "via": via}
+
+
+def quoted(entry: dict[str, str]) -> dict[str, str]:
+    """A provenance entry as the corpus writes it: its version and via in double quotes."""
+    return {key: Quoted(value) if key != "implementation" and isinstance(value, str) else value
+            for key, value in entry.items()}
+
+
 # --- asking ---------------------------------------------------------------------------------
 
 
@@ -123,10 +139,8 @@ def record_cases(cases: Sequence[Case], judges: Sequence[Target]) -> list[Record
             recordings[case.id] = Recording(case, UNANSWERED, answered_by=by, answer=answer.to_json(),
                                             reasons=("no judge confirmed the answer when asked again",))
         else:
-            # versions as the corpus writes them: "1.33.13", not a server's "v1.33.13"
-            provenance = tuple({(c.implementation, c.version, c.via): {
-                "implementation": c.implementation, "version": c.version.removeprefix("v"), "via": c.via}
-                for c in confirmations}.values())
+            provenance = tuple({(c.implementation, c.version, c.via): provenance_entry(c)
+                                for c in confirmations}.values())
             recordings[case.id] = Recording(case, RECORDED, members, step_members, provenance, by,
                                             answer.to_json(), confirmed_by=tuple(c.by for c in confirmations))
     return [recordings[case.id] for case in cases]
@@ -386,3 +400,65 @@ def write_recordings(recordings: Sequence[Recording], dry_run: bool = False) -> 
                 continue
         changes.append(FileChange(path, shown, before, after))
     return changes
+
+
+def write_confirmations(confirmations: Sequence[Confirmation], dry_run: bool = False) -> list[FileChange]:
+    """Add the confirmations to their cases' provenance (unless ``dry_run``); returns each file's change.
+
+    A confirmation shared by every case that takes the file's default provenance goes into
+    ``defaults``; otherwise the case gets its own entry (a case that took the default gets its
+    own list: the default's entries, then the new ones). A file the edit cannot be made in
+    exactly is left as it was: its change carries the reason.
+    """
+    by_file: dict[Path, list[Confirmation]] = {}
+    for confirmation in confirmations:
+        if confirmation.case.path is not None:
+            by_file.setdefault(confirmation.case.path, []).append(confirmation)
+    changes = []
+    for path, entries in by_file.items():
+        shown = entries[0].case.file
+        before = path.read_text(encoding="utf-8")
+        try:
+            additions, to_defaults = _provenance_additions(load_text(before, path.suffix), entries)
+            after = add_to_cases(before, additions, path.suffix, defaults_appended=to_defaults)
+        except EditError as exc:
+            changes.append(FileChange(path, shown, before, before, f"{exc}; nothing written to it"))
+            continue
+        if not dry_run:
+            path.write_text(after, encoding="utf-8")
+        changes.append(FileChange(path, shown, before, after))
+    return changes
+
+
+def _provenance_additions(data: dict[str, Any], confirmations: Sequence[Confirmation]
+                          ) -> tuple[list[CaseAddition], dict[str, list[Any]]]:
+    defaults = data.get("defaults") or {}
+    default_provenance = defaults.get("provenance") if isinstance(defaults, dict) else None
+    cases = [case for case in data.get("cases") or () if isinstance(case, dict)]
+    inheriting = {case.get("name") for case in cases if "provenance" not in case} if default_provenance else set()
+    by_entry: dict[tuple[str, str, str], set[str]] = {}
+    for confirmation in confirmations:
+        entry = provenance_entry(confirmation)
+        by_entry.setdefault((entry["implementation"], entry["version"], entry["via"]), set()).add(
+            confirmation.case.name)
+    to_defaults: list[dict[str, str]] = []
+    by_case: dict[str, list[dict[str, str]]] = {}
+    for (implementation, version, via), names in sorted(by_entry.items()):
+        entry = quoted({"implementation": implementation, "version": version, "via": via})
+        if inheriting and inheriting <= names:
+            to_defaults.append(entry)
+            names = names - inheriting
+        for name in sorted(names):
+            by_case.setdefault(name, []).append(entry)
+    additions = []
+    for case in cases:
+        added = by_case.get(case.get("name"))
+        if not added:
+            continue
+        if "provenance" in case:
+            additions.append(CaseAddition(case["name"], appended={"provenance": added}))
+        else:  # it took the default: its own list keeps what the default says, with what it says now
+            own = [quoted(entry) if isinstance(entry, dict) else entry for entry in default_provenance or ()]
+            own += to_defaults + added
+            additions.append(CaseAddition(case["name"], {"provenance": own}))
+    return additions, ({"provenance": to_defaults} if to_defaults else {})

@@ -4,22 +4,18 @@ Every case runs on the judges (the ``upstream`` target and, where they apply, ku
 kubectl apply and a live server). A judge that agrees with the case's own expectation is
 recorded in the case's ``provenance`` (``--write``); a judge that contradicts a case
 without a declared divergence fails verification. Every verdict names its judge and the
-judge's version. Provenance is added by a small textual edit, checked by reloading the
-file, so comments, quoting and layout survive.
+judge's version. :func:`patchconf.harness.provenance.record.write_confirmations` writes
+the confirmations into the case files.
 """
 
 from __future__ import annotations
 
-import copy
-import json
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from patchconf.harness.corpus.cases import Case
-from patchconf.harness.corpus.yamlio import load_text
 from patchconf.harness.running.runner import ERROR, FAIL, PASS, SKIP, UNCLASSIFIED, Result, run_cases
 from patchconf.harness.targets.base import Target
 
@@ -168,124 +164,3 @@ def missing_provenance(verification: Verification) -> list[Confirmation]:
         if (confirmation.implementation, confirmation.version.lstrip("v")) not in recorded:
             missing.append(confirmation)
     return missing
-
-
-def record(confirmations: Sequence[Confirmation], repo_root: Path) -> list[Path]:
-    """Add the confirmations to the case files' provenance; returns the files changed.
-
-    A confirmation shared by every case that takes the file's default provenance goes into
-    ``defaults``; otherwise the case gets (a copy of the default and) its own entry. The
-    edit is textual, so layout and comments stay as written, and it is checked: the file
-    must load back to exactly the old data plus the new entries, or it is left untouched.
-    """
-    by_file: dict[str, list[Confirmation]] = defaultdict(list)
-    for confirmation in confirmations:
-        by_file[confirmation.case.file].append(confirmation)
-    changed = []
-    for file, entries in sorted(by_file.items()):
-        path = entries[0].case.path or repo_root / file
-        before = path.read_text(encoding="utf-8")
-        after, expected = _edited(before, entries)
-        if load_text(after) != expected:
-            raise RecordError(f"{file}: its layout is not one the provenance editor understands; edit it by hand")
-        path.write_text(after, encoding="utf-8")
-        changed.append(path)
-    return changed
-
-
-class RecordError(Exception):
-    pass
-
-
-def _entry_text(implementation: str, version: str, via: str) -> str:
-    escaped = via.replace('"', '\\"')
-    return f'{{implementation: {implementation}, version: "{version.removeprefix("v")}", via: "{escaped}"}}'
-
-
-def _entry(implementation: str, version: str, via: str) -> dict[str, str]:
-    # one form for every judge ("1.33.13"): a server says "v1.33.13", record writes it without the "v"
-    return {"implementation": implementation, "version": version.removeprefix("v"), "via": via}
-
-
-def _edited(text: str, entries: Sequence[Confirmation]) -> tuple[str, dict]:
-    data = load_text(text)
-    expected = copy.deepcopy(data)
-    defaults = expected.get("defaults") or {}
-    inheriting = {case["name"] for case in data["cases"] if "provenance" not in case}
-    by_judge: dict[tuple[str, str, str], set[str]] = defaultdict(set)
-    for confirmation in entries:
-        via = confirmation.via or VIA.get(confirmation.implementation, confirmation.implementation)
-        by_judge[(confirmation.implementation, confirmation.version, via)].add(confirmation.case.name)
-    lines = text.splitlines(keepends=True)
-    for (implementation, version, via), names in sorted(by_judge.items()):
-        line = _entry_text(implementation, version, via)
-        if "provenance" in defaults and inheriting and inheriting <= names:
-            _append_to_list(lines, _defaults_span(lines), line)
-            defaults["provenance"].append(_entry(implementation, version, via))
-            names = names - inheriting
-        for name in sorted(names):
-            case = next(c for c in expected["cases"] if c["name"] == name)
-            span = _case_span(lines, name)
-            if "provenance" not in case:
-                inherited = [_flow(item) for item in defaults.get("provenance", [])]
-                _insert_block(lines, span, ["provenance:", *(f"  - {item}" for item in [*inherited, line])])
-                entry = _entry(implementation, version, via)
-                case["provenance"] = [*copy.deepcopy(defaults.get("provenance", [])), entry]
-            else:
-                _append_to_list(lines, span, line)
-                case["provenance"].append(_entry(implementation, version, via))
-    return "".join(lines), expected
-
-
-def _flow(item: dict) -> str:
-    parts = []
-    for key, value in item.items():
-        parts.append(f"{key}: " + json.dumps(str(value), ensure_ascii=False))
-    return "{" + ", ".join(parts) + "}"
-
-
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip(" "))
-
-
-def _defaults_span(lines: list[str]) -> tuple[int, int]:
-    start = next(i for i, line in enumerate(lines) if line.rstrip() == "defaults:")
-    end = next((i for i in range(start + 1, len(lines)) if lines[i].strip() and _indent(lines[i]) == 0), len(lines))
-    return start, end
-
-
-def _case_span(lines: list[str], name: str) -> tuple[int, int]:
-    pattern = re.compile(rf"^(\s*)- name: ['\"]?{re.escape(name)}['\"]?\s*$")
-    for start, line in enumerate(lines):
-        match = pattern.match(line)
-        if match:
-            depth = len(match.group(1))
-            end = next(
-                (i for i in range(start + 1, len(lines)) if lines[i].strip() and _indent(lines[i]) <= depth),
-                len(lines),
-            )
-            return start, end
-    raise RecordError(f"case {name!r} not found")
-
-
-def _append_to_list(lines: list[str], span: tuple[int, int], entry: str) -> None:
-    start, end = span
-    header = next(i for i in range(start, end) if lines[i].strip() == "provenance:")
-    depth = _indent(lines[header])
-    last = header
-    for i in range(header + 1, end):
-        if lines[i].strip() and _indent(lines[i]) <= depth and not lines[i].lstrip().startswith("- "):
-            break
-        if lines[i].strip() and _indent(lines[i]) <= depth:
-            break
-        if lines[i].strip():
-            last = i
-    item_indent = _indent(lines[header + 1]) if header + 1 < end else depth + 2
-    lines.insert(last + 1, " " * item_indent + f"- {entry}\n")
-
-
-def _insert_block(lines: list[str], span: tuple[int, int], block: list[str]) -> None:
-    start, end = span
-    depth = _indent(lines[start]) + 2
-    last = max(i for i in range(start, end) if lines[i].strip())
-    lines[last + 1:last + 1] = [" " * depth + text + "\n" for text in block]

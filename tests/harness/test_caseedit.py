@@ -125,3 +125,70 @@ def test_every_case_of_the_corpus_takes_new_members_without_a_changed_line():
         edited = add_to_cases(text, additions, path.suffix)  # checks that it loads back as meant
         matcher = difflib.SequenceMatcher(None, text.splitlines(), edited.splitlines(), autojunk=False)
         assert {tag for tag, *_ in matcher.get_opcodes()} == {"equal", "insert"}, path
+
+
+PROVENANCE = """\
+defaults:
+  type: json-patch
+  provenance:
+    - {implementation: kubectl, version: "1.32.4"}
+cases:
+  - name: own
+    description: d
+    original: {}
+    patch: []
+    expected: {}
+    provenance:   # its own
+      - {implementation: kubectl, version: "1.31.0"}
+    notes: n
+  - name: flow
+    description: d
+    original: {}
+    patch: []
+    expected: {}
+    provenance: [{implementation: kubectl, version: "1.31.0"}]  # in flow style
+"""
+
+
+def test_items_are_appended_to_the_lists_of_a_case_and_of_the_defaults():
+    entry = {"implementation": "upstream", "version": "1.32.4"}
+    edited = add_to_cases(PROVENANCE, [CaseAddition("own", appended={"provenance": [entry]})],
+                          defaults_appended={"provenance": [entry]})
+    assert edited == PROVENANCE.replace(
+        '    - {implementation: kubectl, version: "1.32.4"}\n',
+        '    - {implementation: kubectl, version: "1.32.4"}\n    - {implementation: upstream, version: "1.32.4"}\n'
+    ).replace(
+        '      - {implementation: kubectl, version: "1.31.0"}\n    notes: n\n',
+        '      - {implementation: kubectl, version: "1.31.0"}\n      - {implementation: upstream, version: "1.32.4"}\n'
+        '    notes: n\n')
+
+
+def test_a_list_in_flow_style_is_rewritten_whole_keeping_its_comment():
+    edited = add_to_cases(PROVENANCE, [CaseAddition("flow", appended={"provenance": [{"implementation": "upstream"}]})])
+    assert edited.endswith('    provenance:  # in flow style\n      - {implementation: kubectl, version: "1.31.0"}\n'
+                           "      - {implementation: upstream}\n")
+
+
+def test_items_for_a_list_that_is_not_there_are_refused():
+    with pytest.raises(EditError, match="case 'own' has no list 'steps' to add to"):
+        add_to_cases(PROVENANCE, [CaseAddition("own", appended={"steps": [{}]})])
+    with pytest.raises(EditError, match="the file's defaults has no list 'tags' to add to"):
+        add_to_cases(PROVENANCE, [], defaults_appended={"tags": ["JP-ADD"]})
+
+
+def test_every_provenance_list_of_the_corpus_takes_an_entry_without_a_changed_line():
+    from pathlib import Path
+
+    from patchconf.harness.corpus.cases import iter_case_files
+
+    entry = {"implementation": "upstream", "version": "1.32.4", "via": "a judge"}
+    cases = Path(__file__).resolve().parents[2] / "cases"
+    for path in iter_case_files([cases]):
+        text = path.read_text(encoding="utf-8")
+        data = load_text(text, path.suffix)
+        additions = [CaseAddition(case["name"], appended={"provenance": [entry]})
+                     for case in data["cases"] if "provenance" in case]
+        defaults = {"provenance": [entry]} if "provenance" in (data.get("defaults") or {}) else None
+        edited = add_to_cases(text, additions, path.suffix, defaults_appended=defaults)
+        matcher = difflib.SequenceMatcher(None, text.splitlines(), edited.splitlines(), autojunk=False)
+        assert {tag for tag, *_ in matcher.get_opcodes()} <= {"equal", "insert"}, path

@@ -1,6 +1,7 @@
 from patchconf.harness.cli import main
 from patchconf.harness.corpus.cases import load_file
-from patchconf.harness.provenance.verify import Confirmation, missing_provenance, record, verify
+from patchconf.harness.provenance.record import write_confirmations
+from patchconf.harness.provenance.verify import Confirmation, missing_provenance, verify
 from patchconf.harness.targets.base import Actual, ActualError
 
 CASES = """\
@@ -44,7 +45,7 @@ def test_verify_records_confirmations_without_disturbing_the_file(write_case_fil
     root = path.parents[2]
     relative = [Confirmation(c.case.__class__(**{**c.case.__dict__, "file": str(path.relative_to(root))}),
                              c.implementation, c.version) for c in missing]
-    record(relative, root)
+    write_confirmations(relative)
     text = path.read_text()
     assert "# a comment that must survive" in text
     reloaded, errors = load_file(path)
@@ -66,6 +67,19 @@ def test_an_unclassified_rejection_neither_confirms_nor_contradicts(write_case_f
     verification = verify(cases, [judge])
     assert verification.ok
     assert [(c.case.name, c.implementation) for c in verification.confirmations] == [("two", "upstream")]
+
+
+def test_a_case_taking_the_default_confirmed_alone_gets_its_own_list_and_the_default_stays(write_case_file):
+    own = '    provenance:\n      - {implementation: kubectl, version: "1.31.0"}\n'
+    path = write_case_file("json-patch/inherit.yaml", CASES.replace(own, ""))
+    cases, _ = load_file(path)
+    (change,) = write_confirmations([Confirmation(cases[0], "upstream", "1.32.4", "the judge")])
+    assert change.error == ""
+    reloaded, errors = load_file(path)
+    assert errors == []
+    assert [[(p["implementation"], p["version"]) for p in case.provenance] for case in reloaded] == [
+        [("kubectl", "1.32.4"), ("upstream", "1.32.4")], [("kubectl", "1.32.4")]]
+    assert path.read_text().count("{implementation: kubectl, version: \"1.32.4\"}") == 2
 
 
 NEW_FILE = """\
