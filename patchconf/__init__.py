@@ -241,7 +241,7 @@ class ServerSideApply:
     @property
     def object(self) -> dict[str, Any] | None:
         """The stored object (a copy), with its managedFields; ``None`` before it exists."""
-        from patchconf.reference_impl.ssa.typed import json_copy
+        from patchconf.reference_impl.govalue.decoded import json_copy
 
         return None if self._store.live is None else _times_as_rfc3339(json_copy(self._store.live))
 
@@ -300,7 +300,7 @@ class ServerSideApply:
             raise result.error
         self.changed = result.changed
         if step.get("dry_run"):  # what would be stored, which the store did not keep
-            from patchconf.reference_impl.ssa.typed import json_copy
+            from patchconf.reference_impl.govalue.decoded import json_copy
 
             return _times_as_rfc3339(json_copy(result.answer))
         stored = self.object

@@ -6,5 +6,6 @@ merge patch: applying, and creating two- and three-way patches in ``strategic.cr
 each reproducing the library Kubernetes uses; :mod:`~patchconf.reference_impl.kubectl_apply` is
 kubectl's client-side apply flow around them. Typed errors are in
 :mod:`~patchconf.reference_impl.errors`, JSON Pointer helpers in :mod:`~patchconf.reference_impl.jsonpointer`,
-Go's JSON text in :mod:`~patchconf.reference_impl.go_json`.
+and everything that stands in for Go's values and runtime (JSON copy and equality, ``%v``,
+``strconv.Quote``, ``encoding/json``, sort, YAML, slice growth) in :mod:`~patchconf.reference_impl.govalue`.
 """

@@ -48,7 +48,7 @@ from patchconf.reference_impl.errors import (
     PathNotFound,
     TestFailed,
 )
-from patchconf.reference_impl.go_json import strconv_quote
+from patchconf.reference_impl.govalue.strconv import quote
 
 Json = Any
 Container = dict[str, Json] | list[Json]
@@ -373,10 +373,10 @@ def _insertion_index(array: list[Json], token: str) -> int:
 def _atoi(token: str) -> int:
     """``token`` read as Go's ``strconv.Atoi`` reads it: a sign, ASCII digits, 64 bits."""
     if not _ATOI_SYNTAX.fullmatch(token):
-        raise InvalidIndex(f"strconv.Atoi: parsing {strconv_quote(token)}: invalid syntax")
+        raise InvalidIndex(f"strconv.Atoi: parsing {quote(token)}: invalid syntax")
     index = int(token)
     if not _INT64_MIN <= index <= _INT64_MAX:
-        raise InvalidIndex(f"strconv.Atoi: parsing {strconv_quote(token)}: value out of range")
+        raise InvalidIndex(f"strconv.Atoi: parsing {quote(token)}: value out of range")
     return index
 
 

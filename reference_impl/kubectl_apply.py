@@ -33,8 +33,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from patchconf.reference_impl import go_json, kubernetes_object, merge_patch
+from patchconf.reference_impl import kubernetes_object, merge_patch
 from patchconf.reference_impl.errors import InvalidDocument
+from patchconf.reference_impl.govalue import encoding_json
 from patchconf.reference_impl.object_meta import check_readable_metadata
 from patchconf.reference_impl.strategic.apply import apply as strategic_apply
 from patchconf.reference_impl.strategic.create import create_three_way
@@ -107,7 +108,7 @@ def modified_configuration(config: dict, annotate: bool) -> str:
     The configuration is encoded without its last-applied annotation; with ``annotate``
     that text is put into the annotation and the configuration encoded again.
     """
-    return go_json.encode(_annotated(config) if annotate else _without_last_applied(config)) + "\n"
+    return encoding_json.encode(_annotated(config) if annotate else _without_last_applied(config)) + "\n"
 
 
 def _annotated(config: dict) -> dict:
@@ -140,7 +141,7 @@ def set_last_applied(live: Json, configuration: Json) -> dict:
     try:
         text = last_applied_configuration(configuration)
     except InvalidDocument:
-        text = go_json.encode(configuration) + "\n"
+        text = encoding_json.encode(configuration) + "\n"
     return _with_annotations(live_object, {**annotations, LAST_APPLIED: text})
 
 

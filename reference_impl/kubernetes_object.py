@@ -20,8 +20,8 @@ import json
 from decimal import Decimal
 from typing import Any
 
-from patchconf.reference_impl import go_json
 from patchconf.reference_impl.errors import InvalidDocument
+from patchconf.reference_impl.govalue import encoding_json
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 GO_JSON_TYPE_NAMES = {list: "array", str: "string", bool: "bool", int: "number", float: "number"}
@@ -91,13 +91,13 @@ def as_written(value: Any) -> Any:
     back (a new structure): the same values, every map's keys in the order Go writes them.
 
     Go sorts keys by their UTF-8 bytes, which is the order of their code points: Python's.
-    What Go's encoder refuses (NaN, ±Inf) is refused as :func:`go_json.encode` refuses it.
+    What Go's encoder refuses (NaN, ±Inf) is refused as :func:`encoding_json.encode` refuses it.
     """
     kind = value.__class__
     if kind is dict:
         keys = sorted(value)  # (strings do not compare with other keys: all are strings, or none is)
         if keys and not isinstance(keys[0], str):
-            go_json.string(keys[0])  # raises for a key that is no string, as the encoder does
+            encoding_json.string(keys[0])  # raises for a key that is no string, as the encoder does
         written = {}
         for key in keys:  # (a loop: see through_go_json)
             written[key] = as_written(value[key])
@@ -105,7 +105,7 @@ def as_written(value: Any) -> Any:
     if kind is list:
         return [as_written(item) for item in value]
     if kind not in _WRITTEN_AS_THEY_ARE:
-        go_json.encode(value)  # raises for a value it cannot write
+        encoding_json.encode(value)  # raises for a value it cannot write
     return value
 
 

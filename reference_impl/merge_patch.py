@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from patchconf.reference_impl.errors import Conflict, InvalidDocument, InvalidPatch, PreconditionFailed, TypeMismatch
+from patchconf.reference_impl.govalue.decoded import json_copy
 
 Json = Any
 
@@ -39,7 +40,7 @@ def apply(document: Json, patch: Json) -> Json:
         raise InvalidDocument(INVALID_DOCUMENT)
     if isinstance(patch, dict):
         if isinstance(document, dict):
-            return _merge_members(_copy(document), patch)
+            return _merge_members(json_copy(document), patch)
         return _without_null_members(patch)
     if isinstance(patch, list):
         return _without_null_members(patch)
@@ -148,7 +149,7 @@ def _merged(target: Json, patch: Json) -> Json:
         return _without_null_members(patch)
     if not isinstance(patch, dict):
         # Upstream prunes nulls only where the target is not an object; here it keeps them.
-        return _copy(patch)
+        return json_copy(patch)
     return _merge_members(target, patch)
 
 
@@ -165,15 +166,6 @@ def _without_null_members(value: Json) -> Json:
     return value
 
 
-def _copy(value: Json) -> Json:
-    """A copy of ``value`` in which every object and array is new, as decoded JSON's are."""
-    if isinstance(value, dict):
-        return {key: _copy(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_copy(item) for item in value]
-    return value
-
-
 def _object_patch(original: Json, modified: Json) -> dict[str, Json]:
     """The merge patch between two objects; ``null`` reads as ``{}`` as upstream decodes it."""
     if not (original is None or isinstance(original, dict)):
@@ -187,13 +179,13 @@ def _diff(original: dict[str, Json], modified: dict[str, Json]) -> dict[str, Jso
     patch: dict[str, Json] = {}
     for key, after in modified.items():
         if key not in original or _kind(original[key]) != _kind(after):
-            patch[key] = _copy(after)
+            patch[key] = json_copy(after)
         elif isinstance(after, dict):
             nested = _diff(original[key], after)
             if nested:
                 patch[key] = nested
         elif not _same(original[key], after):
-            patch[key] = _copy(after)
+            patch[key] = json_copy(after)
     for key in original:
         if key not in modified:
             patch[key] = None

@@ -9,7 +9,6 @@ case becomes a :class:`LoadError` naming file, case and JSON pointer; everything
 
 from __future__ import annotations
 
-import copy
 import enum
 import errno
 import json
@@ -29,6 +28,7 @@ from patchconf.harness.corpus.casecache import CaseCache
 from patchconf.harness.corpus.corpus_layout import BEHAVIOURS_FILE, CASE_SUFFIXES, SCHEMA_FILE, SCHEMAS_DIR
 from patchconf.harness.corpus.yamlio import RefusedInput, decode_text, load_text, read_bytes, value_positions
 from patchconf.reference_impl import jsonpointer
+from patchconf.reference_impl.govalue.decoded import json_copy
 
 if TYPE_CHECKING:
     import jsonschema
@@ -233,7 +233,7 @@ class Case:
 
     def input(self, key: str) -> Any:
         """A deep copy of one input, so no target can change the corpus."""
-        return copy_json(self.inputs[key])
+        return json_copy(self.inputs[key])
 
     def has_input(self, key: str) -> bool:
         return key in self.inputs
@@ -814,21 +814,6 @@ def _schema_message(error: jsonschema.ValidationError) -> str:
         return (f"{error.message}: which real Kubernetes code confirmed the expectation "
                 "(`patchconf record` or `patchconf verify --write` records it)")
     return error.message
-
-
-_ATOMS = (str, int, float, bool, type(None))
-_ATOM_TYPES = frozenset(_ATOMS)
-
-
-def copy_json(value: Any) -> Any:
-    """A deep copy of JSON data, several times faster than copy.deepcopy (which handles any object)."""
-    cls = value.__class__
-    # scalar members, most of them, are taken over without a call
-    if cls is dict:
-        return {key: member if member.__class__ in _ATOM_TYPES else copy_json(member) for key, member in value.items()}
-    if cls is list:
-        return [item if item.__class__ in _ATOM_TYPES else copy_json(item) for item in value]
-    return value if cls in _ATOM_TYPES else copy.deepcopy(value)
 
 
 def _has_non_json_values(value: Any) -> bool:

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from patchconf.harness.corpus.cases import Case, copy_json
+from patchconf.harness.corpus.cases import Case
 from patchconf.harness.corpus.compare import json_equal
+from patchconf.reference_impl.govalue.decoded import json_copy
 
 
 def drop_null_template_timestamps(actual: Any, expected: Any) -> None:
@@ -75,7 +76,7 @@ def as_stated(case: Case, steps: list[Any], stated_steps: list[Any]) -> list[Any
         if not keep_status and "status" not in stated and "status" in document:
             document = {key: value for key, value in document.items() if key != "status"}
         if _null_template_timestamps(document, stated, top=True):
-            document = copy_json(document)  # copied only to be changed: most answers have none to drop
+            document = json_copy(document)  # copied only to be changed: most answers have none to drop
             drop_null_template_timestamps(document, stated)
         judged.append({**step, "document": document})
     return judged + list(steps[len(judged):])

@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from patchconf.harness.corpus.cases import copy_json
 from patchconf.harness.fuzz.choices import Choices, pick, shuffled, some
 from patchconf.reference_impl import jsonpointer
+from patchconf.reference_impl.govalue.decoded import json_copy
 from patchconf.reference_impl.kubernetes_object import through_go_json
 
 Json = Any
@@ -68,7 +68,7 @@ def mutated(c: Choices, original: Json, depth: int = 0, scalars: list = SCALARS)
         for key, member in original.items():
             if c.chance(0.1):
                 continue  # dropped
-            result[key] = mutated(c, member, depth + 1, scalars) if c.chance(0.5) else copy_json(member)
+            result[key] = mutated(c, member, depth + 1, scalars) if c.chance(0.5) else json_copy(member)
         for _ in range(c.integer(0, 1) if c.chance(0.3) else 0):
             result[pick(c, KEYS)] = value(c, depth + 1, scalars)
         return result
@@ -127,7 +127,7 @@ def json_patch(c: Choices) -> Members:
         operation: dict[str, Any] = {"op": op, "path": path}
         if op in ("add", "replace", "test", "bogus"):
             same = op == "test" and there is not None and c.chance(0.5)
-            operation["value"] = copy_json(there) if same else value(c, 1)
+            operation["value"] = json_copy(there) if same else value(c, 1)
         if op in ("move", "copy"):
             operation["from"], _ = _json_patch_path(c, nodes)
         if c.chance(0.03):
@@ -207,7 +207,7 @@ def _pod_spec(c: Choices) -> dict:
     if c.chance(0.4):
         sources = [{"emptyDir": {}}, {"hostPath": {"path": "/a"}}, {"configMap": {"name": "c1"}},
                    {"emptyDir": {"medium": "Memory"}}]
-        spec["volumes"] = [{"name": name, **copy_json(pick(c, sources))} for name in some(c, ["v1", "v2", "v3"])]
+        spec["volumes"] = [{"name": name, **json_copy(pick(c, sources))} for name in some(c, ["v1", "v2", "v3"])]
     if c.chance(0.2):
         spec["imagePullSecrets"] = [{"name": name} for name in some(c, ["s1", "s2"])]
     if c.chance(0.2):
@@ -329,7 +329,7 @@ PATCH_DIRECTIVES = ["delete", "replace", "merge", "bogus"]
 def _plain_patch(c: Choices, original: Json, modified: Json) -> Json:
     """A patch that takes ``original`` to ``modified`` as a merge patch would say it (lists whole)."""
     if not isinstance(original, dict) or not isinstance(modified, dict):
-        return copy_json(modified)
+        return json_copy(modified)
     patch: dict = {}
     for key in original:
         if key not in modified:
@@ -339,7 +339,7 @@ def _plain_patch(c: Choices, original: Json, modified: Json) -> Json:
             patch[key] = _plain_patch(c, original[key], modified[key])
     for key in modified:
         if key not in original:
-            patch[key] = copy_json(modified[key])
+            patch[key] = json_copy(modified[key])
     return patch
 
 
@@ -358,7 +358,7 @@ def with_directives(c: Choices, patch: Json) -> Json:
         items = [with_directives(c, item) for item in patch]
         maps = [item for item in items if isinstance(item, dict)]
         if maps and c.chance(0.12):
-            items.append({**copy_json(pick(c, maps)), "$patch": pick(c, PATCH_DIRECTIVES)})
+            items.append({**json_copy(pick(c, maps)), "$patch": pick(c, PATCH_DIRECTIVES)})
         if c.chance(0.04):
             items.append({"$patch": pick(c, ["replace", "delete"])})
         return items

@@ -61,7 +61,7 @@ from patchconf.harness.targets.base import (
     TargetUnavailable,
 )
 from patchconf.harness.targets.kubectl import ERROR_PATTERNS, classify_error, find_kubectl, kubectl_version
-from patchconf.reference_impl import go_json
+from patchconf.reference_impl.govalue import encoding_json
 from patchconf.reference_impl.kubernetes_object import is_custom_group, resource_plural
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
@@ -624,7 +624,7 @@ class KubectlApplyTarget(Target):
         resource = resource_of(original, cluster_scoped=not has_namespace)
         if resource is None or object_path(resource, original) is None:
             # Not an object kubectl could have applied; upstream stores the JSON as it is.
-            return go_json.encode(original) + "\n"
+            return encoding_json.encode(original) + "\n"
         config = json.dumps(original)
         with self._annotations_lock:
             written = self._annotations.get(config)

@@ -30,8 +30,8 @@ from patchconf.reference_impl.defaults.generated import (
     walk_struct,
 )
 from patchconf.reference_impl.defaults.govalue import GoStruct, decode, encode
+from patchconf.reference_impl.govalue.decoded import json_copy
 from patchconf.reference_impl.ssa import gotypes
-from patchconf.reference_impl.ssa.typed import json_copy
 
 DEFAULT_RELEASE: Release = (1, 32)  # the corpus's release
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from patchconf.reference_impl import json_patch, merge_patch
 from patchconf.reference_impl.errors import PatchError
+from patchconf.reference_impl.govalue.decoded import json_copy
 from patchconf.reference_impl.kubernetes_object import resource_plural
 from patchconf.reference_impl.releases import CORPUS_RELEASE
 from patchconf.reference_impl.ssa import (
@@ -41,7 +42,7 @@ from patchconf.reference_impl.ssa.managedfields import (
 )
 from patchconf.reference_impl.ssa.request import Step, StepResult, with_fields_type
 from patchconf.reference_impl.ssa.schema import Schema
-from patchconf.reference_impl.ssa.typed import PARTIAL_KEYS_SINCE, json_copy, resolve_or_none, values_equal
+from patchconf.reference_impl.ssa.typed import PARTIAL_KEYS_SINCE, resolve_or_none, values_equal
 
 # handlers/create.go: a request naming no fieldManager is recorded under its User-Agent's
 # first word, which for patchconf's own requests is this.

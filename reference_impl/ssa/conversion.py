@@ -79,7 +79,7 @@ import base64
 from collections.abc import Callable
 from typing import Any
 
-from patchconf.reference_impl.go_json import strconv_quote
+from patchconf.reference_impl.govalue.strconv import quote
 
 TEMPLATE_GENERATION = "deprecated.daemonset.template.generation"
 ROLLBACK_TO = "deprecated.deployment.rollback.to"
@@ -367,7 +367,7 @@ def parse_int_error(text: Any) -> str:
     """strconv.ParseInt's error for ``text``, which it refuses."""
     digits = text[1:] if isinstance(text, str) and text[:1] in ("+", "-") else text
     syntax_ok = isinstance(digits, str) and digits != "" and all("0" <= char <= "9" for char in digits)
-    return f"strconv.ParseInt: parsing {strconv_quote(str(text))}: " + (
+    return f"strconv.ParseInt: parsing {quote(str(text))}: " + (
         "value out of range" if syntax_ok else "invalid syntax")
 
 

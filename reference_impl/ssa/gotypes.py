@@ -23,8 +23,8 @@ import base64
 import functools
 from typing import Any
 
+from patchconf.reference_impl.govalue.decoded import json_copy
 from patchconf.reference_impl.ssa import models
-from patchconf.reference_impl.ssa.typed import json_copy
 
 Shape = dict[str, Any]  # {"shape": string|int|float|bool|bytes|struct|pointer|slice|map|opaque, ...}
 NIL = None  # a nil pointer, slice or map, as the Go value is modelled here

@@ -16,14 +16,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from patchconf.reference_impl import go_json
 from patchconf.reference_impl.errors import PatchError
+from patchconf.reference_impl.govalue import encoding_json
+from patchconf.reference_impl.govalue.decoded import json_copy
 from patchconf.reference_impl.ssa.conversion import ConversionError
 from patchconf.reference_impl.ssa.fieldpath import FieldSet, PathElement, VersionedSet, make_path, path_string
 from patchconf.reference_impl.ssa.gotypes import InvalidBytes
 from patchconf.reference_impl.ssa.merge import ORDER_SENSITIVE_NOOP_SINCE, Conflict, Conflicts, ManagedFields, Updater
 from patchconf.reference_impl.ssa.schema import Schema
-from patchconf.reference_impl.ssa.typed import TypedValue, ValidationError, json_copy
+from patchconf.reference_impl.ssa.typed import TypedValue, ValidationError
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 # apimachinery's TotalAnnotationSizeLimitB: all of an object's annotation keys and values, in bytes.
@@ -92,7 +93,7 @@ def _identifier(manager: str, operation: str, api_version: str, subresource: str
     if subresource:
         entry["subresource"] = subresource
     # encoding/json writes a struct's fields in declaration order
-    return "{" + ",".join(f"{go_json.string(k)}:{go_json.string(v)}" for k, v in entry.items()) + "}"
+    return "{" + ",".join(f"{encoding_json.string(k)}:{encoding_json.string(v)}" for k, v in entry.items()) + "}"
 
 
 # Every entry of every request is named so, and managers repeat: each name is written once.
@@ -311,7 +312,7 @@ class FieldManager:
             if isinstance(annotations, dict):
                 annotations.pop(LAST_APPLIED, None)
             annotations = obj.setdefault("metadata", {}).setdefault("annotations", {})
-            annotations[LAST_APPLIED] = go_json.encode(config) + "\n"
+            annotations[LAST_APPLIED] = encoding_json.encode(config) + "\n"
             if annotations_size(annotations) > TOTAL_ANNOTATION_SIZE_LIMIT:  # SetLastApplied: too large, dropped
                 del annotations[LAST_APPLIED]
         return obj, managed

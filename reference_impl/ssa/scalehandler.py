@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from patchconf.reference_impl.govalue.decoded import json_copy
 from patchconf.reference_impl.ssa.fieldpath import KEY, VALUE, FieldSet, PathElement, VersionedSet, make_path
 from patchconf.reference_impl.ssa.managedfields import (
     Managed,
@@ -31,7 +32,6 @@ from patchconf.reference_impl.ssa.managedfields import (
     decode_managed_fields,
     encode_managed_fields,
 )
-from patchconf.reference_impl.ssa.typed import json_copy
 
 SCALE_API_VERSION = "autoscaling/v1"
 SCALE_KIND = "Scale"

@@ -27,6 +27,8 @@ from typing import Any, NamedTuple
 import yaml
 
 from patchconf.reference_impl.errors import NoStrategicSchema
+from patchconf.reference_impl.govalue.decoded import float64_numbers
+from patchconf.reference_impl.govalue.fmt import go_sharp_v, go_v
 from patchconf.reference_impl.releases import LIVE_RELEASE
 from patchconf.reference_impl.ssa import models
 
@@ -482,7 +484,7 @@ def _parse_schema(spec: Mapping[str, Any], c: _Convert) -> Atom:
         return Atom(list=_parse_list(spec, c))
     if kind in ("integer", "boolean", "number", "string"):
         return _convert_primitive(kind, spec.get("format") or "")
-    c.report(f"unrecognized type: '{go_v(kind)}'")
+    c.report(f"unrecognized type: '{kind}'")
     return Atom(scalar=UNTYPED)
 
 
@@ -580,10 +582,10 @@ def _list_element_relationship(spec: Mapping[str, Any], c: _Convert) -> tuple[st
                 return ASSOCIATIVE, ()
             keys = spec["x-kubernetes-list-map-keys"]
             if not isinstance(keys, list):
-                c.report(f"uninterpreted map keys: {go_sharp_v(keys)}")
+                c.report(f"uninterpreted map keys: {_extension_sharp_v(keys)}")
                 return ASSOCIATIVE, ()
             return ASSOCIATIVE, tuple(key for key in keys if isinstance(key, str))  # toStringSlice
-        c.report(f"unknown list type {go_v(list_type)}")
+        c.report(f"unknown list type {_extension_v(list_type)}")
         return ATOMIC, ()
     if "x-kubernetes-patch-strategy" in spec:
         strategy = spec["x-kubernetes-patch-strategy"]
@@ -592,12 +594,12 @@ def _list_element_relationship(spec: Mapping[str, Any], c: _Convert) -> tuple[st
                 return ASSOCIATIVE, ()  # merge without a key: a set
             key = spec["x-kubernetes-patch-merge-key"]
             if not isinstance(key, str):
-                c.report(f"uninterpreted merge key: {go_sharp_v(key)}")
+                c.report(f"uninterpreted merge key: {_extension_sharp_v(key)}")
                 return ASSOCIATIVE, ()
             return ASSOCIATIVE, (key,)
         if strategy == "retainKeys":
             return ATOMIC, ()
-        c.report(f"unknown patch strategy {go_v(strategy)}")
+        c.report(f"unknown patch strategy {_extension_v(strategy)}")
         return ATOMIC, ()
     return ATOMIC, ()
 
@@ -611,7 +613,7 @@ def _map_element_relationship(spec: Mapping[str, Any], c: _Convert) -> str:
         return ATOMIC
     if map_type == "granular":
         return SEPARABLE
-    c.report(f"unknown map type {go_v(map_type)}")
+    c.report(f"unknown map type {_extension_v(map_type)}")
     return ""
 
 
@@ -641,29 +643,14 @@ def _ref_string(ref: Any) -> str:
     return ref
 
 
-def go_v(value: Any) -> str:
-    """Go's ``%v`` of decoded JSON (schemaconv's and structured-merge-diff's messages print values so)."""
-    if value is None:
-        return "<nil>"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, list):
-        return "[" + " ".join(go_v(item) for item in value) + "]"
-    if isinstance(value, Mapping):
-        return "map[" + " ".join(f"{key}:{go_v(value[key])}" for key in sorted(value)) + "]"
-    return str(value)
+def _extension_v(value: Any) -> str:
+    """``%v`` of a schema's value as kube-openapi holds it: decoded by encoding/json, every number a float64."""
+    return go_v(float64_numbers(value))
 
 
-def go_sharp_v(value: Any) -> str:
-    """Go's ``%#v`` of decoded JSON."""
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, list):
-        return "[]interface {}{" + ", ".join(go_sharp_v(item) for item in value) + "}"
-    if isinstance(value, Mapping):
-        items = ", ".join(f"{json.dumps(key)}:{go_sharp_v(value[key])}" for key in sorted(value))
-        return "map[string]interface {}{" + items + "}"
-    return go_v(value)
+def _extension_sharp_v(value: Any) -> str:
+    """``%#v`` of such a value."""
+    return go_sharp_v(float64_numbers(value))
 
 
 # --- the four ways to a schema -----------------------------------------------------------------

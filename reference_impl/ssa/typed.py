@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 from typing import Any, NamedTuple
 
+from patchconf.reference_impl.govalue.fmt import go_sharp_v, go_v
 from patchconf.reference_impl.ssa.fieldpath import KEY, FieldSet, PathElement
-from patchconf.reference_impl.ssa.schema import ABSENT_DEFAULT, Atom, ResolvedType, Schema, TypeRef, go_sharp_v, go_v
+from patchconf.reference_impl.ssa.schema import ABSENT_DEFAULT, Atom, ResolvedType, Schema, TypeRef
 
 
 class _Missing:
@@ -49,17 +50,6 @@ _SAME_CLASS_EQUAL = frozenset({str, int, float, bool, type(None)})
 def _kind(value: Any) -> str:
     return _KINDS.get(type(value)) or ("map" if isinstance(value, dict) else "list" if isinstance(value, list)
                                       else "number" if isinstance(value, (int, float)) else "string")
-
-
-def json_copy(value: Any) -> Any:
-    """A deep copy of JSON data (copy.deepcopy is several times slower on it). Scalars are
-    shared, not copied: no call per leaf (nor an isinstance: a set lookup of the class)."""
-    if isinstance(value, dict):
-        return {key: child if child.__class__ in _SAME_CLASS_EQUAL else json_copy(child)
-                for key, child in value.items()}
-    if isinstance(value, list):
-        return [child if child.__class__ in _SAME_CLASS_EQUAL else json_copy(child) for child in value]
-    return value
 
 
 def values_equal(a: Any, b: Any) -> bool:

@@ -46,8 +46,6 @@ fault (a list element by its index in the patch), in the document where the docu
 
 from __future__ import annotations
 
-import bisect
-import functools
 import heapq
 from typing import Any
 
@@ -62,6 +60,18 @@ from patchconf.reference_impl.errors import (
     TypeMismatch,
 )
 from patchconf.reference_impl.errors import NoStrategicSchema as NoStrategicSchema  # re-raised from lookups
+from patchconf.reference_impl.govalue.decoded import (
+    GO_MAP,
+    GO_SLICE,
+    comparable_key,
+    go_equal,
+    go_type,
+    json_copy,
+    uncomparable,
+)
+from patchconf.reference_impl.govalue.fmt import go_s, go_v
+from patchconf.reference_impl.govalue.runtime import decoded_capacity
+from patchconf.reference_impl.govalue.sort import slice_stable
 from patchconf.reference_impl.jsonpointer import escape
 from patchconf.reference_impl.strategic.patchmeta import FieldMeta, PatchMeta
 
@@ -76,8 +86,6 @@ RETAIN_KEYS_STRATEGY = "retainKeys"
 SET_ELEMENT_ORDER = "$setElementOrder"
 DELETE_FROM_PRIMITIVE_LIST = "$deleteFromPrimitiveList"
 
-GO_MAP = "map[string]interface {}"
-GO_SLICE = "[]interface {}"
 NIL_PANIC = "runtime error: invalid memory address or nil pointer dereference"
 
 
@@ -124,129 +132,14 @@ def _at(error: PatchError, path: Path) -> PatchError:
 
 
 # --------------------------------------------------------------------------------------
-# What Go does with JSON values: their types, equality and printed form.
+# Upstream's messages.
 # --------------------------------------------------------------------------------------
-
-_INT64 = range(-(2**63), 2**63)
-
-
-def _go_type(value: Json) -> str | None:
-    """The Go type upstream's decoder gives ``value`` (None for ``null``)."""
-    kind = type(value)
-    if kind is dict:
-        return GO_MAP
-    if kind is list:
-        return GO_SLICE
-    if kind is str:
-        return "string"
-    if kind is bool:
-        return "bool"
-    if kind is int:
-        return "int64" if value in _INT64 else "float64"
-    if kind is float:
-        return "float64"
-    if value is None:
-        return None
-    return _go_type(_plain(value))
-
-
-def _plain(value: Json) -> Json:
-    # Subclasses of the JSON types (OrderedDict, IntEnum, …) behave as their base type.
-    for base in (bool, dict, list, str, int, float):
-        if isinstance(value, base):
-            return base(value)
-    raise InvalidPatch(f"not a JSON value: {value!r}")
-
-
-def _key(value: Json) -> Any:
-    """A hashable stand-in for ``value`` under Go's ``==`` on interface values.
-
-    Strings stand for themselves; other scalars are tagged with their Go type, so that
-    ``1``, ``1.0``, ``True`` and ``"1"`` all differ. Integers beyond int64 are floats in
-    Go. Maps and lists have no stand-in: Go panics comparing them.
-    """
-    kind = type(value)
-    if kind is str:
-        return value
-    if kind is int:
-        return ("i", value) if value in _INT64 else ("f", float(value))
-    if kind is float:
-        return ("f", value)
-    if kind is bool:
-        return ("b", value)
-    if value is None:
-        return ("n",)
-    if kind is dict or kind is list:
-        raise TypeMismatch(f"runtime error: hash of unhashable type {_go_type(value)}")
-    return _key(_plain(value))
-
-
-def _uncomparable(value: Json) -> TypeMismatch:
-    return TypeMismatch(f"runtime error: comparing uncomparable type {_go_type(value)}")
-
-
-def _go_float(number: float) -> str:
-    """Go's ``%v`` of a float64 (``strconv`` 'g', shortest): exponent form below 1e-4 and from 1e6."""
-    if number == 0:
-        return "-0" if str(number).startswith("-") else "0"
-    text = repr(float(number))
-    sign = "-" if text.startswith("-") else ""
-    mantissa, _, exponent = text.lstrip("-").partition("e")
-    whole, _, fraction = mantissa.partition(".")
-    digits = (whole + fraction.rstrip("0")).lstrip("0") if fraction.rstrip("0") else whole.lstrip("0")
-    # Position of the decimal point relative to the digits.
-    point = len(whole.lstrip("0")) if whole.lstrip("0") else -(len(fraction) - len(fraction.lstrip("0")))
-    point += int(exponent or 0)
-    digits = digits.rstrip("0") or "0"
-    exp = point - 1
-    if exp < -4 or exp >= 6:
-        tail = "." + digits[1:] if len(digits) > 1 else ""
-        return f"{sign}{digits[0]}{tail}e{'-' if exp < 0 else '+'}{abs(exp):02d}"
-    if point <= 0:
-        return f"{sign}0.{'0' * -point}{digits}"
-    if point >= len(digits):
-        return sign + digits + "0" * (point - len(digits))
-    return f"{sign}{digits[:point]}.{digits[point:]}"
-
-
-def _go_v(value: Json) -> str:
-    """Go's ``fmt`` ``%v`` of a decoded JSON value (as upstream's messages print them)."""
-    kind = type(value)
-    if kind is str:
-        return value
-    if value is None:
-        return "<nil>"
-    if kind is bool:
-        return "true" if value else "false"
-    if kind is int:
-        return str(value) if value in _INT64 else _go_float(float(value))
-    if kind is float:
-        return _go_float(value)
-    if kind is dict:
-        return "map[" + " ".join(f"{key}:{_go_v(value[key])}" for key in sorted(value)) + "]"
-    if kind is list:
-        return "[" + " ".join(_go_v(item) for item in value) + "]"
-    return _go_v(_plain(value))
-
-
-def _go_s(value: Json, top: bool = True) -> str:
-    """Go's ``%s`` of a decoded JSON value: non-strings print as ``%!s(type=value)``."""
-    kind = type(value)
-    if kind is str:
-        return value
-    if value is None:
-        return "%!s(<nil>)" if top else "<nil>"
-    if kind is dict:
-        return "map[" + " ".join(f"{key}:{_go_s(value[key], False)}" for key in sorted(value)) + "]"
-    if kind is list:
-        return "[" + " ".join(_go_s(item, False) for item in value) + "]"
-    return f"%!s({_go_type(value)}={_go_v(value)})"
 
 
 def _go_type_s(value: Json) -> str:
     """``%s`` of ``reflect.TypeOf(value)``, as ``ErrBadArgType`` prints it."""
-    go_type = _go_type(value)
-    return "%!s(<nil>)" if go_type is None else go_type
+    type_name = go_type(value)
+    return "%!s(<nil>)" if type_name is None else type_name
 
 
 def _bad_arg_type(expected: str, value: Json) -> str:
@@ -254,57 +147,12 @@ def _bad_arg_type(expected: str, value: Json) -> str:
 
 
 def _no_merge_key(element: dict, merge_key: str) -> str:
-    return f"map: {_go_v(element)} does not contain declared merge key: {merge_key}"
+    return f"map: {go_v(element)} does not contain declared merge key: {merge_key}"
 
 
 # --------------------------------------------------------------------------------------
-# What Go does with slices: capacities, in-place deduplication, stable sort.
+# What upstream does to slices in place; finding items as Go's == does.
 # --------------------------------------------------------------------------------------
-
-# Go's malloc size classes (bytes) up to 32 KiB, and the constants growslice uses.
-_SIZE_CLASSES = (
-    0, 8, 16, 24, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240, 256, 288,
-    320, 352, 384, 416, 448, 480, 512, 576, 640, 704, 768, 896, 1024, 1152, 1280, 1408, 1536,
-    1792, 2048, 2304, 2688, 3072, 3200, 3456, 4096, 4864, 5376, 6144, 6528, 6784, 6912, 8192,
-    9472, 9728, 10240, 10880, 12288, 13568, 14336, 16384, 18432, 19072, 20480, 21760, 24576,
-    27264, 28672, 32768,
-)
-_INTERFACE_SIZE = 16
-_MALLOC_HEADER = 8
-
-
-def _round_up_size(size: int) -> int:
-    if size <= 32768 - _MALLOC_HEADER:
-        request = size + _MALLOC_HEADER if size > 512 else size
-        return _SIZE_CLASSES[bisect.bisect_left(_SIZE_CLASSES, request)] - (request - size)
-    return (size + 8191) & ~8191
-
-
-def _grow(capacity: int, needed: int) -> int:
-    """The capacity ``append`` gives a ``[]interface{}`` of ``capacity`` that needs ``needed``."""
-    doubled = capacity * 2
-    if needed > doubled:
-        new = needed
-    elif capacity < 256:
-        new = doubled
-    else:
-        new = capacity
-        while new < needed:
-            new += (new + 3 * 256) >> 2
-    return _round_up_size(new * _INTERFACE_SIZE) // _INTERFACE_SIZE
-
-
-@functools.cache
-def decoded_capacity(length: int) -> int:
-    """The capacity of a JSON array of ``length`` items as Go's decoder builds it.
-
-    ``encoding/json`` (and ``sigs.k8s.io/json``) appends the items one by one to an
-    empty ``[]interface{}``.
-    """
-    capacity = 0
-    while capacity < length:
-        capacity = _grow(capacity, capacity + 1)
-    return capacity
 
 
 def _deduplicate(items: list, keys: list) -> tuple[list, int]:
@@ -344,95 +192,6 @@ def _deduplicate(items: list, keys: list) -> tuple[list, int]:
     return values, last + 1
 
 
-def _go_stable_sort(items: list, less: Any) -> None:
-    """Go's ``sort.SliceStable``, step for step, for comparators that are not orders."""
-
-    def swap(i: int, j: int) -> None:
-        items[i], items[j] = items[j], items[i]
-
-    def insertion_sort(a: int, b: int) -> None:
-        for i in range(a + 1, b):
-            j = i
-            while j > a and less(items[j], items[j - 1]):
-                swap(j, j - 1)
-                j -= 1
-
-    def swap_range(a: int, b: int, n: int) -> None:
-        for i in range(n):
-            swap(a + i, b + i)
-
-    def rotate(a: int, m: int, b: int) -> None:
-        i, j = m - a, b - m
-        while i != j:
-            if i > j:
-                swap_range(m - i, m, j)
-                i -= j
-            else:
-                swap_range(m - i, m + j - i, i)
-                j -= i
-        swap_range(m - i, m, i)
-
-    def sym_merge(a: int, m: int, b: int) -> None:
-        if m - a == 1:
-            i, j = m, b
-            while i < j:
-                h = (i + j) >> 1
-                if less(items[h], items[a]):
-                    i = h + 1
-                else:
-                    j = h
-            for k in range(a, i - 1):
-                swap(k, k + 1)
-            return
-        if b - m == 1:
-            i, j = a, m
-            while i < j:
-                h = (i + j) >> 1
-                if not less(items[m], items[h]):
-                    i = h + 1
-                else:
-                    j = h
-            for k in range(m, i, -1):
-                swap(k, k - 1)
-            return
-        mid = (a + b) >> 1
-        n = mid + m
-        if m > mid:
-            start, r = n - b, mid
-        else:
-            start, r = a, m
-        p = n - 1
-        while start < r:
-            c = (start + r) >> 1
-            if not less(items[p - c], items[c]):
-                start = c + 1
-            else:
-                r = c
-        end = n - start
-        if start < m < end:
-            rotate(start, m, end)
-        if a < start < mid:
-            sym_merge(a, start, mid)
-        if mid < end < b:
-            sym_merge(mid, end, b)
-
-    n = len(items)
-    block = 20
-    a, b = 0, block
-    while b <= n:
-        insertion_sort(a, b)
-        a, b = b, b + block
-    insertion_sort(a, n)
-    while block < n:
-        a, b = 0, 2 * block
-        while b <= n:
-            sym_merge(a, a + block, b)
-            a, b = b, b + 2 * block
-        if a + block < n:
-            sym_merge(a, a + block, n)
-        block *= 2
-
-
 class _Index:
     """First position of each merge-key value (or scalar) of a list.
 
@@ -462,20 +221,20 @@ class _Index:
         keys = _hash_keys(values, kinds)
         clash = kinds & self.uncomparable
         if clash:
-            raise _uncomparable(clash.pop()())
+            raise uncomparable(clash.pop()())
         get = self.first.get
         return [get(key, -1) for key in keys]
 
 
 def _hash_keys(values: list, uncomparable: set[type]) -> list:
-    """:func:`_key` of each value; a key matching nothing for maps and lists (noted in ``uncomparable``)."""
+    """:func:`comparable_key` of each value; a key matching nothing for maps and lists (noted in ``uncomparable``)."""
 
     def key(value: Json) -> Any:
         kind = type(value)
         if kind is dict or kind is list:
             uncomparable.add(kind)
             return object()
-        return _key(value)
+        return comparable_key(value)
 
     return [value if type(value) is str else key(value) for value in values]
 
@@ -501,15 +260,15 @@ def _element_kind(*lists: list) -> bool:
         for item in items:
             if type(item) is python_type and python_type is not int and python_type is not float:
                 continue
-            go_type = _go_type(item)
+            item_type = go_type(item)
             if first_type is _element_kind:
                 if item is None:
                     raise TypeMismatch(NIL_PANIC)
-                if go_type == GO_SLICE:
+                if item_type == GO_SLICE:
                     raise ListOfLists("lists of lists are not supported")
-                first_type, python_type = go_type, type(item)
-            elif go_type != first_type:
-                raise TypeMismatch(f"list element types are not identical: {_go_v(list(lists))}")
+                first_type, python_type = item_type, type(item)
+            elif item_type != first_type:
+                raise TypeMismatch(f"list element types are not identical: {go_v(list(lists))}")
     if first_type is _element_kind:
         raise InvalidDirective("no elements in any of the given slices")
     return first_type == GO_MAP
@@ -518,15 +277,6 @@ def _element_kind(*lists: list) -> bool:
 # --------------------------------------------------------------------------------------
 # Values taken from the patch.
 # --------------------------------------------------------------------------------------
-
-
-def _copy(value: Json) -> Json:
-    kind = type(value)
-    if kind is dict:
-        return {key: _copy(item) for key, item in value.items()}
-    if kind is list:
-        return [_copy(item) for item in value]
-    return value
 
 
 def _without_directives(value: Json, drop_nulls: bool) -> tuple[Json, bool]:
@@ -638,11 +388,11 @@ class _Merge:
         directive = patch[DIRECTIVE]
         if directive == REPLACE:
             # The patch as sent, nulls and nested directives included.
-            return {key: _copy(value) for key, value in patch.items() if key != DIRECTIVE}
+            return {key: json_copy(value) for key, value in patch.items() if key != DIRECTIVE}
         if directive == DELETE:
             return {}
         raise InvalidDirective(
-            f"unknown patch type: {_go_s(directive)} in map: {_go_v(patch)}", _pointer((ppath, DIRECTIVE))
+            f"unknown patch type: {go_s(directive)} in map: {go_v(patch)}", _pointer((ppath, DIRECTIVE))
         )
 
     def retain_keys(self, result: dict, patch: dict, ppath: Path) -> dict:
@@ -653,7 +403,7 @@ class _Merge:
         for value in retain:
             if type(value) is dict or type(value) is list:
                 raise RetainKeysViolation(
-                    f"runtime error: hash of unhashable type {_go_type(value)}", _pointer((ppath, RETAIN_KEYS))
+                    f"runtime error: hash of unhashable type {go_type(value)}", _pointer((ppath, RETAIN_KEYS))
                 )
         allowed = {value for value in retain if type(value) is str}
         for key, value in patch.items():
@@ -685,7 +435,7 @@ class _Merge:
             if current_kind is dict and patch_kind is dict:
                 field_meta = meta.lookup_map(key)
                 if _strategy(field_meta) == REPLACE:
-                    result[key] = _copy(value)
+                    result[key] = json_copy(value)
                 else:
                     result[key] = self.map(
                         current, value, field_meta.schema, (ppath, patch_key), (dpath, key)
@@ -695,7 +445,7 @@ class _Merge:
                 result[key] = self.list_field(
                     current, value, field_meta, deletion_list, (ppath, patch_key), (dpath, key)
                 )[0]
-            elif _go_type(current) != _go_type(value) or current_kind in (dict, list) or patch_kind in (dict, list):
+            elif go_type(current) != go_type(value) or current_kind in (dict, list) or patch_kind in (dict, list):
                 if not deletion_list:
                     cleaned, keep = _without_directives(value, drop_nulls=True)
                     if keep:
@@ -715,7 +465,7 @@ class _Merge:
         """A list field merged or replaced (``mergeSliceHandler``); also the original's final view."""
         if _strategy(field_meta) == MERGE or deletion_list:
             return self.merge_list(current, value, field_meta, deletion_list, ppath, dpath)
-        return _copy(value), current
+        return json_copy(value), current
 
     def merge_list(
         self, original: list, patch: list, field_meta: FieldMeta, deletion_list: bool, ppath: Path, dpath: Path
@@ -730,15 +480,15 @@ class _Merge:
         if _element_kind(original, patch):
             return self.merge_map_list(original, patch, field_meta, ppath, dpath)
         if deletion_list:
-            drop = {_key(value) for value in patch}
-            kept = [value for value in original if _key(value) not in drop]
+            drop = {comparable_key(value) for value in patch}
+            kept = [value for value in original if comparable_key(value) not in drop]
             return self._made(kept, len(original)), original
         return self.merge_scalar_list(original, patch, field_meta.merge_key)
 
     def merge_scalar_list(self, original: list, patch: list, merge_key: str) -> tuple[list, list]:
         """Union of two lists of scalars, without duplicates, then ordered."""
         both = original + patch
-        keys = [_key(value) for value in both]
+        keys = [comparable_key(value) for value in both]
         view = original
         if len(set(keys)) == len(keys):
             merged = both
@@ -750,9 +500,9 @@ class _Merge:
                 view = array[: len(original)]
         if merge_key:
             raise TypeMismatch(_bad_arg_type(GO_MAP, merged[0]))
-        in_patch = {_key(value) for value in patch}
-        patch_items = [value for value in merged if _key(value) in in_patch]
-        server_only = [value for value in merged if _key(value) not in in_patch]
+        in_patch = {comparable_key(value) for value in patch}
+        patch_items = [value for value in merged if comparable_key(value) in in_patch]
+        server_only = [value for value in merged if comparable_key(value) not in in_patch]
         return self.normalize(patch_items, server_only, patch, view, "", False), view
 
     def merge_map_list(
@@ -773,7 +523,7 @@ class _Merge:
         tail = _stale_tail(original, removed)
 
         if replace:
-            merged = [_copy(element) for _, element in rest]
+            merged = [json_copy(element) for _, element in rest]
             server_order = merged
             sources = [index for index, _ in rest]
             rest = []
@@ -832,7 +582,7 @@ class _Merge:
                 )
             else:
                 raise InvalidDirective(
-                    f"unknown patch type: {_go_s(directive)} in map: {_go_v(element)}",
+                    f"unknown patch type: {go_s(directive)} in map: {go_v(element)}",
                     _pointer(((ppath, index), DIRECTIVE)),
                 )
         return rest, replace, deletions
@@ -861,7 +611,7 @@ class _Merge:
             value = element[merge_key]
             position = index.find(value)
             if position < 0:
-                added = _copy(element)  # as sent: nulls and nested directives stay
+                added = json_copy(element)  # as sent: nulls and nested directives stay
                 index.add(value, len(merged))
                 merged.append(added)
                 appended.append((patch_index, added))
@@ -918,7 +668,7 @@ class _Merge:
             # An item missing from ``order`` makes upstream's comparator say "less" both
             # ways; only Go's own sort gives upstream's order then.
             pairs = list(zip(ranks, items, strict=True))
-            _go_stable_sort(pairs, lambda left, right: left[0] < right[0] if left[0] >= 0 and right[0] >= 0 else True)
+            slice_stable(pairs, lambda left, right: left[0] < right[0] if left[0] >= 0 and right[0] >= 0 else True)
             ordered = [item for _, item in pairs]
         return ordered + deletions, index
 
@@ -1017,8 +767,8 @@ class _Merge:
             j += 1
         if i < len(candidates) and j >= len(order):
             raise InvalidDirective(
-                f"The order in patch list:\n{_go_v(patch_list)}\n doesn't match {SET_ELEMENT_ORDER} list:\n"
-                f"{_go_v(order)}\n"
+                f"The order in patch list:\n{go_v(patch_list)}\n doesn't match {SET_ELEMENT_ORDER} list:\n"
+                f"{go_v(order)}\n"
             )
 
     def partition_by_order(self, merged: list, order: list, merge_key: str, order_path: Path) -> tuple[list, list]:
@@ -1026,9 +776,9 @@ class _Merge:
         named: list = []
         others: list = []
         if not merge_key:
-            in_order = {_key(value) for value in order}
+            in_order = {comparable_key(value) for value in order}
             for value in merged:
-                (named if _key(value) in in_order else others).append(value)
+                (named if comparable_key(value) in in_order else others).append(value)
             return named, others
         first_non_map = next((position for position, item in enumerate(order) if type(item) is not dict), None)
         keyed = [position for position, item in enumerate(order) if type(item) is dict and merge_key in item]
@@ -1064,19 +814,7 @@ def _same_merge_key(left: Json, right: Json, merge_key: str) -> bool:
             if merge_key not in item:
                 raise MergeKeyMissing(_no_merge_key(item, merge_key))
         left, right = left[merge_key], right[merge_key]
-    return _go_equal(left, right)
-
-
-def _go_equal(left: Json, right: Json) -> bool:
-    """Go's ``==`` on two interface values holding decoded JSON."""
-    left_kind, right_kind = type(left), type(right)
-    if left_kind is str and right_kind is str:
-        return left == right
-    if left_kind in (dict, list) or right_kind in (dict, list):
-        if left_kind is right_kind:
-            raise _uncomparable(left)
-        return False
-    return _key(left) == _key(right)
+    return go_equal(left, right)
 
 
 def _removal_sequence(original: list, deletions: list, merge_key: str) -> list[int]:
@@ -1092,14 +830,14 @@ def _removal_sequence(original: list, deletions: list, merge_key: str) -> list[i
         if type(value) is dict or type(value) is list:
             uncomparable.add(type(value))
             continue
-        positions.setdefault(_key(value), []).append(position)
+        positions.setdefault(comparable_key(value), []).append(position)
     sequence: list[int] = []
     for value in deletions:
         if type(value) is dict or type(value) is list:
             if type(value) in uncomparable:
-                raise _uncomparable(value)
+                raise uncomparable(value)
             continue
-        sequence.extend(positions.pop(_key(value), ()))
+        sequence.extend(positions.pop(comparable_key(value), ()))
     return sequence
 
 

@@ -62,13 +62,23 @@ from patchconf.reference_impl.errors import (
     RetainKeysViolation,
     TypeMismatch,
 )
-from patchconf.reference_impl.strategic import goyaml
+from patchconf.reference_impl.govalue import goyaml
+from patchconf.reference_impl.govalue.decoded import (
+    GO_MAP,
+    GO_SLICE,
+    comparable_key,
+    deep_equal,
+    go_equal,
+    go_type,
+    json_copy,
+    same_go_type,
+)
+from patchconf.reference_impl.govalue.fmt import go_s, go_v
+from patchconf.reference_impl.govalue.sort import go_sort
 from patchconf.reference_impl.strategic.apply import (
     DELETE,
     DELETE_FROM_PRIMITIVE_LIST,
     DIRECTIVE,
-    GO_MAP,
-    GO_SLICE,
     MERGE,
     REPLACE,
     RETAIN_KEYS,
@@ -77,11 +87,6 @@ from patchconf.reference_impl.strategic.apply import (
     _bad_arg_type,
     _deduplicate,
     _element_kind,
-    _go_equal,
-    _go_s,
-    _go_type,
-    _go_v,
-    _key,
     _Merge,
     _no_merge_key,
     _removal_sequence,
@@ -90,7 +95,6 @@ from patchconf.reference_impl.strategic.apply import (
     _strategy,
     _without_directives,
 )
-from patchconf.reference_impl.strategic.gosort import go_sort
 from patchconf.reference_impl.strategic.patchmeta import FieldMeta, PatchMeta
 
 Json = Any
@@ -152,14 +156,14 @@ def create_two_way(
     precondition raises :class:`PreconditionFailed`.
     """
     # One diff only reads its documents; the patch shares values with modified until copied.
-    patch = _tree_copy(_Diff(DiffOptions()).maps(_document(original), _document(modified), meta))
+    patch = json_copy(_Diff(DiffOptions()).maps(_document(original), _document(modified), meta))
     _check_preconditions(patch, preconditions)
     return patch
 
 
 def diff(original: Json, modified: Json, meta: PatchMeta, options: DiffOptions = DiffOptions()) -> dict:
     """upstream's ``diffMaps`` with explicit options (the building block of both creations)."""
-    return _tree_copy(_Diff(options).maps(_document(original), _document(modified), meta))
+    return json_copy(_Diff(options).maps(_document(original), _document(modified), meta))
 
 
 def create_three_way(
@@ -211,19 +215,7 @@ def _document(document: Json, copied: bool = False) -> dict:
         return {}
     if type(document) is not dict:
         raise InvalidDocument("invalid JSON document")
-    return _tree_copy(document) if copied else document
-
-
-def _tree_copy(value: Json) -> Json:
-    """A copy of a JSON value in which every map and list is its own, as decoded JSON is."""
-    kind = type(value)
-    if kind is dict:
-        return {key: _tree_copy(item) for key, item in value.items()}
-    if kind is list:
-        return [_tree_copy(item) for item in value]
-    if kind in (str, int, float, bool) or value is None:
-        return value
-    return copy.deepcopy(value)  # a subclass of a JSON type, copied as it is
+    return json_copy(document) if copied else document
 
 
 def _copy_keeping_shared(value: Json, copies: dict[int, Json]) -> Json:
@@ -247,7 +239,7 @@ def _copy_keeping_shared(value: Json, copies: dict[int, Json]) -> Json:
 def _check_preconditions(patch: dict, preconditions: Iterable[Precondition]) -> None:
     for precondition in preconditions:
         if not precondition(patch):
-            raise PreconditionFailed(f"precondition failed for: {_go_v(patch)}")
+            raise PreconditionFailed(f"precondition failed for: {go_v(patch)}")
 
 
 # --------------------------------------------------------------------------------------
@@ -255,34 +247,8 @@ def _check_preconditions(patch: dict, preconditions: Iterable[Precondition]) -> 
 # --------------------------------------------------------------------------------------
 
 
-def _deep_equal(left: Json, right: Json) -> bool:
-    """``reflect.DeepEqual`` of two decoded JSON values (``1`` and ``1.0`` differ)."""
-    left_kind = type(left)
-    if left_kind is str and type(right) is str:
-        return left == right
-    if left_kind is dict:
-        return (
-            type(right) is dict
-            and left.keys() == right.keys()
-            and all(_deep_equal(value, right[key]) for key, value in left.items())
-        )
-    if left_kind is list:
-        return type(right) is list and len(left) == len(right) and all(map(_deep_equal, left, right))
-    if type(right) in (dict, list):
-        return False
-    return _key(left) == _key(right)
-
-
-def _same_go_type(left: Json, right: Json) -> bool:
-    """Whether upstream decodes both values to the same Go type."""
-    kind = type(left)
-    if kind is type(right) and kind is not int:  # (an integer beyond int64 is a float64)
-        return True
-    return _go_type(left) == _go_type(right)
-
-
 # fmt.Sprintf("%v", value): how upstream compares and sorts list values.
-_printed = _go_v
+_printed = go_v
 
 
 def _sorted_by_printed(items: list) -> None:
@@ -351,7 +317,7 @@ class _Diff:
             if key == DIRECTIVE:
                 self.directive(before, after, patch)
                 continue
-            if not _same_go_type(before, after):
+            if not same_go_type(before, after):
                 if not options.ignore_changes_and_additions:
                     patch[key] = after
                 continue
@@ -360,7 +326,7 @@ class _Diff:
                 self.map_field(key, before, after, patch, meta)
             elif kind is list:
                 self.list_field(key, before, after, patch, meta)
-            elif not options.ignore_changes_and_additions and not _deep_equal(before, after):
+            elif not options.ignore_changes_and_additions and not deep_equal(before, after):
                 patch[key] = after
         if not options.ignore_deletions:
             for key in original:
@@ -380,7 +346,7 @@ class _Diff:
             patch[DIRECTIVE] = after
 
     def replace_if_changed(self, key: str, before: Json, after: Json, patch: dict) -> None:
-        if not self.options.ignore_changes_and_additions and not _deep_equal(before, after):
+        if not self.options.ignore_changes_and_additions and not deep_equal(before, after):
             patch[key] = after
 
     def map_field(self, key: str, before: dict, after: dict, patch: dict, meta: PatchMeta) -> None:
@@ -389,7 +355,7 @@ class _Diff:
             field_meta = meta.lookup_map(key)
         except PatchError:
             # Without a schema for the field, identical values still need no patch.
-            if _deep_equal(before, after):
+            if deep_equal(before, after):
                 return
             raise
         retain_keys, strategy = _field_strategy(field_meta)
@@ -406,7 +372,7 @@ class _Diff:
         try:
             field_meta = meta.lookup_list(key)
         except PatchError:
-            if _deep_equal(before, after):
+            if deep_equal(before, after):
                 return
             raise
         retain_keys, strategy = _field_strategy(field_meta)
@@ -528,12 +494,12 @@ class _Diff:
                     deletions.append(original[i])
                 i += 1
         if deletions:
-            array, length = _deduplicate(deletions, [_key(value) for value in deletions])
+            array, length = _deduplicate(deletions, [comparable_key(value) for value in deletions])
             deletions = array[:length]
         additions, _ = _Merge().sort_by(additions, modified, "", False, None)
         order: list = []
         wants_order = (not options.ignore_deletions and deletions) or (
-            not options.ignore_changes_and_additions and not _deep_equal(original, modified)
+            not options.ignore_changes_and_additions and not deep_equal(original, modified)
         )
         if options.set_element_order and wants_order:
             order = modified
@@ -562,7 +528,7 @@ def _order_same(original: list, modified: list, merge_key: str) -> bool:
     """
     if len(original) != len(modified):
         return False
-    return all(map(_go_equal, [item[merge_key] for item in original], [item[merge_key] for item in modified]))
+    return all(map(go_equal, [item[merge_key] for item in original], [item[merge_key] for item in modified]))
 
 
 def _has_additional_field(original: dict, modified: dict) -> bool:
@@ -597,7 +563,7 @@ class _Combine:
         for key, value in list(patch.items()):
             if key.startswith(DELETE_FROM_PRIMITIVE_LIST):
                 original[key] = value
-            elif key not in original or value is None or _go_type(original[key]) != _go_type(value):
+            elif key not in original or value is None or go_type(original[key]) != go_type(value):
                 cleaned, keep = _without_directives(value, drop_nulls=False)
                 if keep:
                     original[key] = cleaned
@@ -619,9 +585,9 @@ class _Combine:
         retained = patch.pop(RETAIN_KEYS)
         if RETAIN_KEYS not in original:
             original[RETAIN_KEYS] = retained
-        elif not _deep_equal(original[RETAIN_KEYS], retained):
+        elif not deep_equal(original[RETAIN_KEYS], retained):
             raise RetainKeysViolation(
-                f"{_go_v(original[RETAIN_KEYS])} and {_go_v(retained)} are not deep equal: "
+                f"{go_v(original[RETAIN_KEYS])} and {go_v(retained)} are not deep equal: "
                 "this may happen when calculating the 3-way diff patch"
             )
 
@@ -630,7 +596,7 @@ class _Combine:
         order = patch.pop(key)
         if key not in original:
             original[key] = order
-        elif not _deep_equal(original[key], order):
+        elif not deep_equal(original[key], order):
             raise InvalidDirective("invalid patch format of setElementOrder list")
         if type(order) is not list:
             raise TypeMismatch(_bad_arg_type(GO_SLICE, order))
@@ -678,7 +644,7 @@ class _Combine:
             # (The first patch never holds a primitive list under its own key: deletions of
             # primitives travel in $deleteFromPrimitiveList, so no backing array is shared.)
             both = before + after
-            array, length = _deduplicate(both, [_key(value) for value in both])
+            array, length = _deduplicate(both, [comparable_key(value) for value in both])
             merged = array[:length]
             patch_items, server_only = ordering.partition_by_order(merged, after, "", None)
             return ordering.normalize(patch_items, server_only, after, before, "", False), before
@@ -720,7 +686,7 @@ def _map_directive(patch: dict) -> dict:
         return {key: value for key, value in patch.items() if key != DIRECTIVE}
     if directive == DELETE:
         return {}
-    raise InvalidDirective(f"unknown patch type: {_go_s(directive)} in map: {_go_v(patch)}")
+    raise InvalidDirective(f"unknown patch type: {go_s(directive)} in map: {go_v(patch)}")
 
 
 def _list_directives(patch: list, merge_key: str) -> tuple[list, bool, list]:
@@ -746,7 +712,7 @@ def _list_directives(patch: list, merge_key: str) -> tuple[list, bool, list]:
         elif directive == MERGE:
             raise InvalidDirective("merging lists cannot yet be specified in the patch")
         else:
-            raise InvalidDirective(f"unknown patch type: {_go_s(directive)} in map: {_go_v(element)}")
+            raise InvalidDirective(f"unknown patch type: {go_s(directive)} in map: {go_v(element)}")
     return rest, replace, deletions
 
 
@@ -769,7 +735,7 @@ class _Conflicts:
             if DIRECTIVE in left or DIRECTIVE in right:
                 if (DIRECTIVE in left) != (DIRECTIVE in right):
                     return True
-                if not _deep_equal(left[DIRECTIVE], right[DIRECTIVE]):
+                if not deep_equal(left[DIRECTIVE], right[DIRECTIVE]):
                     return True
             if strategy == REPLACE:
                 return False
@@ -778,7 +744,7 @@ class _Conflicts:
             if type(right) is not list:
                 return True
             return self.lists(left, right, meta, strategy, merge_key)
-        return not _deep_equal(left, right)
+        return not deep_equal(left, right)
 
     def maps(self, left: dict, right: dict, meta: PatchMeta | None) -> bool:
         for key, value in left.items():
@@ -831,16 +797,16 @@ def _by_merge_key(items: list, merge_key: str) -> dict[str, dict]:
     result: dict[str, dict] = {}
     for element in items:
         if type(element) is not dict:
-            raise TypeMismatch(f"invalid element type in merging list:{_go_v(items)}")
+            raise TypeMismatch(f"invalid element type in merging list:{go_v(items)}")
         if merge_key not in element:
-            raise MergeKeyMissing(f"cannot find merge key `{merge_key}` in merging list element:{_go_v(element)}")
-        result[_go_s(element[merge_key])] = element
+            raise MergeKeyMissing(f"cannot find merge key `{merge_key}` in merging list element:{go_v(element)}")
+        result[go_s(element[merge_key])] = element
     return result
 
 
 def _deduplicate_and_sort(items: list) -> None:
     """``deduplicateAndSortScalars`` on a list we own, leaving it as Go's backing array is left."""
-    array, length = _deduplicate(items, [_key(value) for value in items])
+    array, length = _deduplicate(items, [comparable_key(value) for value in items])
     head = array[:length]
     _sorted_by_printed(head)
     items[:] = head + array[length:]

@@ -36,6 +36,7 @@ from typing import Any
 import yaml
 
 from patchconf.reference_impl.errors import ListOfLists, NoStrategicSchema, TypeMismatch
+from patchconf.reference_impl.govalue.strconv import quote
 from patchconf.reference_impl.releases import CORPUS_RELEASE
 
 # libyaml when PyYAML has it: the same documents as its pure-Python SafeLoader, ten times sooner.
@@ -119,11 +120,6 @@ def _merge_key(value: Any) -> str:
     if not isinstance(value, str):
         raise NoStrategicSchema(f"expected a string, but received a {type(value).__name__}")
     return value
-
-
-def _go_quote(text: str) -> str:
-    # Go's %q for ordinary text: double quotes, backslash escapes, printable unicode kept.
-    return json.dumps(text, ensure_ascii=False)
 
 
 class _Memo(PatchMeta):
@@ -272,7 +268,7 @@ class BuiltinPatchMeta(_Memo):
         field = key if key in self._properties else self._folded.get(key.lower())
         if field is None:
             raise NoStrategicSchema(
-                f"unable to find api field in struct {self._struct_name} for the json field {_go_quote(key)}"
+                f"unable to find api field in struct {self._struct_name} for the json field {quote(key)}"
             )
         return field, self._properties[field]
 
@@ -582,7 +578,7 @@ class NamedPatchMeta(_Memo):
     def _field(self, kind: _Model, key: str) -> _Model:
         field = kind.fields.get(key)
         if field is None:
-            raise NoStrategicSchema(f"unable to find api field {_go_quote(key)} in {kind.path}")
+            raise NoStrategicSchema(f"unable to find api field {quote(key)} in {kind.path}")
         return field
 
     def _find_map(self, key: str) -> FieldMeta:

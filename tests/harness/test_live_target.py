@@ -30,7 +30,7 @@ from patchconf.harness.targets.live.conventions import LIVE_TYPES
 from patchconf.harness.targets.live.corpus_fit import corpus_problem, hosting_problem, nesting_problem
 from patchconf.harness.targets.live.crds import crd_schema
 from patchconf.harness.targets.live.responses import classify_response, field_conflicts, ssa_error_class, update_rule
-from patchconf.reference_impl import go_json
+from patchconf.reference_impl.govalue import encoding_json
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -850,9 +850,9 @@ def test_nesting_problem_says_when_an_object_cannot_be_held_whole(write_case_fil
 
 
 def test_go_json_matches_encoding_json():
-    assert go_json.encode({"b": "<&>", "a": [1, 2.5]}) == '{"a":[1,2.5],"b":"\\u003c\\u0026\\u003e"}'
-    assert go_json.encode([1.0, 1e21, 1e-7, 0.00001, -3.0, "é"]) == '[1,1e+21,1e-7,0.00001,-3,"é"]'
-    assert go_json.encode({"b": 80.0, "a": 1}, sort_keys=False, numbers_as_written=True) == '{"b":80.0,"a":1}'
+    assert encoding_json.encode({"b": "<&>", "a": [1, 2.5]}) == '{"a":[1,2.5],"b":"\\u003c\\u0026\\u003e"}'
+    assert encoding_json.encode([1.0, 1e21, 1e-7, 0.00001, -3.0, "é"]) == '[1,1e+21,1e-7,0.00001,-3,"é"]'
+    assert encoding_json.encode({"b": 80.0, "a": 1}, sort_keys=False, numbers_as_written=True) == '{"b":80.0,"a":1}'
 
 
 def test_sent_patch_is_read_from_kubectls_request_log():

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from patchconf.reference_impl import go_json
 from patchconf.reference_impl.errors import InvalidDocument
+from patchconf.reference_impl.govalue import encoding_json
 from patchconf.reference_impl.kubernetes_object import (
     as_decoded,
     as_written,
@@ -70,14 +70,14 @@ def test_as_written_is_what_go_writes_and_reads_back():
     # Go sorts keys by their UTF-8 bytes: Z < a < é < U+FFFF < U+1F600.
     assert list(written) == ["kind", "z", "\U0001F600"]
     assert list(written["\U0001F600"]) == ["A", "Z", "a", "a\u0000", "é", "\uffff"]
-    assert _items(written) == _items(json.loads(go_json.encode(decoded)))
+    assert _items(written) == _items(json.loads(encoding_json.encode(decoded)))
     assert written["z"] is not decoded["z"] and written["z"][0] is not decoded["z"][0]
 
 
 @pytest.mark.parametrize("value", [{"a": [float("nan")]}, {"a": float("-inf")}, {"a": {1: "x"}}, {"a": {1}}])
 def test_as_written_refuses_what_go_json_cannot_write(value):
     with pytest.raises((ValueError, TypeError)) as refused:
-        go_json.encode(value)
+        encoding_json.encode(value)
     with pytest.raises(refused.type) as also_refused:
         as_written(value)
     assert str(also_refused.value) == str(refused.value)

@@ -16,6 +16,7 @@ import pytest
 
 from patchconf.harness.corpus.cases import named_schema_path
 from patchconf.reference_impl.errors import PatchError
+from patchconf.reference_impl.govalue.sort import go_sort
 from patchconf.reference_impl.kubernetes_object import through_go_json
 from patchconf.reference_impl.strategic import builtin_patch_meta, named_patch_meta
 from patchconf.reference_impl.strategic.create import (
@@ -26,7 +27,6 @@ from patchconf.reference_impl.strategic.create import (
     create_two_way,
     diff,
 )
-from patchconf.reference_impl.strategic.gosort import go_sort
 
 
 def dep(spec: dict | None = None, md: dict | None = None) -> dict:

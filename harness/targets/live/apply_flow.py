@@ -16,7 +16,7 @@ from patchconf.harness.targets.base import Actual, ActualError, TargetDeclined
 from patchconf.harness.targets.kubectl import classify_error
 from patchconf.harness.targets.live.conventions import CREATE_QUERY, LAST_APPLIED, SERVER_OWNED_METADATA
 from patchconf.harness.targets.live.placement import Placement
-from patchconf.reference_impl import go_json
+from patchconf.reference_impl.govalue import encoding_json
 
 
 class ClientSideApplyFlow:
@@ -128,7 +128,7 @@ class ClientSideApplyFlow:
         annotations = recorded["metadata"].get("annotations") or {}
         annotations.pop(LAST_APPLIED, None)
         recorded["metadata"]["annotations"] = annotations
-        return go_json.encode(recorded) + "\n"
+        return encoding_json.encode(recorded) + "\n"
 
 
 _REQUEST_BODY = re.compile(r'"Request Body" body=(".*")\s*$')

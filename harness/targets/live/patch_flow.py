@@ -18,7 +18,7 @@ from patchconf.harness.targets.live.responses import (
     full_message,
     update_rule,
 )
-from patchconf.reference_impl import go_json
+from patchconf.reference_impl.govalue import encoding_json
 
 
 class CannotHoldAsKind(TargetDeclined):
@@ -60,7 +60,7 @@ class PatchFlow:
             before = self._set_status(case, placement, before)
             path += "/status"
         patch = self._patch_to_live(case.input("patch"), placement)
-        body = go_json.encode(patch, sort_keys=False, numbers_as_written=True).encode("utf-8")
+        body = encoding_json.encode(patch, sort_keys=False, numbers_as_written=True).encode("utf-8")
         answer = self.cluster.request("PATCH", path, raw_body=body,
                                       content_type=CONTENT_TYPES[case.type],
                                       query={"fieldManager": "patchconf"})

@@ -14,7 +14,7 @@ from patchconf.harness.controlplane.live_cluster import RUN_LABEL, Resource
 from patchconf.harness.corpus.cases import Case
 from patchconf.harness.targets.base import TargetDeclined
 from patchconf.harness.targets.live.conventions import LAST_APPLIED, NAMESPACE_NAME_LABEL, SERVER_OWNED_METADATA
-from patchconf.reference_impl import go_json
+from patchconf.reference_impl.govalue import encoding_json
 
 # A plain JSON document (RFC 6902 and RFC 7396 examples) is held as the top-level fields of a
 # custom resource of the run's schemaless CRD: the server then patches exactly that document.
@@ -265,7 +265,7 @@ class PlacementMixin:
             recorded = json.loads(text)
         except json.JSONDecodeError:
             return text
-        return go_json.encode(self._from_live(recorded, placement)) + "\n"
+        return encoding_json.encode(self._from_live(recorded, placement)) + "\n"
 
     def _ssa_to_live(self, document: Any, placement: Placement, clock: LogicalClock, label: bool = False) -> Any:
         """A step's object (or ``current``) naming the run's object: apiVersion, name and namespace

@@ -40,7 +40,7 @@ from patchconf.harness.targets.live.responses import (
     status_conflicts,
     status_error_class,
 )
-from patchconf.reference_impl import go_json
+from patchconf.reference_impl.govalue import encoding_json
 
 
 class ServerSideApplyFlow:
@@ -217,7 +217,7 @@ class ServerSideApplyFlow:
         if step.get("dry_run"):
             query["dryRun"] = "All"
         if op == "apply":
-            body = go_json.encode(self._ssa_to_live(step["object"], placement, clock, label), sort_keys=False,
+            body = encoding_json.encode(self._ssa_to_live(step["object"], placement, clock, label), sort_keys=False,
                                   numbers_as_written=True)
             return self.cluster.request("PATCH", path, raw_body=body.encode("utf-8"),
                                         content_type=CONTENT_TYPES["server-side-apply"], query=query)
@@ -225,7 +225,7 @@ class ServerSideApplyFlow:
             patch = copy.deepcopy(step["patch"])
             if step["patch_type"] != "json-patch":
                 patch = self._patch_to_live(patch, placement)
-            body = go_json.encode(patch, sort_keys=False, numbers_as_written=True)
+            body = encoding_json.encode(patch, sort_keys=False, numbers_as_written=True)
             return self.cluster.request("PATCH", path, raw_body=body.encode("utf-8"),
                                         content_type=CONTENT_TYPES[step["patch_type"]], query=query)
         # An update is a client writing the whole object it means, over what it last read: the live

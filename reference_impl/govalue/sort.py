@@ -1,11 +1,12 @@
-"""Go's ``sort.Sort`` (pattern-defeating quicksort), step for step.
+"""Go's ``sort.Sort`` (pattern-defeating quicksort) and ``sort.SliceStable``, step for step.
 
-strategicpatch sorts lists with ``sort.Sort`` and a comparator that is not a strict
-order (``Less(i, j)`` is ``%v(i) <= %v(j)``), so items that print alike (``1``, ``"1"``,
-``1.0``) end up in whatever order Go's unstable sort leaves them, and that order decides
-which of them a created patch adds or deletes. Only Go's own algorithm reproduces it.
-This is ``pdqsort`` of Go's ``sort/zsortinterface.go`` (Go 1.19 and later), over a list
-and a ``less(x, y)`` on its items; the list is sorted in place.
+strategicpatch sorts lists with comparators that are not strict orders: ``sort.Sort`` with
+``Less(i, j)`` = ``%v(i) <= %v(j)``, so items that print alike (``1``, ``"1"``, ``1.0``) end up
+in whatever order Go's unstable sort leaves them, and that order decides which of them a
+created patch adds or deletes; ``sort.SliceStable`` with a comparator that says "less" both
+ways for an item it cannot place. Only Go's own algorithms reproduce those orders.
+Go twins: ``pdqsort`` of sort/zsortinterface.go and ``stable_func`` of sort/zsortfunc.go
+(Go 1.19 and later), each over a list and a ``less(x, y)`` on its items, sorting in place.
 """
 
 from __future__ import annotations
@@ -30,6 +31,95 @@ def go_sort(items: list, less: Less) -> None:
     n = len(items)
     if n > 1:
         _Sorter(items, less).pdqsort(0, n, n.bit_length())
+
+
+def slice_stable(items: list, less: Less) -> None:
+    """Sort ``items`` in place exactly as Go's ``sort.SliceStable`` would."""
+
+    def swap(i: int, j: int) -> None:
+        items[i], items[j] = items[j], items[i]
+
+    def insertion_sort(a: int, b: int) -> None:
+        for i in range(a + 1, b):
+            j = i
+            while j > a and less(items[j], items[j - 1]):
+                swap(j, j - 1)
+                j -= 1
+
+    def swap_range(a: int, b: int, n: int) -> None:
+        for i in range(n):
+            swap(a + i, b + i)
+
+    def rotate(a: int, m: int, b: int) -> None:
+        i, j = m - a, b - m
+        while i != j:
+            if i > j:
+                swap_range(m - i, m, j)
+                i -= j
+            else:
+                swap_range(m - i, m + j - i, i)
+                j -= i
+        swap_range(m - i, m, i)
+
+    def sym_merge(a: int, m: int, b: int) -> None:
+        if m - a == 1:
+            i, j = m, b
+            while i < j:
+                h = (i + j) >> 1
+                if less(items[h], items[a]):
+                    i = h + 1
+                else:
+                    j = h
+            for k in range(a, i - 1):
+                swap(k, k + 1)
+            return
+        if b - m == 1:
+            i, j = a, m
+            while i < j:
+                h = (i + j) >> 1
+                if not less(items[m], items[h]):
+                    i = h + 1
+                else:
+                    j = h
+            for k in range(m, i, -1):
+                swap(k, k - 1)
+            return
+        mid = (a + b) >> 1
+        n = mid + m
+        if m > mid:
+            start, r = n - b, mid
+        else:
+            start, r = a, m
+        p = n - 1
+        while start < r:
+            c = (start + r) >> 1
+            if not less(items[p - c], items[c]):
+                start = c + 1
+            else:
+                r = c
+        end = n - start
+        if start < m < end:
+            rotate(start, m, end)
+        if a < start < mid:
+            sym_merge(a, start, mid)
+        if mid < end < b:
+            sym_merge(mid, end, b)
+
+    n = len(items)
+    block = 20
+    a, b = 0, block
+    while b <= n:
+        insertion_sort(a, b)
+        a, b = b, b + block
+    insertion_sort(a, n)
+    while block < n:
+        a, b = 0, 2 * block
+        while b <= n:
+            sym_merge(a, a + block, b)
+            a, b = b, b + 2 * block
+        if a + block < n:
+            sym_merge(a, a + block, n)
+        block *= 2
 
 
 class _Sorter:

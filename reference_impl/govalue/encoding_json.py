@@ -1,4 +1,4 @@
-"""JSON text exactly as Go's ``encoding/json`` writes it.
+"""JSON text exactly as Go's ``encoding/json`` writes it (Go twin: encoding/json/encode.go).
 
 kubectl stores the last-applied configuration as the JSON text ``encoding/json`` produced
 (through ``unstructured.UnstructuredJSONScheme``), and that text is compared byte for
@@ -103,24 +103,3 @@ def float64(number: float) -> str:
     magnitude = f"{point_exponent:02d}" if point_exponent >= 0 else str(-point_exponent)
     return f"{'-' if sign else ''}{mantissa}e{'+' if point_exponent >= 0 else '-'}{magnitude}"
 
-
-_STRCONV_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v",
-                    '"': '\\"', "\\": "\\\\"}
-
-
-def strconv_quote(text: str) -> str:
-    """``text`` as Go's ``strconv.Quote`` writes it (as Go's parse errors quote their input)."""
-    quoted = []
-    for char in text:
-        code = ord(char)
-        if char in _STRCONV_ESCAPES:
-            quoted.append(_STRCONV_ESCAPES[char])
-        elif char.isprintable():
-            quoted.append(char)
-        elif code < 0x20 or code == 0x7F:
-            quoted.append(f"\\x{code:02x}")
-        elif code <= 0xFFFF:
-            quoted.append(f"\\u{code:04x}")
-        else:
-            quoted.append(f"\\U{code:08x}")
-    return '"' + "".join(quoted) + '"'
