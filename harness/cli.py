@@ -675,14 +675,13 @@ def cmd_matrix(args: argparse.Namespace) -> int:
 
     from patchconf.harness.reporting.matrix import (
         column_labels,
-        matrix_html,
         matrix_markdown,
         matrix_summary_markdown,
         portable,
     )
     from patchconf.harness.reporting.pitfalls import collect as collect_pitfalls
     from patchconf.harness.reporting.pitfalls import summary_markdown as pitfalls_markdown
-    from patchconf.harness.reporting.site import slug, write_site
+    from patchconf.harness.reporting.site import matrix_page, slug, write_site
 
     corpus = load_corpus(args.cases or [default_cases_dir()])
     filters = _filters(args)
@@ -703,7 +702,7 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     if out:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(matrix_markdown(runs, args.title, command, fuzzed, args.history, notes), encoding="utf-8")
-        out.with_suffix(".html").write_text(matrix_html(runs, args.title, command, fuzzed, args.history, notes),
+        out.with_suffix(".html").write_text(matrix_page(runs, args.title, command, fuzzed, args.history, notes),
                                             encoding="utf-8")
         written += [out, out.with_suffix(".html")]
     if args.results:

@@ -3,12 +3,12 @@
 Rendered from the runs' results, never recomputed: a summary per target, the pass rate per
 behaviour id, the cases whose answer differs between targets (for releases of one
 implementation: where behaviour changed), every failure with its first reason, and one row
-per case.
+per case. This module holds the matrix's model (columns, changes) and its Markdown; its HTML,
+the site's and the page beside the Markdown alike, is :mod:`patchconf.harness.reporting.site`'s.
 """
 
 from __future__ import annotations
 
-import html
 import json
 import re
 from collections import Counter, defaultdict
@@ -498,59 +498,3 @@ def _every_case_markdown(runs: Sequence[Run], labels: Sequence[str]) -> list[str
     out = ["## Every case", "", "| case | " + " | ".join(labels) + " |", "|---|" + ":---:|" * len(runs)]
     return out + [f"| `{case_id}` | " + " | ".join(SYMBOLS.get(s, " ") for s in statuses[case_id]) + " |"
                   for case_id in order]
-
-
-def matrix_html(runs: Sequence[Run], title: str = "Compliance matrix", command: str = "",
-                fuzzed: Mapping[str, str] | None = None, history: bool = False, notes: str = "") -> str:
-    esc = html.escape
-    labels = column_labels(runs)
-    tags = sorted({tag for run in runs for result in run.results for tag in result.case.tags})
-    per_run = [_by_tag(run) for run in runs]
-    head = "".join(f"<th>{esc(label)}</th>" for label in labels)
-    summary = "".join(
-        f"<tr><td>{esc(label)}</td><td>{esc(run.target.category)}</td><td><code>{esc(portable(run.target_name))}</code></td>"
-        f"<td>{esc(run.target.family)} {esc(run.target.version)}</td><td>{esc(run.target.profile)}</td>"
-        + "".join(f"<td>{run.counts().get(s, 0)}</td>" for s in (PASS, FAIL, ERROR, SKIP))
-        + (f"<td>{esc(fuzzed.get(run.target_name, '–'))}</td>" if fuzzed else "") + "</tr>"
-        for label, run in zip(labels, runs, strict=True)
-    )
-    rates = "".join(
-        f"<tr><td>{esc(tag)}</td>" + "".join(f"<td>{esc(_rate(t.get(tag, Counter())))}</td>" for t in per_run) + "</tr>"
-        for tag in tags
-    )
-    def change_rows(changed: list) -> str:
-        return "".join(
-            f"<tr><td><code>{esc(case_id)}</code></td><td>" + "<br>".join(
-                esc(first + ("" if first == last else f" … {last}") + ": " + text)
-                for (first, last, _), text in zip(segments, change_texts(segments), strict=True)) + "</td></tr>"
-            for case_id, segments in changed)
-
-    if history:
-        changed_section = "<h2>Changed between releases</h2>" + "".join(
-            f"<h3>{esc(family)}: {esc(' → '.join(run.target.version for run in releases))}</h3>"
-            + (f"<table><tr><th>case</th><th>answers</th></tr>{change_rows(changed)}</table>" if changed
-               else "<p>No case changed.</p>")
-            for family, releases, changed in release_changes(runs))
-    else:
-        changed_section = ("<h2>Changed between targets</h2><table><tr><th>case</th><th>answers</th></tr>"
-                           f"{change_rows(changes(runs) if len(runs) > 1 else [])}</table>")
-    failures = "".join(
-        f"<h3>{esc(label)}: {len(_failures(run))}</h3><table>"
-        + "".join(f"<tr><td><code>{esc(r.case.id)}</code></td><td>{esc(_short(r.reason))}</td></tr>"
-                  for r in _failures(run)) + "</table>"
-        for label, run in zip(labels, runs, strict=True) if _failures(run)
-    )
-    produced = (f"Produced by <code>patchconf matrix</code>; regenerate with <code>{esc(portable(command))}</code>."
-                if command else "Produced by <code>patchconf matrix</code>.")
-    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{esc(title)}</title>"
-            "<style>body{font-family:system-ui,sans-serif;margin:2em}td,th{border:1px solid #ccc;padding:4px 8px}"
-            "table{border-collapse:collapse;margin-bottom:1em}.fail,.error{background:#fdd}.pass{background:#dfd}"
-            "pre.notes{white-space:pre-wrap;font-family:inherit}</style></head><body>"
-            f"<h1>{esc(title)}</h1><p>{produced}</p>"
-            + (f"<pre class='notes'>{esc(notes)}</pre>" if notes else "") +
-            "<table><tr><th>column</th><th>group</th><th>target</th><th>implementation</th><th>profile</th><th>pass</th>"
-            f"<th>fail</th><th>error</th><th>skip</th>{f'<th>{esc(FUZZ_COLUMN)}</th>' if fuzzed else ''}</tr>"
-            f"{summary}</table>"
-            f"<h2>Pass rate by behaviour</h2><table><tr><th>behaviour</th>{head}</tr>{rates}</table>"
-            f"{changed_section}"
-            f"<h2>Failures by target</h2>{failures}</body></html>\n")

@@ -1,4 +1,5 @@
-"""HTML for people: a run's ``report.html`` and the conformance site of ``patchconf matrix --html``.
+"""HTML for people: a run's ``report.html``, the conformance site of ``patchconf matrix --html``
+and the matrix page beside ``--out``'s Markdown (:func:`matrix_page`).
 
 Rendered from results, never recomputed. Every page is one self-contained file (its style and
 its small filter script inline, no external resource), so it opens offline from ``file://``.
@@ -31,6 +32,7 @@ from patchconf.harness.running.runner import ERROR, FAIL, FAILING, PASS, SKIP, R
 
 if TYPE_CHECKING:
     from patchconf.harness.corpus.cases import Case
+    from patchconf.harness.reporting.matrix import Change
     from patchconf.harness.reporting.pitfalls import Pitfall
     from patchconf.harness.reporting.report import Run
 
@@ -472,27 +474,34 @@ def with_inputs(runs: Sequence[Run], cases: Iterable[Case]) -> list[Run]:
     return filled
 
 
-def _matrix_table(list_id: str, key: str, labels: Sequence[str], pages: Sequence[str],
+def _matrix_table(list_id: str, key: str, labels: Sequence[str], pages: Sequence[str] | None,
                   tables: Sequence[Mapping[str, Counter]], row_types: Mapping[str, Iterable[str]]) -> str:
+    """Pass rates, a row per value of ``key`` and a column per run; with ``pages``, each header and
+    cell links to its implementation's page (its failures for that value)."""
     values = sorted({value for table in tables for value in table})
-    head = "".join(f'<th><a href="{esc(page)}">{esc(label).replace(":", ":<wbr>")}</a></th>'
-                   for label, page in zip(labels, pages, strict=True))
+    if pages is None:
+        head = "".join(f"<th>{esc(label).replace(':', ':<wbr>')}</th>" for label in labels)
+    else:
+        head = "".join(f'<th><a href="{esc(page)}">{esc(label).replace(":", ":<wbr>")}</a></th>'
+                       for label, page in zip(labels, pages, strict=True))
     body = []
     for value in values:
         statuses = sorted({s for table in tables for s, n in table.get(value, Counter()).items() if n})
         tags = (value,) if key == "tag" else ()
         cells = []
-        for page, table in zip(pages, tables, strict=True):
+        for index, table in enumerate(tables):
             counter = table.get(value, Counter())
             ran = _ran(counter)
             if not ran:
                 cells.append('<td class="cell none">–</td>')
                 continue
-            failing = counter.get(FAIL, 0) + counter.get(ERROR, 0)
-            fragment = f"#{key}={quote(value, safe='')}" + ("&status=fail,error" if failing else "")
+            rate = f"{_rate_text(counter)}<br><small>{counter.get(PASS, 0)}/{ran}</small>"
+            if pages is not None:
+                failing = counter.get(FAIL, 0) + counter.get(ERROR, 0)
+                fragment = f"#{key}={quote(value, safe='')}" + ("&status=fail,error" if failing else "")
+                rate = f'<a href="{esc(pages[index] + fragment)}">{rate}</a>'
             cells.append(f'<td class="cell"{_rate_style(counter)} title="{counter.get(PASS, 0)} of {ran} passed">'
-                         f'<a href="{esc(page + fragment)}">{_rate_text(counter)}<br>'
-                         f"<small>{counter.get(PASS, 0)}/{ran}</small></a></td>")
+                         f"{rate}</td>")
         body.append(f'<tr class="row"{_attrs(row_types.get(value, ()), tags, statuses)}><th>{esc(value)}</th>'
                     + "".join(cells) + "</tr>")
     name = "patch type" if key == "type" else "behaviour"
@@ -501,21 +510,22 @@ def _matrix_table(list_id: str, key: str, labels: Sequence[str], pages: Sequence
             f"<tbody>{ROW_SEPARATOR.join(body)}</tbody></table>")
 
 
-def _changes_table(runs: Sequence[Run], pages: Sequence[str]) -> str:
-    from patchconf.harness.reporting.matrix import changes, column_labels, describe
+def _changes_table(changed: Sequence[Change], page_of: Mapping[str, str] | None, list_id: str = "changes") -> str:
+    """The changed cases, each with its runs of equal answers (linked to the pages in ``page_of``)."""
+    from patchconf.harness.reporting.matrix import describe
 
-    page_of = dict(zip(column_labels(runs), pages, strict=True))
     rows = []
-    for case_id, segments in changes(runs):
+    for case_id, segments in changed:
         case = segments[0][2].case
         statuses = sorted({result.status for _, _, result in segments})
         answers = "<br>".join(
-            f'<a href="{esc(page_of[first] + "#q=" + quote(case_id, safe=""))}">{esc(first)}</a>'
+            (esc(first) if page_of is None else
+             f'<a href="{esc(page_of[first] + "#q=" + quote(case_id, safe=""))}">{esc(first)}</a>')
             + ("" if first == last else f" … {esc(last)}") + f": {esc(describe(result))}"
             for first, last, result in segments)
         rows.append(f'<tr class="row"{_attrs((case.type,), case.tags, statuses)}><td><code>{esc(case_id)}</code>'
                     f'<div class="desc">{esc(case.description)}</div></td><td>{answers}</td></tr>')
-    return ('<table class="results" id="changes" data-filterable><colgroup><col style="width:35%"><col></colgroup>'
+    return (f'<table class="results" id="{list_id}" data-filterable><colgroup><col style="width:35%"><col></colgroup>'
             "<thead><tr><th>case</th><th>answers, in column order</th></tr></thead>"
             f"<tbody>{ROW_SEPARATOR.join(rows)}</tbody></table>")
 
@@ -523,23 +533,51 @@ def _changes_table(runs: Sequence[Run], pages: Sequence[str]) -> str:
 def index_page(runs: Sequence[Run], title: str, command: str = "", pitfall_count: int = 0) -> str:
     """The site's front page; ``pitfall_count``: the reports pitfalls.html lists (0: no such page)."""
     # imported here: a run's own report (run_page) needs nothing of the matrix, nor its imports
-    from patchconf.harness.reporting.matrix import GROUP_TITLES, column_labels, matrix_groups
+    from patchconf.harness.reporting.matrix import column_labels
+
+    pages = [f"implementations/{slug(label)}.html" for label in column_labels(runs)]
+    return _page(title, _matrix_body(runs, title, command, pages, pitfall_count=pitfall_count))
+
+
+def matrix_page(runs: Sequence[Run], title: str = "Compliance matrix", command: str = "",
+                fuzzed: Mapping[str, str] | None = None, history: bool = False, notes: str = "") -> str:
+    """The matrix on one page of its own (``patchconf matrix --out``'s .html twin): the site's front
+    page without the pages it links to, with ``notes``, the fuzzing column (``fuzzed``: agreement
+    by target name), for a ``history`` the changes per library, and every failure's reason."""
+    from patchconf.harness.reporting.matrix import portable
+
+    return _page(title, _matrix_body(runs, title, portable(command), None, fuzzed=fuzzed, history=history,
+                                     notes=notes))
+
+
+def _matrix_body(runs: Sequence[Run], title: str, command: str, pages: Sequence[str] | None,
+                 pitfall_count: int = 0, fuzzed: Mapping[str, str] | None = None, history: bool = False,
+                 notes: str = "") -> str:
+    """The matrix: with ``pages`` (the site's) linked to them; without, a page that stands alone, which
+    names no directory of this machine and lists the failures itself."""
+    from patchconf.harness.reporting.matrix import FUZZ_COLUMN, GROUP_TITLES, column_labels, matrix_groups, portable
 
     labels = column_labels(runs)
-    pages = [f"implementations/{slug(label)}.html" for label in labels]
-    page_of = dict(zip(labels, pages, strict=True))
+    page_of = dict(zip(labels, pages, strict=True)) if pages is not None else None
 
     def summary_row(label: str, run: Run) -> str:
-        return (f'<tr><td><a href="{esc(page_of[label])}">{esc(label)}</a></td><td><img '
-                f'src="badges/{esc(slug(label))}.svg" alt="{esc(badge(run.counts())["message"])}"></td>'
-                f"<td><code>{esc(run.target_name)}</code></td>"
-                f"<td>{esc(run.target.family)} {esc(run.target.version)}</td><td>{esc(run.target.profile)}</td>"
+        if page_of is None:
+            name = f"<td>{esc(label)}</td><td><code>{esc(portable(run.target_name))}</code></td>"
+        else:
+            name = (f'<td><a href="{esc(page_of[label])}">{esc(label)}</a></td><td><img '
+                    f'src="badges/{esc(slug(label))}.svg" alt="{esc(badge(run.counts())["message"])}"></td>'
+                    f"<td><code>{esc(run.target_name)}</code></td>")
+        return (f"<tr>{name}<td>{esc(run.target.family)} {esc(run.target.version)}</td>"
+                f"<td>{esc(run.target.profile)}</td>"
                 + "".join(f'<td class="num">{run.counts().get(status, 0)}</td>' for status in STATUSES)
-                + f"<td>{_bar(run.counts())}</td></tr>")
+                + f"<td>{_bar(run.counts())}</td>"
+                + (f"<td>{esc(fuzzed.get(run.target_name, '–'))}</td>" if fuzzed else "") + "</tr>")
 
     groups = matrix_groups(labels, runs)
-    head = ("<table><tr><th>implementation</th><th>badge</th><th>target</th><th>version</th><th>profile</th>"
-            + "".join(f'<th class="num">{s}</th>' for s in STATUSES) + "<th>rate</th></tr>")
+    head = ("<table><tr><th>implementation</th>" + ("" if page_of is None else "<th>badge</th>")
+            + "<th>target</th><th>version</th><th>profile</th>"
+            + "".join(f'<th class="num">{s}</th>' for s in STATUSES) + "<th>rate</th>"
+            + (f"<th>{esc(FUZZ_COLUMN)}</th>" if fuzzed else "") + "</tr>")
     implementations = "".join(
         (f"<h3>{esc(GROUP_TITLES[category])}</h3>" if len(groups) > 1 else "") + head
         + "".join(summary_row(label, run) for label, run in members) + "</table>"
@@ -556,14 +594,10 @@ def index_page(runs: Sequence[Run], title: str, command: str = "", pitfall_count
     produced = (f"<details><summary>Produced by <code>patchconf matrix</code> from the runs' results; "
                 f"the command</summary><pre>{esc(command)}</pre></details>" if command else
                 "<p>Produced by <code>patchconf matrix</code> from the runs' results.</p>")
-    changed = ""
-    if len(runs) > 1:
-        changed = ("<h2>Changed between targets</h2><p>Cases whose answer (status, or exact result) differs between "
-                   "the targets that ran them; each line names the targets, in column order, that answered alike. "
-                   '<span class="count" data-count-for="changes"></span></p>' + _changes_table(runs, pages))
-    body = (f"<h1>{esc(title)}</h1>{produced}"
-            "<p>Pass rates count the cases a target ran; a target skips what it declares it cannot do "
-            "(<code>–</code>: it ran none). Each cell links to that implementation's failures.</p>"
+    body = (f"<h1>{esc(title)}</h1>{produced}" + (f"<pre>{esc(notes)}</pre>" if notes else "")
+            + "<p>Pass rates count the cases a target ran; a target skips what it declares it cannot do "
+            "(<code>–</code>: it ran none)." + (" Each cell links to that implementation's failures." if pages else "")
+            + "</p>"
             + (f'<p><a href="pitfalls.html">Reported pitfalls</a>: the {pitfall_count} public reports the cases '
                "answer, what Kubernetes does, and which columns get them wrong.</p>" if pitfall_count else "")
             + "<h2>Implementations</h2>" + implementations + _departures_tables(runs, labels, page_of)
@@ -572,18 +606,55 @@ def index_page(runs: Sequence[Run], title: str, command: str = "", pitfall_count
             + _matrix_table("by-type", "type", labels, pages, by_type, {t: (t,) for t in types})
             + "<h2>By behaviour</h2>"
             + _matrix_table("by-tag", "tag", labels, pages, by_tag, {t: sorted(v) for t, v in tag_types.items()})
-            + changed)
-    return _page(title, body)
+            + (_release_changes(runs) if history else _target_changes(runs, labels, page_of)))
+    if page_of is None:
+        body += _failures_by_target(runs, labels)
+    return body
 
 
-def _departures_tables(runs: Sequence[Run], labels: Sequence[str], page_of: Mapping[str, str]) -> str:
+def _target_changes(runs: Sequence[Run], labels: Sequence[str], page_of: Mapping[str, str] | None) -> str:
+    from patchconf.harness.reporting.matrix import changes
+
+    if len(runs) < 2:
+        return ""
+    return ("<h2>Changed between targets</h2><p>Cases whose answer (status, or exact result) differs between "
+            "the targets that ran them; each line names the targets, in column order, that answered alike. "
+            '<span class="count" data-count-for="changes"></span></p>'
+            + _changes_table(changes(runs, labels), page_of))
+
+
+def _release_changes(runs: Sequence[Run]) -> str:
+    from patchconf.harness.reporting.matrix import release_changes
+
+    out = ("<h2>Changed between releases</h2><p>Per library, in column order: the cases whose answer (status, or "
+           "exact result) differs between its releases; each line names the releases that answered alike.</p>")
+    for family, releases, changed in release_changes(runs):
+        list_id = f"changes-{slug(family)}"
+        out += (f"<h3>{esc(family)}: {esc(' → '.join(run.target.version for run in releases))}</h3>"
+                + (f'<p class="count" data-count-for="{list_id}"></p>' + _changes_table(changed, None, list_id)
+                   if changed else "<p>No case changed.</p>"))
+    return out
+
+
+def _failures_by_target(runs: Sequence[Run], labels: Sequence[str]) -> str:
+    out = ""
+    for label, run in zip(labels, runs, strict=True):
+        failures = [result for result in run.results if result.status in FAILING]
+        if failures:
+            out += (f"<h3>{esc(label)}: {len(failures)}</h3><table>"
+                    + "".join(f"<tr><td><code>{esc(r.case.id)}</code></td><td>{esc(_shorten(r.reason, 200))}</td></tr>"
+                              for r in failures) + "</table>")
+    return f"<h2>Failures by target</h2>{out}" if out else ""
+
+
+def _departures_tables(runs: Sequence[Run], labels: Sequence[str], page_of: Mapping[str, str] | None) -> str:
     """The matrix's severity counts and its apply aspects (matrix.severity_markdown, apply_aspects_markdown)."""
     from patchconf.harness.reporting.matrix import APPLY_ASPECTS_NOTE, aspect_cell, next_apply
     from patchconf.harness.reporting.severity import SEVERITIES, severity_counts
     from patchconf.harness.running.apply_aspects import ANNOTATION, ANNOTATION_TEXT, OBJECT, REQUEST
 
     def link(label: str) -> str:
-        return f'<a href="{esc(page_of[label])}">{esc(label)}</a>'
+        return esc(label) if page_of is None else f'<a href="{esc(page_of[label])}">{esc(label)}</a>'
 
     severity_rows, aspect_rows = [], []
     for label, run in zip(labels, runs, strict=True):

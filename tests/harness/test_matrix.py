@@ -1,6 +1,7 @@
 from patchconf.harness.corpus.cases import load_file
-from patchconf.harness.reporting.matrix import column_labels, matrix_html, matrix_markdown
+from patchconf.harness.reporting.matrix import column_labels, matrix_markdown
 from patchconf.harness.reporting.report import Run
+from patchconf.harness.reporting.site import matrix_page as matrix_html
 from patchconf.harness.running.runner import run_cases
 from patchconf.harness.targets.base import Actual
 
@@ -42,7 +43,9 @@ def test_matrix_shows_rates_per_behaviour_and_cells_per_case(write_case_file, sc
     failures = text.split("## Failures by target")[1].split("## Every case")[0]
     assert "### good: none" in failures
     assert "| `cases/json-patch/m.yaml::negative` | expected error 'invalid-index', got success" in failures
-    assert "<td>JP-K8S</td><td>100% (1/1)</td><td>0% (0/1)</td>" in matrix_html(runs)
+    assert ('<th>JP-K8S</th><td class="cell" style="background:hsl(120,62%,78%)" title="1 of 1 passed">100%<br>'
+            '<small>1/1</small></td><td class="cell" style="background:hsl(0,62%,86%)" title="0 of 1 passed">0%<br>'
+            "<small>0/1</small></td>") in matrix_html(runs)
     assert "fuzzed" not in text
 
 
@@ -241,10 +244,15 @@ document /a/1: expected 2, got 1<br>`lib-a 2.0`: ✓ as the case expects |
 No case changed.
 """
     page = matrix_html(runs, history=True, notes=notes)
-    assert ("<pre class='notes'>## Not at two releases\n\n- lib-d: no older release &lt;installable&gt;</pre>"
-            "<table><tr><th>column</th>") in page
+    assert ("<pre>## Not at two releases\n\n- lib-d: no older release &lt;installable&gt;</pre>"
+            "<p>Pass rates") in page
     assert "<h2>Changed between targets</h2>" not in page
-    assert "<h3>lib-a: 1.0 → 2.0</h3><table><tr><th>case</th><th>answers</th></tr>" in page
+    assert ('<h3>lib-a: 1.0 → 2.0</h3><p class="count" data-count-for="changes-lib-a"></p>'
+            '<table class="results" id="changes-lib-a" data-filterable>') in page
+    lib_a = page.split("<h3>lib-a: 1.0 → 2.0</h3>")[1].split("<h3>")[0]
+    assert [row.split("</code>")[0] for row in lib_a.split("<td><code>")[1:]] == [
+        "cases/json-patch/m.yaml::plain", "cases/json-patch/m.yaml::negative"]
+    assert "lib-a 1.0: ✗ document /b: expected 2, got 3<br>lib-a 2.0: ✗ document /b: expected 2, got 4" in lib_a
     assert "<h3>lib-b: 3.0 → 4.0</h3><p>No case changed.</p>" in page
     assert "lib-c" not in section and "<h3>lib-c: 5.0" not in page  # one release: no history
 
