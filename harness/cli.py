@@ -24,7 +24,7 @@ from patchconf.harness import (
 from patchconf.harness.corpus.case_paths import case_path_problems
 from patchconf.harness.corpus.cases import Case, Corpus, cases_root_for, load_corpus
 from patchconf.harness.corpus.yamlio import unquoted_versions, yaml11_differences
-from patchconf.harness.reporting.report import Run, summary_text
+from patchconf.harness.reporting.report import Run, judge_lines, summary_text
 from patchconf.harness.reporting.run_reports import write_reports
 from patchconf.harness.reporting.summary import FORMATS, run_ok, summary_json, summary_markdown
 from patchconf.harness.running.runner import Filters, Result, run_cases, terminal_progress
@@ -139,8 +139,15 @@ class _PrintVersion(argparse.Action):
     """--version, worked out only when asked for: finding the corpus's version may run git."""
 
     def __call__(self, parser, namespace, values, option_string=None) -> None:
+        from patchconf.harness.controlplane import apiserver, judges
+        from patchconf.harness.targets import upstream
+
         corpus = corpus_description([default_cases_dir()])
         print(f"patchconf {patchconf_version()}\ncorpus {corpus['path']} ({corpus['version']})")
+        live = apiserver.pinned_version()
+        print("\n".join(judges.version_lines({
+            "upstream": ("pinned", upstream.source_digest()),
+            **{name: (live, apiserver.recipe_digest(live)) for name in ("kube-apiserver", "etcd")}})))
         parser.exit()
 
 
@@ -168,7 +175,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """
     parser = argparse.ArgumentParser(prog="patchconf", description="Conformance suite for Kubernetes patch semantics.")
     parser.add_argument("--version", action=_PrintVersion, nargs=0,
-                        help="patchconf's version and the corpus a run reads from here (path and version)")
+                        help="patchconf's version, the corpus a run reads from here (path and version) "
+                             "and the judges it uses (prebuilt or built locally)")
     commands = parser.add_subparsers(dest="command",
                                      metavar=None if command is None else "{" + ",".join(COMMANDS) + "}")
 
@@ -507,6 +515,7 @@ def _run(args: argparse.Namespace) -> int:
         return 2
     with _sigterm_interrupts():
         describe_corpus_soon(args.cases or [default_cases_dir()])  # git runs while the target starts, cases load
+        judges_before = _judges_mark()
         try:
             target = make_target(args.target, timeout=args.timeout, kubeconfig=args.kubeconfig, workers=args.jobs,
                                  max_answer_bytes=args.max_answer_bytes, namespace=args.namespace)
@@ -528,7 +537,8 @@ def _run(args: argparse.Namespace) -> int:
         run = Run(args.target, target.info, [], corpus.errors, planned=len(selected),
                   arguments={"cases": [str(p) for p in args.cases or []], "types": args.types,
                              "tags": args.tags, "paths": args.paths, "names": args.names},
-                  corpus=corpus_description(args.cases or [default_cases_dir()]), patchconf=patchconf_version())
+                  corpus=corpus_description(args.cases or [default_cases_dir()]), patchconf=patchconf_version(),
+                  judges=_judges_used(since=judges_before))
         log = ResultsLog(directory / LOG_NAME, run, len(selected))
         finished: dict[int, Result] = {}
 
@@ -624,12 +634,25 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 def _quiet_summary(run: Run) -> str:
     lines = [f"corpus: {run.corpus.get('path')} ({run.corpus.get('version')}); patchconf {run.patchconf}"]
+    lines += judge_lines(run.judges)
     lines += [f"{r.status.upper()} {r.case.id}" for r in run.results if r.status in ("fail", "error")]
     lines += [f"LOAD ERROR {e}" for e in run.load_errors]
     lines += [run.stopped_early()] if run.interrupted else []
     counts = run.counts()
     lines.append(", ".join(f"{counts.get(s, 0)} {s}" for s in ("pass", "fail", "error", "skip")))
     return "\n".join(lines)
+
+
+def _judges_mark() -> int:
+    """judges.mark(), without importing the module in a process that used no judge binary."""
+    judges = sys.modules.get("patchconf.harness.controlplane.judges")
+    return judges.mark() if judges else 0
+
+
+def _judges_used(since: int = 0) -> list[dict]:
+    """The judge binaries (upstream, kube-apiserver, etcd) this process used, for a run's header."""
+    judges = sys.modules.get("patchconf.harness.controlplane.judges")
+    return judges.used(since) if judges else []
 
 
 def _slug(spec: str) -> str:
@@ -738,6 +761,7 @@ def _matrix_runs_made(args: argparse.Namespace, corpus: Corpus) -> list[Run]:
     runs = []
     for spec in [s.strip() for s in args.targets.split(",") if s.strip()]:
         began = time.perf_counter()  # with the target's own start and stop (live@ builds and starts a server)
+        judges_before = _judges_mark()
         try:
             target = make_target(spec, timeout=args.timeout, kubeconfig=args.kubeconfig,
                                  max_answer_bytes=args.max_answer_bytes, namespace=args.namespace)
@@ -750,7 +774,8 @@ def _matrix_runs_made(args: argparse.Namespace, corpus: Corpus) -> list[Run]:
         finally:
             target.close()
         run = Run(spec, target.info, results, corpus.errors, seconds=time.perf_counter() - started,
-                  corpus=corpus_description(args.cases or [default_cases_dir()]), patchconf=patchconf_version())
+                  corpus=corpus_description(args.cases or [default_cases_dir()]), patchconf=patchconf_version(),
+                  judges=_judges_used(since=judges_before))
         print(_quiet_summary(run).splitlines()[-1] + f"  {spec} ({time.perf_counter() - began:.0f}s)")
         runs.append(run)
     return runs
@@ -914,6 +939,7 @@ def cmd_record(args: argparse.Namespace) -> int:
         print("patchconf record: no case without an expectation" + ("" if selected else " (see the load errors above)"),
               file=sys.stderr)
         return 1 if corpus.errors else 0
+    judges_before = _judges_mark()
     judges = _judges(args)
     if not judges:
         print("patchconf: no judge available; nothing can be recorded", file=sys.stderr)
@@ -934,6 +960,8 @@ def cmd_record(args: argparse.Namespace) -> int:
     recorded = sum(r.status == RECORDED and r.case.path not in failed for r in recordings)
     files = sum(not change.error for change in changes)
     verb = "would record" if args.dry_run else "recorded"
+    for line in judge_lines(_judges_used(since=judges_before)):
+        print(line)
     print(f"judges: {', '.join(f'{j.name} {j.info.version}' for j in judges)}; {verb} {recorded} of "
           f"{counted(len(todo), 'case')} in {counted(files, 'file')}"
           + (f"; {counted(len(corpus.errors), 'load error')}" if corpus.errors else ""))
@@ -1045,16 +1073,21 @@ def cmd_apiserver(args: argparse.Namespace) -> int:
     def log(message: str) -> None:
         print(f"patchconf apiserver: {message}", file=sys.stderr, flush=True)
 
+    judges_before = _judges_mark()
     try:
         if args.action == "start":
             began = time.monotonic()
             plane = apiserver.start(args.kubeconfig, args.version, ready_timeout=args.timeout, log=log)
             print(f"kube-apiserver {plane.version} ready at {plane.server} after {time.monotonic() - began:.1f}s; "
                   f"kubeconfig {plane.kubeconfig}; stop with: patchconf apiserver stop --kubeconfig {plane.kubeconfig}")
+            for line in judge_lines(_judges_used(since=judges_before)):
+                print(line)
             return 0
         if args.action == "build":
             binaries = apiserver.build(args.version, log=log)
             print(f"kube-apiserver {binaries.kube_apiserver}\netcd {binaries.etcd}")
+            for line in judge_lines(_judges_used(since=judges_before)):
+                print(line)
             return 0
         if args.action == "recipe":
             version = apiserver.resolve_version(args.version)

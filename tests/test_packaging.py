@@ -124,3 +124,122 @@ def test_an_editable_install_leaves_every_module_compiled_even_where_bytecode_is
     assert len(sources) > 100
     uncompiled = [path for path in sources if not Path(importlib.util.cache_from_source(str(path))).is_file()]
     assert uncompiled == []
+
+
+# --- the judges wheel (judges/judges_build.py) ----------------------------------------------------
+
+
+def _judges_build():
+    spec = importlib.util.spec_from_file_location("judges_build", SOURCE_ROOT / "judges" / "judges_build.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _fake_judge(directory: Path, name: str, **manifest) -> Path:
+    from patchconf.harness.controlplane.gobuild import file_sha256, manifest_path
+
+    directory.mkdir(parents=True, exist_ok=True)
+    binary = directory / name
+    binary.write_bytes(f"binary {name}\n".encode())
+    manifest_path(binary).write_text(json.dumps({"name": name, "sha256": file_sha256(binary), **manifest}))
+    return binary
+
+
+def test_the_judges_wheel_carries_each_binary_executable_with_its_manifest_and_records_every_file(tmp_path):
+    import base64
+    import hashlib
+
+    from patchconf import __version__
+
+    backend = _judges_build()
+    binaries = [_fake_judge(tmp_path / "cache", name) for name in ("upstream", "kube-apiserver", "etcd")]
+    name = backend.write_wheel(tmp_path / "dist", "linux/arm64", binaries)
+    assert name == (f"patchconf_judges-{__version__}-py3-none-"
+                    "manylinux_2_17_aarch64.manylinux2014_aarch64.musllinux_1_1_aarch64.whl")
+    archive = zipfile.ZipFile(tmp_path / "dist" / name)
+    dist_info = f"patchconf_judges-{__version__}.dist-info"
+    assert archive.namelist() == [
+        "patchconf_judges/__init__.py", "patchconf_judges/judges.json",
+        "patchconf_judges/bin/upstream", "patchconf_judges/bin/upstream.manifest.json",
+        "patchconf_judges/bin/kube-apiserver", "patchconf_judges/bin/kube-apiserver.manifest.json",
+        "patchconf_judges/bin/etcd", "patchconf_judges/bin/etcd.manifest.json",
+        f"{dist_info}/METADATA", f"{dist_info}/WHEEL", f"{dist_info}/RECORD"]
+    executable = {info.filename for info in archive.infolist() if (info.external_attr >> 16) & 0o111}
+    assert executable == {"patchconf_judges/bin/upstream", "patchconf_judges/bin/kube-apiserver",
+                          "patchconf_judges/bin/etcd"}
+    assert json.loads(archive.read("patchconf_judges/judges.json")) == {
+        "distribution": "patchconf-judges", "version": __version__, "platform": "linux/arm64",
+        "binaries": ["upstream", "kube-apiserver", "etcd"]}
+    assert archive.read("patchconf_judges/bin/etcd") == b"binary etcd\n"
+    assert archive.read(f"{dist_info}/WHEEL").decode().splitlines()[-3:] == [
+        "Tag: py3-none-manylinux_2_17_aarch64", "Tag: py3-none-manylinux2014_aarch64",
+        "Tag: py3-none-musllinux_1_1_aarch64"]
+    metadata = archive.read(f"{dist_info}/METADATA").decode().splitlines()
+    assert metadata[:3] == ["Metadata-Version: 2.1", "Name: patchconf-judges", f"Version: {__version__}"]
+    record = [line.split(",") for line in archive.read(f"{dist_info}/RECORD").decode().splitlines()]
+    assert [path for path, _, _ in record] == archive.namelist()
+    for path, digest, size in record[:-1]:
+        data = archive.read(path)
+        assert digest == "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        assert size == str(len(data))
+    assert record[-1] == [f"{dist_info}/RECORD", "", ""]
+
+
+def test_the_judges_platform_comes_from_the_config_setting_then_the_environment(monkeypatch):
+    from patchconf.harness.controlplane.gobuild import host_platform
+
+    backend = _judges_build()
+    monkeypatch.delenv("PATCHCONF_JUDGES_PLATFORM", raising=False)
+    assert backend.chosen_platform(None) == host_platform()
+    monkeypatch.setenv("PATCHCONF_JUDGES_PLATFORM", "darwin/amd64")
+    assert backend.chosen_platform({}) == "darwin/amd64"
+    assert backend.chosen_platform({"platform": "darwin/arm64"}) == "darwin/arm64"
+    with pytest.raises(ValueError, match=r"platform 'windows/amd64': give one of linux/amd64, linux/arm64, "
+                                         r"darwin/amd64, darwin/arm64$"):
+        backend.chosen_platform({"platform": "windows/amd64"})
+
+
+def test_a_judge_built_with_cgo_or_for_another_platform_is_not_shipped(tmp_path, monkeypatch):
+    from patchconf.harness.controlplane import apiserver
+    from patchconf.harness.targets import upstream
+
+    backend = _judges_build()
+    good = {"platform": "linux/amd64", "ldflags": "-s -w", "settings": {"CGO_ENABLED": "0", "-trimpath": "true"}}
+    plane = apiserver.Binaries("v1.33.13", _fake_judge(tmp_path, "kube-apiserver", **good),
+                               _fake_judge(tmp_path, "etcd", **good))
+    monkeypatch.setattr(apiserver, "build", lambda platform, prebuilt: plane)
+    cgo = {**good, "settings": {"CGO_ENABLED": "1", "-trimpath": "true"}}
+    monkeypatch.setattr(upstream, "build", lambda platform, prebuilt: _fake_judge(tmp_path, "upstream", **cgo))
+    with pytest.raises(RuntimeError, match=r"upstream is not a judge to ship: built with \{'platform': "
+                                           r"'linux/amd64', 'CGO_ENABLED': '1', '-trimpath': 'true'\}"):
+        backend.build_judges("linux/amd64")
+    monkeypatch.setattr(upstream, "build", lambda platform, prebuilt: _fake_judge(tmp_path, "upstream", **good))
+    assert backend.build_judges("linux/amd64") == [tmp_path / "upstream", plane.kube_apiserver, plane.etcd]
+    with pytest.raises(RuntimeError, match=r"upstream is not a judge to ship: built with \{'platform': "
+                                           r"'linux/amd64'"):
+        backend.build_judges("linux/arm64")
+
+
+def test_the_judges_sdist_builds_from_the_same_sources_as_the_checkout(tmp_path):
+    import tarfile
+
+    from patchconf.harness.controlplane import apiserver
+    from patchconf.harness.targets import upstream
+
+    name = _judges_build().build_sdist(str(tmp_path / "sdist"))
+    with tarfile.open(tmp_path / "sdist" / name) as archive:
+        archive.extractall(tmp_path / "unpacked", filter="data")
+    (root,) = (tmp_path / "unpacked").iterdir()
+    assert (root / "checkout" / "targets" / "upstream" / "go.mod").is_file()
+    # The sdist's backend reads patchconf's build code from its own copy, not the installed patchconf.
+    probe = ("import judges_build; judges_build._patchconf(); "
+             "from patchconf.harness.targets import upstream; from patchconf.harness.controlplane import apiserver; "
+             "print(upstream.SOURCE_DIR, upstream.source_digest(), "
+             "apiserver.recipe_digest(apiserver.pinned_version()))")
+    answer = subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True, text=True, check=False,
+                            env={**os.environ, "PYTHONPATH": str(root)})
+    assert answer.returncode == 0, answer.stderr
+    pinned = apiserver.pinned_version()
+    assert answer.stdout.split() == [str(root / "checkout" / "targets" / "upstream"), upstream.source_digest(),
+                                     apiserver.recipe_digest(pinned)]

@@ -4,7 +4,8 @@ Both binaries are built from Kubernetes' own Go modules: ``k8s.io/kubernetes`` a
 its ``k8s.io/*`` staging modules replaced by their published ``v0.X.Y`` releases (the recipe in
 ``targets/apiserver/``), and etcd from ``go.etcd.io/etcd/server/v3`` at the version that release
 requires. They are cached under ``$PATCHCONF_CACHE/apiserver/<version>-<digest>/`` (default
-``~/.cache/patchconf``) and reused.
+``~/.cache/patchconf``) and reused; when the patchconf-judges wheel holds both for that release and
+recipe, its binaries serve and no Go is needed (judges.py).
 
 ``start`` runs both on 127.0.0.1 on free ports with a throwaway data directory, TLS from a CA made
 for the run, token authentication (one random admin token in ``system:masters``, no anonymous
@@ -43,7 +44,15 @@ from pathlib import Path
 import yaml
 
 from patchconf.harness import SOURCE_ROOT, cache_root
-from patchconf.harness.controlplane.gobuild import BuildProgress, build_lock, run_go, tail
+from patchconf.harness.controlplane import judges
+from patchconf.harness.controlplane.gobuild import (
+    BuildProgress,
+    build_lock,
+    platform_suffix,
+    run_go,
+    tail,
+    write_manifest,
+)
 
 RECIPE_DIR = SOURCE_ROOT / "targets" / "apiserver"
 KUBERNETES_MODULE = "k8s.io/kubernetes"
@@ -88,8 +97,8 @@ def _go() -> str:
 
 
 def _run_go(arguments: list[str], cwd: Path, timeout: float = BUILD_TIMEOUT,
-            progress: BuildProgress | None = None) -> str:
-    return run_go([_go(), *arguments], cwd, timeout, ControlPlaneError, progress)
+            progress: BuildProgress | None = None, platform: str | None = None) -> str:
+    return run_go([_go(), *arguments], cwd, timeout, ControlPlaneError, progress, platform)
 
 
 def resolve_version(requested: str | None) -> str:
@@ -209,7 +218,7 @@ class Binaries:
     etcd: Path
 
 
-def _recipe_digest(version: str) -> str:
+def recipe_digest(version: str) -> str:
     digest = hashlib.sha256(_ldflags(version).encode())
     if build_tags(version):  # only then, so the releases built before keep their cache
         digest.update(",".join(build_tags(version)).encode())
@@ -222,24 +231,54 @@ def _recipe_digest(version: str) -> str:
     return digest.hexdigest()[:16]
 
 
-def cached_binaries(version: str) -> Binaries:
-    build_dir = cache_root() / "apiserver" / f"{version}-{_recipe_digest(version)}"
+def cached_binaries(version: str, platform: str | None = None) -> Binaries:
+    build_dir = cache_root() / "apiserver" / f"{version}-{recipe_digest(version)}{platform_suffix(platform)}"
     return Binaries(version, build_dir / "kube-apiserver", build_dir / "etcd")
 
 
-def build(version: str | None = None, log: Log | None = None) -> Binaries:
-    """The cached binaries for ``version`` (default: the pinned release), building them if needed
-    (saying so on stderr, step by step: see gobuild.BuildProgress)."""
+def _facts(name: str, version: str) -> dict:
+    return {"name": name, "release": version, "digest": recipe_digest(version), "ldflags": _ldflags(version),
+            "tags": build_tags(version)}
+
+
+def _prebuilt(version: str) -> tuple[Binaries | None, str]:
+    """Both binaries from the patchconf-judges wheel if it holds them for ``version`` and this recipe."""
+    found = {}
+    for name in ("kube-apiserver", "etcd"):
+        found[name], note = judges.prebuilt(name, version, recipe_digest(version))
+        if found[name] is None:
+            return None, note
+    return Binaries(version, judges.use(found["kube-apiserver"]), judges.use(found["etcd"])), ""
+
+
+def build(version: str | None = None, log: Log | None = None, platform: str | None = None,
+          prebuilt: bool = True) -> Binaries:
+    """The binaries for ``version`` (default: the pinned release): the patchconf-judges wheel's when
+    it holds this very build (``prebuilt``), else the cache's, building them if needed (saying so on
+    stderr, step by step: see gobuild.BuildProgress). ``platform`` ('darwin/arm64') cross-compiles."""
     resolved = resolve_version(version)
-    binaries = cached_binaries(resolved)
-    if binaries.kube_apiserver.is_file() and binaries.etcd.is_file():
-        return binaries
+    note = ""
+    if prebuilt and platform is None:
+        found, note = _prebuilt(resolved)
+        if found is not None:
+            return found
+    binaries = cached_binaries(resolved, platform)
+    if not (binaries.kube_apiserver.is_file() and binaries.etcd.is_file()):
+        _build_into(binaries, resolved, platform)
+    go = shutil.which("go")  # a manifest for binaries cached before manifests were written
+    for binary in (binaries.kube_apiserver, binaries.etcd):
+        judges.use(judges.local(binary.name, binary, _facts(binary.name, resolved), go, ControlPlaneError, note))
+    return binaries
+
+
+def _build_into(binaries: Binaries, resolved: str, platform: str | None) -> None:
     build_dir = binaries.kube_apiserver.parent
-    what = f"the local control plane (kube-apiserver and etcd of Kubernetes {resolved})"
+    what = (f"the local control plane (kube-apiserver and etcd of Kubernetes {resolved}"
+            f"{f', for {platform}' if platform else ''})")
     with build_lock(build_dir, what):
         if binaries.kube_apiserver.is_file() and binaries.etcd.is_file():
-            return binaries
-        _go()
+            return
+        go = _go()
         progress = BuildProgress(what, build_dir)
         work = build_dir / "src"
         if work.exists():
@@ -257,11 +296,11 @@ def build(version: str | None = None, log: Log | None = None) -> Binaries:
             progress.say(f"{progress.what}: {binary.name}")
             tags = ["-tags", ",".join(build_tags(resolved))] if build_tags(resolved) else []
             _run_go(["build", "-trimpath", *tags, "-ldflags", _ldflags(resolved), "-o", f"{binary}.tmp", package],
-                    work, progress=progress)
+                    work, progress=progress, platform=platform)
             os.replace(f"{binary}.tmp", binary)
+            write_manifest(binary, go, _facts(binary.name, resolved), ControlPlaneError)
         shutil.rmtree(work, ignore_errors=True)
         progress.done()
-    return binaries
 
 
 # --- processes ----------------------------------------------------------------------------------

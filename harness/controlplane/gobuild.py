@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
+import json
 import os
 import shlex
 import subprocess
@@ -16,6 +18,10 @@ from pathlib import Path
 
 # Module-mode builds without cgo: the same binaries wherever they are built.
 GO_ENV = {"GOFLAGS": "-mod=mod", "CGO_ENABLED": "0"}
+# The platforms judges are built for, as GOOS/GOARCH; others than the machine's are cross-compiled.
+PLATFORMS = ("linux/amd64", "linux/arm64", "darwin/amd64", "darwin/arm64")
+_MACHINES = {"x86_64": "amd64", "amd64": "amd64", "aarch64": "arm64", "arm64": "arm64"}
+MANIFEST_SUFFIX = ".manifest.json"
 PROGRESS_EVERY = 30.0  # seconds between "still in `go build`" lines
 
 Say = Callable[[str], None]
@@ -101,16 +107,18 @@ def tail(text: str, lines: int = 30) -> str:
 
 
 def run_go(command: list[str], cwd: Path, timeout: float, error: type[Exception],
-           progress: BuildProgress | None = None) -> str:
+           progress: BuildProgress | None = None, platform: str | None = None) -> str:
     """The output of ``command`` (`go` and its arguments); ``error`` naming the command otherwise.
 
-    With ``progress``, the step is named as it starts and every PROGRESS_EVERY seconds it runs.
+    With ``progress``, the step is named as it starts and every PROGRESS_EVERY seconds it runs;
+    with ``platform`` ('darwin/arm64'), it builds for that GOOS/GOARCH.
     """
     step = step_name(command)
     if progress is not None:
         progress.say(f"{progress.what}: {step}")
     began = time.monotonic()
-    process = subprocess.Popen(command, cwd=cwd, env={**os.environ, **GO_ENV}, stdout=subprocess.PIPE,
+    env = {**os.environ, **GO_ENV, **(platform_env(platform) if platform else {})}
+    process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
     with process:
         while True:
@@ -131,3 +139,66 @@ def run_go(command: list[str], cwd: Path, timeout: float, error: type[Exception]
     if process.returncode != 0:
         raise error(f"{shlex.join(command)} failed in {cwd}:\n{tail(stderr, 40)}")
     return stdout
+
+
+# --- platforms and manifests --------------------------------------------------------------------
+
+
+def host_platform() -> str:
+    """This machine as GOOS/GOARCH, e.g. 'linux/amd64' (os.uname: no `platform` import, no `go`)."""
+    uname = os.uname()
+    return f"{uname.sysname.lower()}/{_MACHINES.get(uname.machine.lower(), uname.machine.lower())}"
+
+
+def platform_env(platform: str) -> dict[str, str]:
+    """'darwin/arm64' -> {'GOOS': 'darwin', 'GOARCH': 'arm64'}; ValueError for a platform not in PLATFORMS."""
+    if platform not in PLATFORMS:
+        raise ValueError(f"platform {platform!r}: give one of {', '.join(PLATFORMS)}")
+    goos, goarch = platform.split("/")
+    return {"GOOS": goos, "GOARCH": goarch}
+
+
+def platform_suffix(platform: str | None) -> str:
+    """What a cache directory adds for a cross-compiled build: '' for this machine, '-darwin-arm64' else."""
+    return "" if platform in (None, host_platform()) else "-" + platform.replace("/", "-")
+
+
+def file_sha256(path: Path) -> str:
+    with path.open("rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def manifest_path(binary: Path) -> Path:
+    return binary.with_name(binary.name + MANIFEST_SUFFIX)
+
+
+def write_manifest(binary: Path, go: str, facts: dict, error: type[Exception]) -> dict:
+    """Write, beside ``binary``, what it is: ``facts`` (its name, release, source digest, build
+    flags), its SHA-256, and the Go version and modules it was built from (`go version -m`)."""
+    built = json.loads(run_go([go, "version", "-m", "-json", str(binary)], binary.parent, 120, error))
+    settings = {item["Key"]: item["Value"] for item in built.get("Settings", [])}
+    manifest = {
+        **facts,
+        "sha256": file_sha256(binary),
+        "size": binary.stat().st_size,
+        "platform": f"{settings.get('GOOS')}/{settings.get('GOARCH')}",
+        "go": built["GoVersion"],
+        "main": built.get("Main", {}),
+        "settings": settings,
+        "modules": [{key: module[key] for key in ("Path", "Version", "Sum") if key in module}
+                    | ({"Replace": module["Replace"]} if "Replace" in module else {})
+                    for module in built.get("Deps", [])],
+    }
+    temporary = manifest_path(binary).with_suffix(".tmp")
+    temporary.write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+    os.replace(temporary, manifest_path(binary))
+    return manifest
+
+
+def read_manifest(binary: Path) -> dict | None:
+    """The manifest beside ``binary``, or None when there is none (or it cannot be read)."""
+    try:
+        manifest = json.loads(manifest_path(binary).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return manifest if isinstance(manifest, dict) else None

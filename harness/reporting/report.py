@@ -69,6 +69,7 @@ class Run:
     interrupted: str | None = None  # why the run stopped early (SIGINT, SIGTERM, killed, harness error)
     corpus: dict[str, str] = field(default_factory=dict)  # {"path", "version"} of the case files it read
     patchconf: str = ""  # the version of patchconf that ran it
+    judges: list[dict[str, Any]] = field(default_factory=list)  # the judge binaries it used (controlplane.judges)
     _tally: tuple[tuple[Result, ...], Tally] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
@@ -118,6 +119,7 @@ class Run:
             "python": python_version(),
             "patchconf": self.patchconf,
             "corpus": self.corpus,
+            "judges": self.judges,
             "arguments": self.arguments,
             "planned": self.planned if self.planned is not None else len(self.results),
             "interrupted": self.interrupted,
@@ -240,11 +242,21 @@ def _count_cells(counter: Counter) -> list[str]:
     return [str(counter.get(status, 0)) for status in STATUSES]
 
 
+def judge_lines(judges: list[dict[str, Any]]) -> list[str]:
+    """A header line per judge binary a run used: which, from where (prebuilt wheel or local build), built from what."""
+    if not judges:
+        return []
+    from patchconf.harness.controlplane.judges import describe
+
+    return [f"judge {describe(judge)}" for judge in judges]
+
+
 def summary_text(run: Run, verbose_failures: bool = True) -> str:
     lines = [f"patchconf: {counted(len(run.results), 'case')} on {run.target_name} "
              f"({run.target.family} {run.target.version}, profile {run.target.profile})"]
     if run.corpus:
         lines.append(f"corpus: {run.corpus.get('path')} ({run.corpus.get('version')}); patchconf {run.patchconf}")
+    lines += judge_lines(run.judges)
     if run.interrupted:
         lines.append(run.stopped_early())
     for error in run.load_errors:
@@ -396,6 +408,7 @@ def markdown(run: Run) -> str:
         "",
         f"- target: {target_text(run.target)}",
         f"- profile: {run.target.profile}",
+        *(f"- {_md(line)}" for line in judge_lines(run.judges)),
         f"- started: {run.started.isoformat(timespec='seconds')}, {run.seconds:.1f}s",
         "- totals: " + ", ".join(f"{counts.get(s, 0)} {s}" for s in STATUSES)
         + f", {len(run.load_errors)} load errors",

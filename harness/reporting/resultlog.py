@@ -63,6 +63,7 @@ class ResultsLog:
             "arguments": run.arguments,
             "patchconf": run.patchconf,
             "corpus": run.corpus,
+            "judges": run.judges,
             "planned": planned,
             "load_errors": [_load_error_json(e) for e in run.load_errors],
         }
@@ -136,6 +137,7 @@ def read_log(path: Path) -> Run:
         interrupted=end["interrupted"] if end else NOT_FINISHED,
         corpus=header.get("corpus") or {},
         patchconf=header.get("patchconf", ""),
+        judges=header.get("judges") or [],
     )
     return run
 

@@ -6,6 +6,8 @@ and reused while its sources and the release are unchanged. ``upstream`` uses th
 pinned in its go.mod; ``upstream@1.27`` rebuilds the same source against the newest
 1.27 patch release of the ``k8s.io`` modules and of ``k8s.io/kubernetes`` (the apiserver's
 scheme, defaults and conversions), its staging modules replaced by their published releases.
+When the patchconf-judges wheel holds ``upstream`` built from these very sources, that binary is
+used and no Go is needed (harness/controlplane/judges.py).
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from patchconf.harness import SOURCE_ROOT, cache_root
+from patchconf.harness.controlplane import judges
 from patchconf.harness.controlplane.apiserver import KUBERNETES_MODULE, render_go_mod
-from patchconf.harness.controlplane.gobuild import BuildProgress, build_lock, run_go
+from patchconf.harness.controlplane.gobuild import BuildProgress, build_lock, platform_suffix, run_go, write_manifest
 from patchconf.harness.targets.base import KUBERNETES, MODES, TargetUnavailable
 from patchconf.harness.targets.command import CommandTarget
 
@@ -30,6 +33,7 @@ K8S_MODULES = ("k8s.io/apimachinery", "k8s.io/api", "k8s.io/client-go", "k8s.io/
 # The JSON Patch line Kubernetes uses; minimal version selection raises it where a release needs more.
 JSON_PATCH_MODULE = "gopkg.in/evanphx/json-patch.v4@v4.12.0"
 BUILD_TIMEOUT = 1800
+LDFLAGS = "-s -w"  # stripped: no symbol table or DWARF, a third of the binary
 
 
 def _go() -> str:
@@ -48,8 +52,8 @@ def _source_digest(source_dir: Path = SOURCE_DIR) -> str:
     return digest.hexdigest()[:16]
 
 
-def _run(command: list[str], cwd: Path, progress: BuildProgress | None = None) -> str:
-    return run_go(command, cwd, BUILD_TIMEOUT, TargetUnavailable, progress)
+def _run(command: list[str], cwd: Path, progress: BuildProgress | None = None, platform: str | None = None) -> str:
+    return run_go(command, cwd, BUILD_TIMEOUT, TargetUnavailable, progress, platform)
 
 
 def newest_patch_release(go: str, minor: str, cwd: Path) -> str:
@@ -62,24 +66,43 @@ def newest_patch_release(go: str, minor: str, cwd: Path) -> str:
     return max(candidates, key=lambda v: int(v.rsplit(".", 1)[1]))
 
 
-def build(release: str | None = None) -> Path:
-    """Path of the upstream binary for ``release`` (None: the pinned one), building it if needed."""
-    go = _go()
+def source_digest() -> str:
+    """The digest of the upstream target's sources and build flags, which a build is keyed by."""
+    digest = _source_digest()
+    # Stripped builds are keyed apart from the unstripped ones of before (same behaviour, other bytes).
+    return hashlib.sha256(f"{digest} {LDFLAGS}".encode()).hexdigest()[:16]
+
+
+def build(release: str | None = None, platform: str | None = None, prebuilt: bool = True) -> Path:
+    """Path of the upstream binary for ``release`` (None: the pinned one): the patchconf-judges
+    wheel's when it holds this very build (``prebuilt``), else the cache's, building it if needed.
+    ``platform`` ('darwin/arm64') cross-compiles for another machine (never from the wheel)."""
     if not (SOURCE_DIR / "go.mod").is_file():
         raise TargetUnavailable(f"upstream target sources missing at {SOURCE_DIR}")
     label = release or "pinned"
-    build_dir = cache_root() / "upstream" / f"{label}-{_source_digest()}"
+    digest = source_digest()
+    note = ""
+    if prebuilt and platform is None:
+        found, note = judges.prebuilt("upstream", label, digest)
+        if found is not None:
+            return judges.use(found)
+    go = _go()
+    build_dir = cache_root() / "upstream" / f"{label}-{digest}{platform_suffix(platform)}"
     binary = build_dir / "upstream"
-    if binary.is_file():
-        return binary
-    what = f"the upstream target (Kubernetes' Go patch code, {f'release {release}' if release else 'pinned release'})"
-    with build_lock(build_dir, what):
-        if not binary.is_file():  # built meanwhile by the process it waited for
-            _build_into(go, release, build_dir, binary, BuildProgress(what, build_dir))
-    return binary
+    facts = {"name": "upstream", "release": label, "digest": digest, "ldflags": LDFLAGS,
+             "tags": build_tags(release)}
+    if not binary.is_file():
+        which = f"release {release}" if release else "pinned release"
+        what = f"the upstream target (Kubernetes' Go patch code, {which}{f', for {platform}' if platform else ''})"
+        with build_lock(build_dir, what):
+            if not binary.is_file():  # built meanwhile by the process it waited for
+                _build_into(go, release, build_dir, binary, BuildProgress(what, build_dir), platform)
+                write_manifest(binary, go, facts, TargetUnavailable)
+    return judges.use(judges.local("upstream", binary, facts, go, TargetUnavailable, note))
 
 
-def _build_into(go: str, release: str | None, build_dir: Path, binary: Path, progress: BuildProgress) -> None:
+def _build_into(go: str, release: str | None, build_dir: Path, binary: Path, progress: BuildProgress,
+                platform: str | None = None) -> None:
     work = build_dir / "src"
     if work.exists():
         shutil.rmtree(work)
@@ -100,7 +123,8 @@ def _build_into(go: str, release: str | None, build_dir: Path, binary: Path, pro
     if "patchconf_pre131" in tags:
         copy_client_go_schema(go, work)
     tag_flags = ["-tags", ",".join(tags)] if tags else []
-    _run([go, "build", "-trimpath", *tag_flags, "-o", str(binary) + ".tmp", "."], work, progress)
+    _run([go, "build", "-trimpath", *tag_flags, "-ldflags", LDFLAGS, "-o", str(binary) + ".tmp", "."], work, progress,
+         platform)
     os.replace(str(binary) + ".tmp", binary)
     progress.done()
 

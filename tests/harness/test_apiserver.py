@@ -101,6 +101,7 @@ def test_without_go_or_cached_binaries_start_says_go_is_needed(tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATCHCONF_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("PATH", str(tmp_path))  # no go here
+    monkeypatch.setenv("PATCHCONF_JUDGES", "local")  # nor the patchconf-judges wheel's binaries
     with pytest.raises(apiserver.GoMissing, match="needs Go"):
         apiserver.start(tmp_path / "kubeconfig")
     assert not (tmp_path / "kubeconfig").exists()

@@ -23,6 +23,8 @@ if sys.argv[1] == "build":
     with open(out, "w") as binary:
         binary.write("#!/bin/sh\\nexit 3\\n")
     os.chmod(out, 0o755)
+if sys.argv[1:4] == ["version", "-m", "-json"]:  # what the manifest written beside a build reads
+    print('{{"GoVersion": "go1.26.8", "Settings": [{{"Key": "GOOS", "Value": "linux"}}]}}')
 """
 
 
@@ -37,6 +39,7 @@ def fake_go(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
     monkeypatch.setenv("GO_CALLS", str(calls))
     monkeypatch.setenv("PATCHCONF_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("PATCHCONF_JUDGES", "local")  # built here even where the patchconf-judges wheel is installed
     monkeypatch.setattr(gobuild, "PROGRESS_EVERY", 0.1)
     return calls
 
