@@ -97,7 +97,7 @@ def markdown_summary(inputs: Inputs) -> str | None:
     """The markdown summary of the run in the report directory (as ``--format markdown`` prints it),
     or None when the run recorded nothing (it stopped before its first case)."""
     from patchconf.harness.reporting.known_failures import KnownFailures, check
-    from patchconf.harness.reporting.resultlog import LOG_NAME, read_log
+    from patchconf.harness.reporting.results import LOG_NAME, read_log
     from patchconf.harness.reporting.summary import summary_markdown
 
     log = inputs.report_dir / LOG_NAME

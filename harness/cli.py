@@ -499,7 +499,7 @@ def _load_frozen(paths: list[Path]) -> Corpus:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from patchconf.harness.reporting.resultlog import LOG_NAME, ResultsLog
+    from patchconf.harness.reporting.results import LOG_NAME, ResultsLog
 
     known = None
     if args.expect_failures:
@@ -594,7 +594,7 @@ def _interrupted_exit(interrupt: KeyboardInterrupt) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from patchconf.harness.reporting.known_failures import KnownFailuresError
-    from patchconf.harness.reporting.resultlog import LOG_NAME, read_log
+    from patchconf.harness.reporting.results import LOG_NAME, read_log
 
     path = args.directory / LOG_NAME if args.directory.is_dir() else args.directory
     try:
@@ -613,7 +613,8 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from patchconf.harness.reporting.rundiff import diff_markdown, diff_runs, diff_text, read_run
+    from patchconf.harness.reporting.results import read_run
+    from patchconf.harness.reporting.rundiff import diff_markdown, diff_runs, diff_text
 
     runs = []
     for path in (args.old, args.new):
@@ -785,7 +786,7 @@ def _matrix_runs_read(args: argparse.Namespace, cases: list[Case]) -> list[Run]:
     """The runs --from names, narrowed by the selection; inputs (results do not record them) from the corpus."""
     from dataclasses import replace
 
-    from patchconf.harness.reporting.rundiff import read_run
+    from patchconf.harness.reporting.results import read_run
     from patchconf.harness.reporting.site import with_inputs
 
     # results do not record references: a referenced case is known by its id in the corpus

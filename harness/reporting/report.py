@@ -6,7 +6,7 @@ import json
 import re
 import sys
 from collections import Counter, defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
@@ -292,24 +292,6 @@ def _text_table(label: str, rows: dict[str, Counter]) -> str:
     header = f"{label:<{width}}  " + "  ".join(f"{s:>5}" for s in STATUSES)
     body = [f"{key:<{width}}  " + "  ".join(f"{c:>5}" for c in _count_cells(counter)) for key, counter in rows.items()]
     return "\n".join([header, *body])
-
-
-def results_json_parts(run: Run) -> Iterator[str]:
-    """results.json: the run indented, each result on one line (Python's indenting encoder is ten
-    times slower than its compact one, and a result per line reads and diffs well). In pieces, to be
-    written one after another: joined, a corpus run's results are megabytes of fresh memory (two bytes
-    a character once one result holds a character beyond Latin-1) filled only to be copied out again."""
-    head = json.dumps(run.summary_json(), indent=2, ensure_ascii=False)
-    if not run.results:
-        yield f'{head[:-2]},\n  "results": []\n}}\n'
-        return
-    yield f'{head[:-2]},\n  "results": [\n    '
-    separator = ""
-    for result in run.results:
-        yield separator
-        yield result.json_text
-        separator = ",\n    "
-    yield "\n  ]\n}\n"
 
 
 # junit.xml is written as text, byte for byte as ElementTree wrote it (ET.indent, then ET.tostring with

@@ -10,7 +10,8 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
-from patchconf.harness.reporting.report import Run, junit_xml, markdown, results_json_parts
+from patchconf.harness.reporting.report import Run, junit_xml, markdown
+from patchconf.harness.reporting.results import results_json_parts
 from patchconf.harness.reporting.site import run_page, run_page_parts
 
 WRITE_BUFFER = 1 << 20

@@ -1,15 +1,14 @@
 """What changed between two runs: cases that started or stopped passing, by stable case id.
 
 Both runs are read from what ``patchconf run`` wrote (``results.jsonl``, or the
-``results.json`` beside it), never re-run. A case renamed or moved between them is matched
-through the aliases the newer run records (cases keep their former ids as ``aliases``).
+``results.json`` beside it; :func:`patchconf.harness.reporting.results.read_run`), never
+re-run. A case renamed or moved between them is matched through the aliases the newer run
+records (cases keep their former ids as ``aliases``).
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from patchconf.harness import counted
@@ -109,33 +108,6 @@ def _find_before(result: Result, old_by_id: dict[str, Result]) -> tuple[Result |
 def _run_label(run: Run) -> dict[str, Any]:
     return {"target": run.target_name, "implementation": f"{run.target.family} {run.target.version}",
             "started": run.started.isoformat(), "cases": len(run.results)}
-
-
-def read_run(path: Path) -> Run:
-    """A run from a report directory, its results.jsonl, or a results.json; ValueError if none."""
-    from patchconf.harness.reporting.resultlog import LOG_NAME, read_log
-
-    if path.is_dir():
-        log = path / LOG_NAME
-        path = log if log.is_file() else path / "results.json"
-    if path.suffix == ".jsonl":
-        return read_log(path)
-    return _read_results_json(path)
-
-
-def _read_results_json(path: Path) -> Run:
-    from datetime import datetime
-
-    from patchconf.harness.reporting.resultlog import result_from_json, target_info_from_json
-
-    data = json.loads(path.read_text(encoding="utf-8"))
-    if not isinstance(data, dict) or data.get("patchconf_results") != 1:
-        raise ValueError(f"{path} is not a patchconf results.json")
-    target = data["target"]
-    return Run(target["name"], target_info_from_json(target), [result_from_json(r) for r in data["results"]],
-               started=datetime.fromisoformat(data["started"]), seconds=data.get("seconds", 0.0),
-               arguments=data.get("arguments", {}), planned=data.get("planned"),
-               interrupted=data.get("interrupted"))
 
 
 def diff_text(diff: RunDiff) -> str:

@@ -8,7 +8,7 @@ from dataclasses import replace
 from patchconf.harness.corpus.cases import load_file
 from patchconf.harness.reporting.matrix import apply_aspects_markdown
 from patchconf.harness.reporting.report import Run
-from patchconf.harness.reporting.resultlog import result_from_json
+from patchconf.harness.reporting.results import result_from_json
 from patchconf.harness.running.runner import FAIL, PASS, run_cases
 from patchconf.harness.targets.base import KUBERNETES, TOOL, Actual
 

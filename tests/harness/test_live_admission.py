@@ -30,7 +30,7 @@ import pytest
 from patchconf.harness.controlplane.live_cluster import RUN_LABEL, Cluster
 from patchconf.harness.corpus.cases import load_file
 from patchconf.harness.reporting.report import Run, junit_xml, markdown, summary_text
-from patchconf.harness.reporting.resultlog import ResultsLog, read_log
+from patchconf.harness.reporting.results import ResultsLog, read_log
 from patchconf.harness.reporting.summary import summary_json, summary_markdown
 from patchconf.harness.running.runner import FAIL, PASS, run_case, run_cases
 from patchconf.harness.targets import make_target

@@ -221,10 +221,10 @@ def test_results_name_the_python_that_ran_them(write_case_file, scripted):
 
 def test_results_log_lines_are_whole_and_read_back_after_short_writes(write_case_file, scripted, tmp_path,
                                                                     monkeypatch):
-    from patchconf.harness.reporting import resultlog
+    from patchconf.harness.reporting import results as results_file
 
     run = _run(write_case_file, scripted)
-    os_write, signal_masks = resultlog.os.write, []
+    os_write, signal_masks = results_file.os.write, []
 
     def short_write(fd, data):  # as on a nearly full disk: a few bytes at a time
         return os_write(fd, bytes(data[:7]))
@@ -233,36 +233,36 @@ def test_results_log_lines_are_whole_and_read_back_after_short_writes(write_case
         signal_masks.append(how)
         return set()
 
-    log = resultlog.ResultsLog(tmp_path / "whole" / "results.jsonl", run, len(run.results))
+    log = results_file.ResultsLog(tmp_path / "whole" / "results.jsonl", run, len(run.results))
     for index, result in enumerate(run.results):
         log.write(index, result)
     log.end(0.5, None)
-    monkeypatch.setattr(resultlog.os, "write", short_write)
-    monkeypatch.setattr(resultlog.signal, "pthread_sigmask", pthread_sigmask)
-    log = resultlog.ResultsLog(tmp_path / "short" / "results.jsonl", run, len(run.results))
+    monkeypatch.setattr(results_file.os, "write", short_write)
+    monkeypatch.setattr(results_file.signal, "pthread_sigmask", pthread_sigmask)
+    log = results_file.ResultsLog(tmp_path / "short" / "results.jsonl", run, len(run.results))
     for index, result in enumerate(run.results):
         log.write(index, result)
     log.end(0.5, None)
     lines = (tmp_path / "short" / "results.jsonl").read_text(encoding="utf-8").split("\n")
     assert lines == (tmp_path / "whole" / "results.jsonl").read_text(encoding="utf-8").split("\n")
     assert len(lines) == len(run.results) + 3 and lines[-1] == ""  # header, results, end; a line end each
-    assert signal_masks == [resultlog.signal.SIG_BLOCK, resultlog.signal.SIG_SETMASK] * (len(lines) - 1)
-    again = resultlog.read_log(tmp_path / "short" / "results.jsonl")
+    assert signal_masks == [results_file.signal.SIG_BLOCK, results_file.signal.SIG_SETMASK] * (len(lines) - 1)
+    again = results_file.read_log(tmp_path / "short" / "results.jsonl")
     assert [(r.case.id, r.status) for r in again.results] == [(r.case.id, r.status) for r in run.results]
 
 
 def test_a_killed_runs_time_is_until_its_last_line_not_naught(write_case_file, scripted, tmp_path):
     import os
 
-    from patchconf.harness.reporting import resultlog
+    from patchconf.harness.reporting import results as results_file
 
     run = _run(write_case_file, scripted)
-    log = resultlog.ResultsLog(tmp_path / "results.jsonl", run, len(run.results))
+    log = results_file.ResultsLog(tmp_path / "results.jsonl", run, len(run.results))
     log.write(0, run.results[0])  # then killed: no end line
     last_write = run.started.timestamp() + 42.5
     os.utime(tmp_path / "results.jsonl", (last_write, last_write))
-    again = resultlog.read_log(tmp_path / "results.jsonl")
-    assert again.interrupted == resultlog.NOT_FINISHED
+    again = results_file.read_log(tmp_path / "results.jsonl")
+    assert again.interrupted == results_file.NOT_FINISHED
     assert again.seconds == pytest.approx(42.5, abs=0.001)
     assert summary_text(again).splitlines()[-1].endswith(" load errors in 42.5s")
 
@@ -287,3 +287,23 @@ def test_counts_of_one_are_singular(write_case_file, scripted):
     stopped = replace(one, interrupted="SIGINT", planned=1)
     assert stopped.stopped_early() == ("INTERRUPTED (SIGINT) after 1 of 1 case: these results are those of the "
                                        "cases that finished")
+
+
+def test_results_json_and_the_log_read_back_to_the_run_that_wrote_them(write_case_file, scripted, tmp_path):
+    from patchconf.harness.reporting.results import ResultsLog, read_run
+
+    run = replace(_run(write_case_file, scripted), corpus={"path": "cases", "version": "git 0123abc"},
+                  patchconf="0.1.0", planned=3)
+    write_reports(run, tmp_path / "out")
+    log = ResultsLog(tmp_path / "log" / "results.jsonl", run, len(run.results))
+    for index, result in enumerate(run.results):
+        log.write(index, result)
+    log.end(run.seconds, None)
+    for path in (tmp_path / "out", tmp_path / "out" / "results.json", tmp_path / "log"):
+        again = read_run(path)
+        assert (again.target_name, again.target, again.started, again.seconds, again.planned, again.interrupted,
+                again.corpus, again.patchconf, again.load_errors) == (
+            run.target_name, run.target, run.started, run.seconds, run.planned, run.interrupted, run.corpus,
+            run.patchconf, run.load_errors), path
+        assert [(r.case.id, r.status, r.reason, r.diff, r.actual) for r in again.results] == [
+            (r.case.id, r.status, r.reason, r.diff, r.actual) for r in run.results]

@@ -7,7 +7,7 @@ import json
 from patchconf.harness.corpus.cases import load_file
 from patchconf.harness.reporting.matrix import severity_markdown
 from patchconf.harness.reporting.report import Run, markdown
-from patchconf.harness.reporting.resultlog import result_from_json
+from patchconf.harness.reporting.results import result_from_json
 from patchconf.harness.reporting.severity import differences, severity, worst_departures_markdown
 from patchconf.harness.running.runner import run_cases
 from patchconf.harness.targets.base import Actual

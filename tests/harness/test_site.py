@@ -8,7 +8,7 @@ import pytest
 from patchconf.harness import cli
 from patchconf.harness.corpus.cases import load_file
 from patchconf.harness.reporting.report import Run
-from patchconf.harness.reporting.resultlog import result_from_json
+from patchconf.harness.reporting.results import result_from_json
 from patchconf.harness.reporting.run_reports import html_report
 from patchconf.harness.reporting.site import badge, badge_svg, pass_percent, run_page, slug, write_site
 from patchconf.harness.running.runner import run_cases

@@ -1,5 +1,10 @@
-"""results.jsonl: every result written down as its case finishes, so that nothing done is lost.
+"""A run's results on disk, both ways: ``results.jsonl`` as the run goes, ``results.json`` after it.
 
+results.json (:func:`results_json_parts`) is the run's :meth:`Run.summary_json` with every result;
+:func:`read_run` reads either file (or a report directory holding them) back into a :class:`Run`,
+which every report renders from.
+
+results.jsonl: every result written down as its case finishes, so that nothing done is lost.
 One JSON object a line, each flushed as it is written:
 
 - first ``{"patchconf_results_log": 1, "run": {...}}``: the target, when the run started,
@@ -32,6 +37,7 @@ from patchconf.harness.running.runner import Result
 from patchconf.harness.targets.base import ANSWERS, LIBRARY, TargetInfo
 
 LOG_NAME = "results.jsonl"
+RESULTS_NAME = "results.json"
 FORMAT_VERSION = 1
 NOT_FINISHED = "no end line in results.jsonl: the run was killed or crashed"
 
@@ -127,8 +133,7 @@ def read_log(path: Path) -> Run:
     started = datetime.fromisoformat(header["started"])
     run = Run(
         target["name"], info, [result for _, result in sorted(indexed, key=lambda pair: pair[0])],
-        [LoadError(e["file"], e["message"], e.get("case"), e.get("pointer", ""), e.get("line", 0), e.get("column", 0))
-         for e in header["load_errors"]],
+        [_load_error(e) for e in header["load_errors"]],
         started=started,
         # killed before its end line: as long as it ran until its last line was written
         seconds=end["seconds"] if end else max(0.0, path.stat().st_mtime - started.timestamp()),
@@ -140,6 +145,11 @@ def read_log(path: Path) -> Run:
         judges=header.get("judges") or [],
     )
     return run
+
+
+def _load_error(data: dict[str, Any]) -> LoadError:
+    return LoadError(data["file"], data["message"], data.get("case"), data.get("pointer", ""), data.get("line", 0),
+                     data.get("column", 0))
 
 
 def target_info_from_json(target: dict[str, Any]) -> TargetInfo:
@@ -165,3 +175,45 @@ def result_from_json(data: dict[str, Any]) -> Result:
                   data.get("expected", {}), data.get("actual", {}), data.get("judged_by", "case"),
                   data.get("seconds", 0.0), tuple(data.get("server_changes", ())), data.get("source", ""),
                   data.get("aspects") or {})
+
+
+def results_json_parts(run: Run) -> Iterator[str]:
+    """results.json: the run indented, each result on one line (Python's indenting encoder is ten
+    times slower than its compact one, and a result per line reads and diffs well). In pieces, to be
+    written one after another: joined, a corpus run's results are megabytes of fresh memory (two bytes
+    a character once one result holds a character beyond Latin-1) filled only to be copied out again."""
+    head = json.dumps(run.summary_json(), indent=2, ensure_ascii=False)
+    if not run.results:
+        yield f'{head[:-2]},\n  "results": []\n}}\n'
+        return
+    yield f'{head[:-2]},\n  "results": [\n    '
+    separator = ""
+    for result in run.results:
+        yield separator
+        yield result.json_text
+        separator = ",\n    "
+    yield "\n  ]\n}\n"
+
+
+def read_run(path: Path) -> Run:
+    """A run from a report directory, its results.jsonl, or a results.json; ValueError if none."""
+    if path.is_dir():
+        log = path / LOG_NAME
+        path = log if log.is_file() else path / RESULTS_NAME
+    if path.suffix == ".jsonl":
+        return read_log(path)
+    return read_results_json(path)
+
+
+def read_results_json(path: Path) -> Run:
+    """The run a results.json holds (:func:`results_json_parts`' inverse); ValueError if it holds none."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or data.get("patchconf_results") != 1:
+        raise ValueError(f"{path} is not a patchconf results.json")
+    target = data["target"]
+    return Run(target["name"], target_info_from_json(target), [result_from_json(r) for r in data["results"]],
+               [_load_error(e) for e in data.get("load_errors", ())],
+               started=datetime.fromisoformat(data["started"]), seconds=data.get("seconds", 0.0),
+               arguments=data.get("arguments", {}), planned=data.get("planned"),
+               interrupted=data.get("interrupted"), corpus=data.get("corpus") or {},
+               patchconf=data.get("patchconf", ""))
