@@ -257,47 +257,44 @@ class ServerSideApplyFlow:
             raise TargetDeclined("op kubectl-apply runs only in the run's own namespace (with --namespace the run "
                                  "label would be part of the last-applied configuration kubectl writes)")
 
+    def _kubectl_connection(self) -> list[str]:
+        return (["--kubeconfig", self.kubeconfig] if self.kubeconfig else []) + (
+            ["--context", self.context] if self.context else [])
+
+    def _kubectl_error(self, answer: kubectl_ssa.KubectlAnswer, placement: Placement) -> dict[str, Any]:
+        """A failed kubectl apply as a step's error: the failed request's Status, else kubectl's words."""
+        status = answer.status or {}
+        code = status.get("code")
+        error: dict[str, Any] = {"class": status_error_class(code, answer.message),
+                                 "message": self._message_back(answer.message, placement),
+                                 "status": code, "reason": status.get("reason") or None}
+        if code == 409:
+            error["conflicts"] = status_conflicts(status)
+        return error
+
     def _kubectl_apply_client_side(self, step: Mapping[str, Any], placement: Placement,
                                    clock: LogicalClock) -> tuple[dict[str, Any] | None, list[str]]:
         """The step run by the real kubectl (client-side): its error (the failed request's Status, else
         kubectl's words) or None, and the warnings it printed, in the case's names."""
-        connection = (["--kubeconfig", self.kubeconfig] if self.kubeconfig else []) + (
-            ["--context", self.context] if self.context else [])
-        answer = kubectl_ssa.apply_client_side(self.kubectl, connection,
+        answer = kubectl_ssa.apply_client_side(self.kubectl, self._kubectl_connection(),
                                                self._ssa_to_live(step["object"], placement, clock),
                                                self.namespace, step["manager"])
         warnings = [self._message_back(warning, placement) for warning in answer.warnings]
         if answer.ok:
             return None, warnings
-        status = answer.status or {}
-        code = status.get("code")
-        error: dict[str, Any] = {"class": status_error_class(code, answer.message),
-                                 "message": self._message_back(answer.message, placement),
-                                 "status": code, "reason": status.get("reason") or None}
-        if code == 409:
-            error["conflicts"] = status_conflicts(status)
-        return error, warnings
+        return self._kubectl_error(answer, placement), warnings
 
     def _kubectl_apply_server_side(self, step: Mapping[str, Any], placement: Placement, clock: LogicalClock,
                                    label: bool = False) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
         """The step run by the real kubectl: its error (kubectl's words, the failed request's
         Status) or None, and with ``dry_run`` the object kubectl printed."""
-        connection = (["--kubeconfig", self.kubeconfig] if self.kubeconfig else []) + (
-            ["--context", self.context] if self.context else [])
-        answer = kubectl_ssa.apply_server_side(self.kubectl, connection,
+        answer = kubectl_ssa.apply_server_side(self.kubectl, self._kubectl_connection(),
                                                 self._ssa_to_live(step["object"], placement, clock, label),
                                                 self.namespace, step["manager"], bool(step.get("force", False)),
                                                 dry_run=bool(step.get("dry_run", False)))
         if answer.ok:
             return None, answer.printed if isinstance(answer.printed, dict) else None
-        status = answer.status or {}
-        code = status.get("code")
-        error: dict[str, Any] = {"class": status_error_class(code, answer.message),
-                                 "message": self._message_back(answer.message, placement),
-                                 "status": code, "reason": status.get("reason") or None}
-        if code == 409:
-            error["conflicts"] = status_conflicts(status)
-        return error, None
+        return self._kubectl_error(answer, placement), None
 
     def _step_document(self, placement: Placement, live: dict, stated: Any, keep_status: bool) -> Any:
         """The object after a step as a case states it: identity mapped back, without what the server
