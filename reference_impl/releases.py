@@ -12,6 +12,6 @@ from __future__ import annotations
 # The release whose strategic merge schemas and server-side apply rules apply unless a case or a
 # caller names another (``reference`` is ``reference:1.32``).
 CORPUS_RELEASE = "1.32"
-# The release of the bundled OpenAPI models (ssa/models/kubernetes-1.33.json) built-in kinds are
+# The release of the bundled OpenAPI models (models/kubernetes-1.33.json) built-in kinds are
 # typed with unless a case's schema names another.
 LIVE_RELEASE = "1.33"

@@ -20,7 +20,7 @@ import pytest
 import yaml
 
 from patchconf.reference_impl.defaults import default_object, generated, quantity, supported_releases
-from patchconf.reference_impl.ssa import gotypes
+from patchconf.reference_impl.govalue import gotypes
 from tests.fixtures.defaults.masks import masked
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "defaults"

@@ -77,7 +77,7 @@ def test_the_wheel_carries_the_corpus_and_the_go_sources_under_one_top_level_nam
     assert wanted <= names, sorted(wanted - names)[:10]
     for required in ("patchconf/cases/case.schema.json", "patchconf/cases/BEHAVIOURS.md",
                      "patchconf/targets/upstream/go.mod", "patchconf/targets/apiserver/go.sum",
-                     "patchconf/reference_impl/ssa/models/", "patchconf/harness/PROTOCOL.md"):
+                     "patchconf/reference_impl/models/", "patchconf/harness/PROTOCOL.md"):
         assert any(name.startswith(required) for name in names), required
 
 

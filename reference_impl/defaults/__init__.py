@@ -29,9 +29,9 @@ from patchconf.reference_impl.defaults.generated import (
     supported_releases,
     walk_struct,
 )
-from patchconf.reference_impl.defaults.govalue import GoStruct, decode, encode
+from patchconf.reference_impl.govalue import gotypes
 from patchconf.reference_impl.govalue.decoded import json_copy
-from patchconf.reference_impl.ssa import gotypes
+from patchconf.reference_impl.govalue.gotypes import GoStruct
 
 DEFAULT_RELEASE: Release = (1, 32)  # the corpus's release
 
@@ -52,9 +52,9 @@ def default_object(obj: dict[str, Any], release: Release = DEFAULT_RELEASE) -> d
     if not isinstance(api_version, str) or not isinstance(kind, str) or not defaults_known(api_version, kind):
         return json_copy(obj)
     definition = gotypes.definition_of(api_version, kind)
-    value = decode(obj, definition)
+    value = gotypes.from_unstructured(obj, definition)
     default_go_value(value, definition, release)
-    return encode(value, definition)
+    return gotypes.to_unstructured(value, definition)
 
 
 def default_go_value(value: GoStruct, definition: str, release: Release = DEFAULT_RELEASE) -> None:

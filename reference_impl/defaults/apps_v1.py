@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from patchconf.reference_impl.defaults.core_v1 import Defaulter
 from patchconf.reference_impl.defaults.features import Release, enabled
-from patchconf.reference_impl.defaults.govalue import GoStruct, is_empty, zero_struct
+from patchconf.reference_impl.govalue.gotypes import GoStruct, is_empty, zero_struct
 
 APPS = "io.k8s.api.apps.v1."
 DEFAULT_REVISION_HISTORY_LIMIT = 10

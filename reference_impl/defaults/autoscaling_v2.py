@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from patchconf.reference_impl.defaults.core_v1 import Defaulter
 from patchconf.reference_impl.defaults.features import Release
-from patchconf.reference_impl.defaults.govalue import GoStruct, is_empty, zero_struct
+from patchconf.reference_impl.govalue.gotypes import GoStruct, is_empty, zero_struct
 
 AUTOSCALING = "io.k8s.api.autoscaling.v2."
 DEFAULT_CPU_UTILIZATION = 80  # pkg/apis/autoscaling DefaultCPUUtilization

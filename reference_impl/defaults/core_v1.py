@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 from patchconf.reference_impl.defaults import quantity
 from patchconf.reference_impl.defaults.features import Release, enabled
-from patchconf.reference_impl.defaults.govalue import GoStruct, int_or_string_is_zero, is_empty, zero_struct
+from patchconf.reference_impl.govalue.gotypes import GoStruct, int_or_string_is_zero, is_empty, zero_struct
 
 CORE = "io.k8s.api.core.v1."
 

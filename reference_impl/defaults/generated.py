@@ -42,7 +42,7 @@ from patchconf.reference_impl.defaults import (
 )
 from patchconf.reference_impl.defaults.core_v1 import Defaulter
 from patchconf.reference_impl.defaults.features import Release
-from patchconf.reference_impl.defaults.govalue import GoStruct, fields, is_zero
+from patchconf.reference_impl.govalue.gotypes import GoStruct, fields, is_zero
 
 # The group versions whose defaulting is modelled; any other apiVersion is left as it is.
 GROUP_VERSIONS = {

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from patchconf.reference_impl.defaults.core_v1 import Defaulter
 from patchconf.reference_impl.defaults.features import Release
-from patchconf.reference_impl.defaults.govalue import GoStruct, is_empty
+from patchconf.reference_impl.govalue.gotypes import GoStruct, is_empty
 
 NETWORKING = "io.k8s.api.networking.v1."
 

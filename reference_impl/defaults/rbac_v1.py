@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from patchconf.reference_impl.defaults.core_v1 import Defaulter
 from patchconf.reference_impl.defaults.features import Release
-from patchconf.reference_impl.defaults.govalue import GoStruct
+from patchconf.reference_impl.govalue.gotypes import GoStruct
 
 RBAC = "io.k8s.api.rbac.v1."
 GROUP_NAME = "rbac.authorization.k8s.io"

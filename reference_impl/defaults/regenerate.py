@@ -22,8 +22,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from patchconf.reference_impl.ssa import gotypes
-from patchconf.reference_impl.ssa.models.regenerate import SPEC_DIR, module_dir
+from patchconf.reference_impl.govalue import gotypes
+from patchconf.reference_impl.models.regenerate import SPEC_DIR, module_dir
 
 OUTPUT = Path(__file__).resolve().parent / "literal-defaults.json"
 ZEROS = {"string": "", "int": 0, "float": 0, "bool": False}
@@ -58,7 +58,7 @@ def property_defaults(spec_dir: Path) -> dict[str, dict[str, Any]]:
 def literal_defaults(defaults: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """definition -> field -> default, for the Go definitions go-types.json knows."""
     out: dict[str, dict[str, Any]] = {}
-    for definition, fields in sorted(gotypes._go_types()["definitions"].items()):
+    for definition, fields in sorted(gotypes.struct_definitions().items()):
         known = defaults.get(definition, {})
         for field in fields:
             if field["name"] in known and changes_a_go_value(known[field["name"]], field):

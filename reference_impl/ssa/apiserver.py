@@ -18,12 +18,13 @@ from typing import Any
 
 from patchconf.reference_impl import json_patch, merge_patch
 from patchconf.reference_impl.errors import PatchError
+from patchconf.reference_impl.govalue import gotypes
 from patchconf.reference_impl.govalue.decoded import json_copy
+from patchconf.reference_impl.govalue.gotypes import InvalidBytes
 from patchconf.reference_impl.kubernetes_object import resource_plural
 from patchconf.reference_impl.releases import CORPUS_RELEASE
 from patchconf.reference_impl.ssa import (
     codec,
-    gotypes,
     kubectl_client_apply,
     migration,
     scalehandler,
@@ -32,7 +33,6 @@ from patchconf.reference_impl.ssa import (
 )
 from patchconf.reference_impl.ssa.conversion import ConversionError
 from patchconf.reference_impl.ssa.fieldpath import FieldSet, make_path
-from patchconf.reference_impl.ssa.gotypes import InvalidBytes
 from patchconf.reference_impl.ssa.managedfields import (
     DEFAULT_RELEASE,
     TOTAL_ANNOTATION_SIZE_LIMIT,

@@ -19,9 +19,9 @@ from typing import Any, NamedTuple
 from patchconf.reference_impl.errors import PatchError
 from patchconf.reference_impl.govalue import encoding_json
 from patchconf.reference_impl.govalue.decoded import json_copy
+from patchconf.reference_impl.govalue.gotypes import InvalidBytes
 from patchconf.reference_impl.ssa.conversion import ConversionError
 from patchconf.reference_impl.ssa.fieldpath import FieldSet, PathElement, VersionedSet, make_path, path_string
-from patchconf.reference_impl.ssa.gotypes import InvalidBytes
 from patchconf.reference_impl.ssa.merge import ORDER_SENSITIVE_NOOP_SINCE, Conflict, Conflicts, ManagedFields, Updater
 from patchconf.reference_impl.ssa.schema import Schema
 from patchconf.reference_impl.ssa.typed import TypedValue, ValidationError

@@ -26,11 +26,11 @@ from typing import Any, NamedTuple
 
 import yaml
 
+from patchconf.reference_impl import models
 from patchconf.reference_impl.errors import NoStrategicSchema
 from patchconf.reference_impl.govalue.decoded import float64_numbers
 from patchconf.reference_impl.govalue.fmt import go_sharp_v, go_v
 from patchconf.reference_impl.releases import LIVE_RELEASE
-from patchconf.reference_impl.ssa import models
 
 # libyaml when PyYAML has it: the same documents as its pure-Python SafeLoader, ten times sooner.
 _SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -739,12 +739,12 @@ class _Models:
 
 
 def _models_file(minor: str) -> Traversable:
-    return importlib.resources.files("patchconf.reference_impl.ssa.models") / f"kubernetes-{minor}.json"
+    return importlib.resources.files("patchconf.reference_impl.models") / f"kubernetes-{minor}.json"
 
 
 def available_versions() -> list[str]:
     """The Kubernetes minor versions (``"1.33"``) whose models are bundled."""
-    names = (entry.name for entry in importlib.resources.files("patchconf.reference_impl.ssa.models").iterdir())
+    names = (entry.name for entry in importlib.resources.files("patchconf.reference_impl.models").iterdir())
     found = [name[len("kubernetes-"):-len(".json")] for name in names
              if name.startswith("kubernetes-") and name.endswith(".json")]
     return sorted(found, key=lambda version: tuple(int(part) for part in version.split(".")))

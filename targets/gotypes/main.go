@@ -2,7 +2,7 @@
 // runtime.DefaultUnstructuredConverter sees it: the JSON name, omitempty, and whether the field
 // is a scalar, a struct (always encoded), a pointer, slice or map (nil encodes as null) or a
 // type with its own JSON encoding (metav1.Time, resource.Quantity, intstr.IntOrString...).
-// reference_impl/ssa/models/regenerate.py runs it; the reference's apiserver reads the output
+// reference_impl/models/regenerate.py runs it; the reference's apiserver reads the output
 // to round-trip built-in objects through their Go types as the server does.
 package main
 

@@ -7,6 +7,7 @@ import copy
 
 import pytest
 
+from patchconf.reference_impl.govalue.gotypes import InvalidBytes, go_bytes
 from patchconf.reference_impl.ssa import codec
 from patchconf.reference_impl.ssa.conversion import (
     ConversionError,
@@ -14,7 +15,6 @@ from patchconf.reference_impl.ssa.conversion import (
     go_parse_int64,
     through_internal_version,
 )
-from patchconf.reference_impl.ssa.gotypes import InvalidBytes, go_bytes
 
 
 def converted(obj: dict, api_version: str, kind: str, release: tuple[int, int] | None = None) -> dict:

@@ -1,4 +1,4 @@
-"""A built-in object's round trip through its Go type (patchconf.reference_impl.ssa.gotypes).
+"""A built-in object's round trip through its Go type (patchconf.reference_impl.govalue.gotypes).
 
 Expected values follow runtime.DefaultUnstructuredConverter (FromUnstructured then ToUnstructured,
 k8s.io/api v0.32.4), as the ``upstream`` target's typedRoundTrip answered in
@@ -12,7 +12,7 @@ import copy
 
 import pytest
 
-from patchconf.reference_impl.ssa import gotypes
+from patchconf.reference_impl.govalue import gotypes
 
 
 def config_map(**members):

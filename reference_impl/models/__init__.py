@@ -4,7 +4,7 @@ Each ``kubernetes-<minor>.json`` holds the OpenAPI v3 ``components.schemas`` of
 k8s.io/kubernetes' ``api/openapi-spec/v3`` reduced to what schemaconv reads, and the kinds
 they declare; :mod:`.regenerate` writes it. ``go-types.json`` holds what the models do not
 say, the Go shape of the built-in kinds' fields (omitempty, pointer, struct...), which
-:mod:`patchconf.reference_impl.ssa.gotypes` reads; ``regenerate --go-types`` writes it.
+:mod:`patchconf.reference_impl.govalue.gotypes` reads; ``regenerate --go-types`` writes it.
 
 Both are read with :func:`read`: their ``definitions`` are parsed one by one when first asked
 for, since a process meets a few dozen of the ~1,000 (parsing every one took most of the

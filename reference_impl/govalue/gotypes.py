@@ -14,18 +14,23 @@ FromUnstructured then ToUnstructured), which follows encoding/json's rules:
 
 Values of the types with their own encoding pass through as given: their canonical forms
 (a Quantity's "1000m" -> "1") are not modelled. The Go shapes are data, ``models/go-types.json``,
-written from the Go types by ``python -m patchconf.reference_impl.ssa.models.regenerate --go-types``.
+written from the Go types by ``python -m patchconf.reference_impl.models.regenerate --go-types``.
+
+A defaulting function works on the decoded value as Go's mutates the struct (:data:`GoStruct`,
+:func:`zero_struct`, :func:`is_zero`, :func:`is_empty`).
 """
 
 from __future__ import annotations
 
 import base64
 import functools
+from collections.abc import Mapping
 from typing import Any
 
+from patchconf.reference_impl import models
 from patchconf.reference_impl.govalue.decoded import json_copy
-from patchconf.reference_impl.ssa import models
 
+GoStruct = dict[str, Any]  # a decoded struct: every field, nil as NIL
 Shape = dict[str, Any]  # {"shape": string|int|float|bool|bytes|struct|pointer|slice|map|opaque, ...}
 NIL = None  # a nil pointer, slice or map, as the Go value is modelled here
 SCALAR_ZEROS = {"string": "", "int": 0, "float": 0, "bool": False}
@@ -111,8 +116,14 @@ def _emptied_to_nil(value: Any, shape: Shape) -> Any:
     return value
 
 
-def _fields(definition: str) -> list[dict[str, Any]]:
+def fields(definition: str) -> list[dict[str, Any]]:
+    """The fields of the struct ``definition``, each with its JSON name and shape."""
     return _go_types()["definitions"][definition]
+
+
+def struct_definitions() -> Mapping[str, list[dict[str, Any]]]:
+    """Every struct modelled, by definition name: its fields."""
+    return _go_types()["definitions"]
 
 
 # A struct field's shape as the walks below read it: (name, shape kind, omitempty, its shape).
@@ -125,7 +136,7 @@ _SCALAR_VALUES = frozenset({str, int, float, bool})
 @functools.cache
 def _layout(definition: str) -> Layout:
     """A struct's fields, read once per definition instead of once per value."""
-    return tuple((field["name"], field["shape"], bool(field.get("omitempty")), field) for field in _fields(definition))
+    return tuple((field["name"], field["shape"], bool(field.get("omitempty")), field) for field in fields(definition))
 
 
 _BASE64_ALPHABET = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
@@ -343,3 +354,27 @@ def _encoded_struct(value: dict[str, Any], definition: str) -> dict[str, Any]:
         elif emptiness == _NEVER_EMPTY or not _omitted(member, emptiness, zero):
             out[name] = member if kind in SCALAR_ZEROS else _encoded(member, field)
     return out
+
+
+def zero_struct(definition: str) -> GoStruct:
+    """``T{}`` for the struct ``definition``: every field at its zero value."""
+    return from_unstructured({}, definition)
+
+
+def is_zero(value: Any) -> bool:
+    """Go's comparison with the zero value for a scalar, pointer, slice or map (a struct is never zero here)."""
+    if isinstance(value, _Zero):
+        return True
+    if isinstance(value, bool):
+        return value is False
+    return value is None or value == "" or (isinstance(value, (int, float)) and value == 0)
+
+
+def is_empty(value: Any) -> bool:
+    """``len(x) == 0`` for a string, slice or map (nil included)."""
+    return value is None or len(value) == 0
+
+
+def int_or_string_is_zero(value: Any) -> bool:
+    """``x == intstr.FromInt32(0) || x == intstr.FromString("")``."""
+    return isinstance(value, _Zero) or value == "" or (not isinstance(value, bool) and value == 0)

@@ -1,7 +1,7 @@
 """Write ``kubernetes-<minor>.json`` from the OpenAPI v3 specs in Kubernetes' own module.
 
-    python -m patchconf.reference_impl.ssa.models.regenerate --kubernetes 1.33.13
-    python -m patchconf.reference_impl.ssa.models.regenerate --go-types
+    python -m patchconf.reference_impl.models.regenerate --kubernetes 1.33.13
+    python -m patchconf.reference_impl.models.regenerate --go-types
 
 
 Downloads ``k8s.io/kubernetes@v<version>`` with ``go mod download`` (the module zip holds
@@ -9,7 +9,7 @@ Downloads ``k8s.io/kubernetes@v<version>`` with ``go mod download`` (the module 
 merges every file's ``components.schemas``, keeps only what schemaconv reads, and indexes
 the kinds by ``x-kubernetes-group-version-kind`` as the type converter's ``indexModels``
 does. The output has one definition per line, keys sorted, so regenerations diff well (and
-:func:`patchconf.reference_impl.ssa.models.read` parses only the lines of the definitions asked for).
+:func:`patchconf.reference_impl.models.read` parses only the lines of the definitions asked for).
 
 ``--go-types`` writes ``go-types.json`` instead: what the models do not say, the Go shape of
 every built-in kind's fields (JSON name, omitempty, struct, pointer, slice, map or a type with
@@ -34,7 +34,7 @@ from typing import Any
 MODULE = "k8s.io/kubernetes"
 SPEC_DIR = Path("api") / "openapi-spec" / "v3"
 OUTPUT_DIR = Path(__file__).resolve().parent
-GO_TYPES_SOURCE = OUTPUT_DIR.parents[2] / "targets" / "gotypes"
+GO_TYPES_SOURCE = OUTPUT_DIR.parents[1] / "targets" / "gotypes"
 
 # What kube-openapi schemaconv (openapi.go, smd.go) reads of a schema; all else is dropped
 # (descriptions, required, enum, oneOf, x-kubernetes-unions, validations...).
