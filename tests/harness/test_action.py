@@ -9,13 +9,9 @@ import yaml
 
 from patchconf.harness import SOURCE_ROOT
 from patchconf.harness.action import BadInput, main, read_inputs, run_arguments
+from tests.harness.corpus_snippets import case_file
 
-CASES = """
-defaults:
-  type: json-patch
-  tags: [JP-REPLACE]
-  provenance: [{implementation: kubectl, version: "1.32.4"}]
-cases:
+CASES = case_file("""
   - name: replace-member
     description: replace an existing member
     original: {a: 1}
@@ -26,7 +22,7 @@ cases:
     original: {a: 1}
     patch: [{op: replace, path: /a, value: 2}]
     expected: {a: 3}
-"""
+""", tags="JP-REPLACE")
 WRONG = "cases/json-patch/action.yaml::replace-stated-wrong"
 
 

@@ -6,19 +6,15 @@ from pathlib import Path
 import pytest
 
 from patchconf.harness.cli import COMMANDS, build_parser, main
+from tests.harness.corpus_snippets import case_file
 
-GOOD = """
-defaults:
-  type: json-patch
-  tags: [JP-REPLACE]
-  provenance: [{implementation: kubectl, version: "1.32.4"}]
-cases:
+GOOD = case_file("""
   - name: replace-member
     description: replace an existing member
     original: {a: 1}
     patch: [{op: replace, path: /a, value: 2}]
     expected: {a: 2}
-"""
+""", tags="JP-REPLACE")
 
 
 def test_run_reports_bad_file_runs_good_one_and_fails(write_case_file, tmp_path, capsys):
@@ -129,9 +125,9 @@ def test_validate_flags_a_version_written_as_a_number_where_it_is(write_case_fil
     assert main(["validate", str(path)]) == 1
     out = capsys.readouterr().out.splitlines()
     assert out == [
-        "cases/json-patch/versions.yaml:5:51: 1.1 is not of type 'string'",  # the load error, where 1.10 is
-        f'{path}:5:51: version: 1.10 reads as the number 1.1, not 1.10; quote it: "1.10"',
-        f'{path}:12:23: version: 1.30 reads as the number 1.3, not 1.30; quote it: "1.30"',
+        "cases/json-patch/versions.yaml:4:51: 1.1 is not of type 'string'",  # the load error, where 1.10 is
+        f'{path}:4:51: version: 1.10 reads as the number 1.1, not 1.10; quote it: "1.10"',
+        f'{path}:11:23: version: 1.30 reads as the number 1.3, not 1.30; quote it: "1.30"',
         "0 cases valid, 3 problems"]
     quoted = write_case_file("json-patch/quoted.yaml", GOOD.replace('version: "1.32.4"', "version: '1.10'"))
     assert main(["validate", str(quoted)]) == 0

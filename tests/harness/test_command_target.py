@@ -10,15 +10,11 @@ from patchconf.harness.corpus.cases import load_file
 from patchconf.harness.running.runner import ERROR, PASS, SKIP, run_case, run_cases
 from patchconf.harness.targets import make_target
 from patchconf.harness.targets.base import TargetUnavailable
+from tests.harness.corpus_snippets import case_file
 
 REPO = Path(__file__).resolve().parents[2]
 
-CASES = """
-    defaults:
-      type: json-patch
-      tags: [JP-ADD]
-      provenance: [{implementation: kubectl, version: "1.32.4"}]
-    cases:
+CASES = case_file("""
       - name: first
         description: fine
         original: {a: 1}
@@ -49,7 +45,7 @@ CASES = """
         original: {a: 1}
         patch: [{op: add, path: /g, value: 7}]
         expected: {a: 1, g: 7}
-"""
+""")
 
 BROKEN_ADAPTER = textwrap.dedent('''
     import json, sys, time

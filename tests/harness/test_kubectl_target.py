@@ -7,15 +7,11 @@ import pytest
 from patchconf.harness.corpus.cases import load_file
 from patchconf.harness.running.runner import PASS, SKIP, run_cases
 from patchconf.harness.targets.kubectl import KubectlTarget, classify_error
+from tests.harness.corpus_snippets import case_file
 
 pytestmark = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not on PATH")
 
-CASES = """
-    defaults:
-      type: json-patch
-      tags: [JP-ADD]
-      provenance: [{implementation: kubectl, version: "1.32.4"}]
-    cases:
+CASES = case_file("""
       - name: object
         description: a Kubernetes object, patched as it is
         original: {apiVersion: v1, kind: ConfigMap, metadata: {name: demo}, data: {a: "1"}}
@@ -50,7 +46,7 @@ CASES = """
         original: {apiVersion: example.com/v1, kind: Foo, metadata: {name: x}}
         patch: {spec: {a: 1}}
         expected_error: {class: no-strategic-schema, message: "strategic merge patch is not supported"}
-"""
+""")
 
 
 def test_kubectl_runs_objects_and_enveloped_documents(write_case_file):

@@ -4,27 +4,12 @@ from patchconf.harness.reporting.report import Run
 from patchconf.harness.reporting.site import matrix_page as matrix_html
 from patchconf.harness.running.runner import run_cases
 from patchconf.harness.targets.base import Actual
+from tests.harness.corpus_snippets import NEGATIVE, PLAIN, case_file
 
-CASES = """
-    defaults:
-      type: json-patch
-      tags: [JP-ADD]
-      provenance: [{implementation: kubectl, version: "1.32.4"}]
-    cases:
-      - name: plain
-        description: plain add
-        original: {a: 1}
-        patch: [{op: add, path: /b, value: 2}]
-        expected: {a: 1, b: 2}
-      - name: negative
-        description: negative index
-        tags: [JP-K8S]
-        original: {a: [1]}
-        patch: [{op: add, path: /a/-1, value: 2}]
-        expected: {a: [1, 2]}
-        profiles:
-          rfc: {expected_error: {class: invalid-index}, reason: RFC 6902 4.1}
-"""
+CASES = case_file(PLAIN + NEGATIVE + """\
+  profiles:
+    rfc: {expected_error: {class: invalid-index}, reason: RFC 6902 4.1}
+""")
 
 
 def test_matrix_shows_rates_per_behaviour_and_cells_per_case(write_case_file, scripted):

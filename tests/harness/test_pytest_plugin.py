@@ -3,16 +3,13 @@
 import shutil
 from pathlib import Path
 
+from tests.harness.corpus_snippets import case_file
+
 pytest_plugins = ["pytester"]
 
 REPO = Path(__file__).resolve().parents[2]
 
-CASE_FILE = """
-defaults:
-  type: json-patch
-  tags: [JP-ADD]
-  provenance: [{implementation: kubectl, version: "1.32.4"}]
-cases:
+CASE_FILE = case_file("""
   - name: passes
     description: adds a member
     original: {a: 1}
@@ -27,7 +24,7 @@ cases:
     description: no expectation
     original: {a: 1}
     patch: []
-"""
+""")
 
 
 def test_cases_become_items_with_diffs(pytester):
@@ -44,7 +41,7 @@ def test_cases_become_items_with_diffs(pytester):
         "*demo.yaml::broken FAILED*",
         "*demo.yaml::passes PASSED*",
         "*demo.yaml::fails FAILED*",
-        "*load error: cases/json-patch/demo.yaml:17:5: cases/json-patch/demo.yaml::broken: needs one expectation*",
+        "*load error: cases/json-patch/demo.yaml:16:5: cases/json-patch/demo.yaml::broken: needs one expectation*",
         "*document /b: expected 3, got 2*",
     ])
 

@@ -12,13 +12,9 @@ from patchconf.harness.reporting.report import Run, failure_text, junit_xml, sum
 from patchconf.harness.reporting.run_reports import write_reports
 from patchconf.harness.running.runner import ERROR, FAIL, PASS, SKIP, run_cases
 from patchconf.harness.targets.base import Actual, ActualError
+from tests.harness.corpus_snippets import case_file
 
-CASES = """
-    defaults:
-      type: json-patch
-      tags: [JP-REPLACE]
-      provenance: [{implementation: kubectl, version: "1.32.4"}]
-    cases:
+CASES = case_file("""
       - name: good
         description: replaced
         original: {spec: {replicas: 1}}
@@ -34,7 +30,7 @@ CASES = """
         original: {}
         patch: []
         expected_error: {class: path-not-found}
-"""
+""", tags="JP-REPLACE")
 
 
 def _run(write_case_file, scripted):
@@ -72,7 +68,7 @@ def test_reports_are_written_in_every_format(write_case_file, scripted, tmp_path
     assert bad["diff"] == ["document /spec/replicas: expected absent, got 0"]
     assert bad["actual"] == {"document": {"spec": {"replicas": 0}}}
 
-    source = f"{tmp_path}/cases/json-patch/report.yaml:12"
+    source = f"{tmp_path}/cases/json-patch/report.yaml:11"
     assert bad["source"] == source
     assert bad["inputs"] == {"original": {"spec": {"replicas": 1}},
                              "patch": [{"op": "remove", "path": "/spec/replicas"}]}

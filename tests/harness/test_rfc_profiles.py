@@ -9,18 +9,14 @@ from pathlib import Path
 from patchconf.harness.cli import main
 from patchconf.harness.corpus.cases import load_file
 from patchconf.harness.provenance.rfc_profiles import RfcLibrary, check_rfc_profiles
+from tests.harness.corpus_snippets import case_file
 
 FAULT_TARGET = Path(__file__).resolve().parent / "fault_target.py"
 PYTHON = RfcLibrary("fault-python", "Python", ("json-patch",), "python", FAULT_TARGET.name)
 SCRIPT = RfcLibrary("fault-script", "JavaScript", ("json-patch",), "python", FAULT_TARGET.name)
 SAME_LANGUAGE = RfcLibrary("fault-python-again", "Python", ("json-patch",), "python", FAULT_TARGET.name)
 
-CASES = """
-    defaults:
-      type: json-patch
-      tags: [JP-ADD]
-      provenance: [{implementation: kubectl, version: "1.32.4"}]
-    cases:
+CASES = case_file("""
       - name: fine.plain
         description: the libraries add x as Kubernetes does
         original: {a: 1}
@@ -50,7 +46,7 @@ CASES = """
         original: {a: 1}
         patch: [{op: add, path: /x, value: 1}]
         expected: {a: 1, x: 1}
-"""
+""")
 
 
 def _cases(write_case_file):
@@ -114,18 +110,13 @@ def test_verify_rfc_alone_passes_the_corpus_json_patch_files_it_is_given(tmp_pat
         assert code == 0 and "1 case confirmed, 0 departures, 0 undecided" in out
 
 
-REFUSAL_CASES = """
-    defaults:
-      type: json-patch
-      tags: [JP-TEST]
-      provenance: [{implementation: kubectl, version: "1.32.4"}]
-    cases:
+REFUSAL_CASES = case_file("""
       - name: refused
         description: Kubernetes refuses with path-not-found
         original: {a: 1}
         patch: [{op: test, path: /b/c, value: null}]
         expected_error: {class: path-not-found}
-"""
+""", tags="JP-TEST")
 
 
 def test_a_library_judged_by_the_rfcs_is_judged_on_refusing_alone(write_case_file, scripted):

@@ -13,30 +13,15 @@ from patchconf.harness.reporting.run_reports import html_report
 from patchconf.harness.reporting.site import badge, badge_svg, pass_percent, run_page, slug, write_site
 from patchconf.harness.running.runner import run_cases
 from patchconf.harness.targets.base import Actual, ActualError
+from tests.harness.corpus_snippets import NEGATIVE, PLAIN, case_file
 
-CASES = """
-    defaults:
-      type: json-patch
-      tags: [JP-ADD]
-      provenance: [{implementation: kubectl, version: "1.32.4"}]
-    cases:
-      - name: plain
-        description: plain add
-        original: {a: 1}
-        patch: [{op: add, path: /b, value: 2}]
-        expected: {a: 1, b: 2}
-      - name: negative
-        description: negative index
-        tags: [JP-K8S]
-        original: {a: [1]}
-        patch: [{op: add, path: /a/-1, value: 2}]
-        expected: {a: [1, 2]}
-      - name: hostile
-        description: "<script>window.pwned = 1</script> a description is untrusted text"
-        original: {a: 1}
-        patch: [{op: remove, path: /a}]
-        expected: {}
-"""
+CASES = case_file(PLAIN + NEGATIVE + """\
+- name: hostile
+  description: "<script>window.pwned = 1</script> a description is untrusted text"
+  original: {a: 1}
+  patch: [{op: remove, path: /a}]
+  expected: {}
+""")
 HOSTILE_ANSWER = {"a": '<img src=x onerror="window.pwned=2">'}
 
 
@@ -118,7 +103,7 @@ def test_an_implementation_page_shows_every_failure_with_diff_expected_actual_an
     assert ("<h4>original</h4><pre>{\n  &quot;a&quot;: [\n    1\n  ]\n}</pre><h4>patch</h4><pre>[\n  {\n"
             "    &quot;op&quot;: &quot;add&quot;,\n    &quot;path&quot;: &quot;/a/-1&quot;,\n    &quot;value&quot;: 2\n"
             "  }\n]</pre></details>") in negative
-    assert f"case file: <code>{tmp_path}/cases/json-patch/site.yaml:12</code>" in negative
+    assert f"case file: <code>{tmp_path}/cases/json-patch/site.yaml:11</code>" in negative
     assert '<img src="../badges/peer-poor.svg"' in page and '<a href="../index.html">' in page
 
 
@@ -166,12 +151,7 @@ def test_slugs_are_file_names():
         ["peer-kustomize-kyaml", "python-jsonpatch-2", "upstream-1.27", "x"]
 
 
-REFERENCE_CASES = """
-    defaults:
-      type: json-patch
-      tags: [JP-ADD]
-      provenance: [{implementation: kubectl, version: "1.32.4"}]
-    cases:
+REFERENCE_CASES = case_file("""
       - name: plain
         description: plain add
         original: {a: 1}
@@ -182,7 +162,7 @@ REFERENCE_CASES = """
         original: {a: 1}
         patch: [{op: add, path: /b, value: 2}]
         expected: {a: 1, b: 3}
-"""
+""")
 
 
 def test_matrix_html_from_runs_already_made_renders_what_a_fresh_matrix_renders(write_case_file, tmp_path, capsys):

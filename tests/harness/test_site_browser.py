@@ -17,37 +17,22 @@ from patchconf.harness.reporting.site import write_site
 from patchconf.harness.running.runner import run_cases
 from patchconf.harness.targets.base import Actual, ActualError
 from tests.harness.chromium import Chromium, find_chromium
+from tests.harness.corpus_snippets import NEGATIVE, PLAIN, case_file
 
-CASES = """
-    defaults:
-      type: json-patch
-      tags: [JP-ADD]
-      provenance: [{implementation: kubectl, version: "1.32.4"}]
-    cases:
-      - name: plain
-        description: plain add
-        original: {a: 1}
-        patch: [{op: add, path: /b, value: 2}]
-        expected: {a: 1, b: 2}
-      - name: negative
-        description: negative index
-        tags: [JP-K8S]
-        original: {a: [1]}
-        patch: [{op: add, path: /a/-1, value: 2}]
-        expected: {a: [1, 2]}
-      - name: hostile
-        description: "<script>window.pwned = 1</script><img src=x onerror=\\"window.pwned = 2\\">"
-        original: {a: 1}
-        patch: [{op: remove, path: /a}]
-        expected: {}
-      - name: merged
-        type: merge-patch
-        tags: [MP-NULL]
-        description: a merge patch
-        original: {a: 1}
-        patch: {a: null}
-        expected: {}
-"""
+CASES = case_file(PLAIN + NEGATIVE + """\
+- name: hostile
+  description: "<script>window.pwned = 1</script><img src=x onerror=\\"window.pwned = 2\\">"
+  original: {a: 1}
+  patch: [{op: remove, path: /a}]
+  expected: {}
+- name: merged
+  type: merge-patch
+  tags: [MP-NULL]
+  description: a merge patch
+  original: {a: 1}
+  patch: {a: null}
+  expected: {}
+""")
 LONG_WORD = "x" * 3000  # one unbroken word in an answer: the page must wrap it, not scroll sideways
 
 VISIBLE_ROWS = "Array.from(document.querySelectorAll('{table} .row')).filter(r => !r.hidden).length"

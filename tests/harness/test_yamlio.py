@@ -8,21 +8,17 @@ import yaml
 
 from patchconf.harness.corpus import yamlio
 from patchconf.harness.corpus.cases import iter_case_files, load_file
+from tests.harness.corpus_snippets import case_file
 
 REPO = Path(__file__).resolve().parents[2]
 
-GOOD = """
-    defaults:
-      type: json-patch
-      tags: [JP-ADD]
-      provenance: [{implementation: kubectl, version: "1.32.4"}]
-    cases:
+GOOD = case_file("""
       - name: one
         description: adds a member
         original: {a: 1}
         patch: [{op: add, path: /b, value: 2}]
         expected: {a: 1, b: 2}
-"""
+""")
 
 
 class ReferenceLoader(yaml.SafeLoader):
@@ -148,7 +144,7 @@ def test_hostile_files_are_load_errors_naming_the_file(write_case_file, tmp_path
     latin1.write_bytes(latin1.read_bytes().replace(b"adds a member", b"adds a caf\xe9 member"))
     cases, errors = load_file(latin1)
     assert cases == []
-    assert [e.message for e in errors] == ["refused: not UTF-8: byte 0xe9 at line 8, column 28"]
+    assert [e.message for e in errors] == ["refused: not UTF-8: byte 0xe9 at line 7, column 28"]
 
 
 def test_yaml11_differences_refuses_what_our_loader_refuses():
