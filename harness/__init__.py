@@ -130,6 +130,12 @@ def reports_directory() -> Path:
     return Path.cwd() / "reports"
 
 
+def target_directory_name(spec: str) -> str:
+    """The directory a target's run writes in unless told (``kubectl:/usr/bin/kubectl`` -> ``kubectl-kubectl``)."""
+    name, _, argument = spec.partition(":")
+    return name if not argument else f"{name}-{Path(argument).name}"
+
+
 def cache_root() -> Path:
     """Where patchconf builds and keeps what it builds (the upstream target, Go peers, the control plane)."""
     return Path(os.environ.get("PATCHCONF_CACHE", Path.home() / ".cache" / "patchconf"))

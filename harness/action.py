@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from patchconf.harness import reports_directory
+from patchconf.harness import reports_directory, target_directory_name
 from patchconf.harness.corpus.case_paths import case_path_problems
 from patchconf.harness.reporting.summary import FORMATS
 
@@ -67,7 +67,7 @@ def read_inputs(environ: Mapping[str, str]) -> Inputs:
     return Inputs(target=target, types=tuple(_words(value("TYPES"))),
                   expect_failures=Path(known) if known else None, format=fmt,
                   cases=cases,
-                  report_dir=Path(report) if report else reports_directory() / _report_slug(target))
+                  report_dir=Path(report) if report else reports_directory() / target_directory_name(target))
 
 
 def _words(text: str) -> list[str]:
@@ -75,10 +75,6 @@ def _words(text: str) -> list[str]:
     return [word for word in re.split(r"[\s,]+", text) if word]
 
 
-def _report_slug(target: str) -> str:
-    from patchconf.harness.cli import _slug  # the directory `patchconf run` itself picks for a target
-
-    return _slug(target)
 
 
 def run_arguments(inputs: Inputs) -> list[str]:

@@ -20,6 +20,7 @@ from patchconf.harness import (
     describe_corpus_soon,
     patchconf_version,
     reports_directory,
+    target_directory_name,
 )
 from patchconf.harness.corpus.case_paths import case_path_problems
 from patchconf.harness.corpus.cases import Case, Corpus, cases_root_for, load_corpus
@@ -533,7 +534,7 @@ def _run(args: argparse.Namespace) -> int:
             return _interrupted_exit(exc)
         filters = _filters(args)  # once, not once per case
         selected = [case for case in corpus.cases if filters.accepts(case)]
-        directory = args.report or (reports_directory() / _slug(args.target))
+        directory = args.report or (reports_directory() / target_directory_name(args.target))
         run = Run(args.target, target.info, [], corpus.errors, planned=len(selected),
                   arguments={"cases": [str(p) for p in args.cases or []], "types": args.types,
                              "tags": args.tags, "paths": args.paths, "names": args.names},
@@ -654,11 +655,6 @@ def _judges_used(since: int = 0) -> list[dict]:
     """The judge binaries (upstream, kube-apiserver, etcd) this process used, for a run's header."""
     judges = sys.modules.get("patchconf.harness.controlplane.judges")
     return judges.used(since) if judges else []
-
-
-def _slug(spec: str) -> str:
-    name, _, argument = spec.partition(":")
-    return name if not argument else f"{name}-{Path(argument).name}"
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -1012,9 +1008,9 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     failed = False
     for target, run in runs:
         spec = args.fuzz_targets[judged.index(target)]
-        out = args.out or (reports_directory() / "fuzz" / _slug(spec))
+        out = args.out or (reports_directory() / "fuzz" / target_directory_name(spec))
         if len(runs) > 1 and args.out:
-            out = out / _slug(spec)
+            out = out / target_directory_name(spec)
         written = []
         if run.findings:
             try:

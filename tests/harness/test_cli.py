@@ -293,3 +293,10 @@ def test_the_command_line_without_a_command_first_gets_every_command(capsys):
             main(arguments)
         captured = capsys.readouterr()
         assert (("exit", exit_.value.code), captured.out, captured.err) == parsed(build_parser(), arguments, capsys)
+
+
+def test_a_target_reports_in_a_directory_named_for_it():
+    from patchconf.harness import target_directory_name
+
+    assert [target_directory_name(spec) for spec in ("reference", "reference:1.34", "kubectl:/usr/bin/kubectl")] \
+        == ["reference", "reference-1.34", "kubectl-kubectl"]
