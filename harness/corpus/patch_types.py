@@ -30,6 +30,9 @@ class PatchType:
     states_only_patch: bool
     # A server runs it (the live target's flows).
     on_a_server: bool
+    # It reads the live object (``current``) beside the configuration last applied (``original``) and
+    # the one applied now (``modified``).
+    three_way: bool
 
     @property
     def patch_request(self) -> bool:
@@ -37,20 +40,21 @@ class PatchType:
 
 
 def _type(name: str, *, rfc: bool = False, kubectl_patch: str | None = None, content_type: str | None = None,
-          creates_patch: bool = False, states_patch: bool = False, states_only_patch: bool = False) -> PatchType:
+          creates_patch: bool = False, states_patch: bool = False, states_only_patch: bool = False,
+          three_way: bool = False) -> PatchType:
     return PatchType(name, rfc, kubectl_patch, content_type, creates_patch, states_patch or creates_patch,
-                     states_only_patch, on_a_server=not creates_patch)
+                     states_only_patch, on_a_server=not creates_patch, three_way=three_way)
 
 
 _REGISTRY = (
     _type("json-patch", rfc=True, kubectl_patch="json", content_type="application/json-patch+json"),
     _type("merge-patch", rfc=True, kubectl_patch="merge", content_type="application/merge-patch+json"),
     _type("merge-patch-2way", rfc=True, creates_patch=True, states_only_patch=True),
-    _type("merge-patch-3way", creates_patch=True, states_only_patch=True),
+    _type("merge-patch-3way", creates_patch=True, states_only_patch=True, three_way=True),
     _type("strategic", kubectl_patch="strategic", content_type="application/strategic-merge-patch+json"),
     _type("strategic-2way", creates_patch=True),
-    _type("strategic-3way", creates_patch=True),
-    _type("apply", states_patch=True),
+    _type("strategic-3way", creates_patch=True, three_way=True),
+    _type("apply", states_patch=True, three_way=True),
     _type("server-side-apply", content_type="application/apply-patch+yaml"),
     _type("update"),
 )

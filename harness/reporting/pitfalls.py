@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from patchconf.harness.corpus.cases import ABSENT, Case, IssueRef, Outcome
+from patchconf.harness.corpus.patch_types import patch_type
 from patchconf.harness.running.runner import ERROR, FAIL, SKIP
 from patchconf.reference_impl import jsonpointer
 
@@ -143,7 +144,7 @@ def _list_changes(old: list, new: list, pointer: str) -> list[str]:
 def _input_document(case: Case) -> Any:
     """The object a case's answer is told against: the live object for apply and three-way cases and
     for server-side apply (the file, for an apply that creates), else the document the patch applies to."""
-    key = "current" if case.type in ("apply", "merge-patch-3way", "strategic-3way", "server-side-apply") else "original"
+    key = "current" if patch_type(case.type).three_way or case.type == "server-side-apply" else "original"
     if case.type == "apply" and case.inputs.get("current") is None:  # a create: what kubectl sends of the file
         key = "modified"
     return case.inputs.get(key, ABSENT) if key in case.inputs else ABSENT

@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 from patchconf.harness import counted
 from patchconf.harness.corpus.cases import LoadError
+from patchconf.harness.corpus.patch_types import names_where
 from patchconf.harness.reporting.severity import worst_departures_markdown
 from patchconf.harness.running.runner import ERROR, FAIL, PASS, SKIP, Result
 from patchconf.harness.targets.base import TargetInfo
@@ -167,7 +168,7 @@ def server_changes_lines(result: Result) -> list[str]:
 _THREE_WAY_INPUTS = {"original": "original: the configuration last applied",
                      "modified": "modified: the configuration applied now", "current": "current: the live object"}
 _INPUT_TITLES: dict[str, dict[str, str]] = {
-    "merge-patch-3way": _THREE_WAY_INPUTS, "strategic-3way": _THREE_WAY_INPUTS,
+    **dict.fromkeys(names_where(lambda patch_type: patch_type.three_way), _THREE_WAY_INPUTS),
     "apply": {**_THREE_WAY_INPUTS, "current": "current: the live object (null: none, a create)"},
     "server-side-apply": {"current": "current: the object before step 1",
                           "steps": "steps: the requests, in order"},

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from patchconf.harness.corpus.compare import json_equal
+from patchconf.harness.corpus.patch_types import patch_type
 from patchconf.harness.running.apply_aspects import LAST_APPLIED, without_last_applied
 from patchconf.harness.running.runner import FAIL, Result
 
@@ -79,8 +80,7 @@ def differences(result: Result) -> list[tuple[str, str]]:
 
 def _before(case: Any) -> Any:
     inputs = case.inputs
-    return inputs.get("current") if case.type in ("apply", "merge-patch-3way", "strategic-3way") \
-        else inputs.get("original")
+    return inputs.get("current") if patch_type(case.type).three_way else inputs.get("original")
 
 
 def _kind(*documents: Any) -> str:

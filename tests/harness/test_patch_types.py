@@ -26,6 +26,7 @@ def test_each_property_holds_for_the_types_kubernetes_treats_so():
     assert names_where(lambda t: t.states_patch) == {"merge-patch-2way", "merge-patch-3way", "strategic-2way",
                                                      "strategic-3way", "apply"}
     assert names_where(lambda t: t.states_only_patch) == {"merge-patch-2way", "merge-patch-3way"}
+    assert names_where(lambda t: t.three_way) == {"merge-patch-3way", "strategic-3way", "apply"}
     assert [patch_type(name).kubectl_patch for name in PATCH_REQUEST_TYPES] == ["json", "merge", "strategic"]
 
 
