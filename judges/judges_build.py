@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import importlib.abc
 import importlib.util
 import io
 import json
@@ -42,23 +43,30 @@ PLATFORM_TAGS = {  # static binaries (no cgo): any glibc or musl Linux, macOS 12
 # What the sdist carries of the checkout: patchconf's build code and the Go sources it builds.
 SDIST_CHECKOUT = ("patchconf/__init__.py", "harness/**/*.py", "reference_impl/**/*.py", "targets/upstream/**/*",
                   "targets/apiserver/go.mod", "targets/apiserver/go.sum")
+PACKAGE_DIRS = {"patchconf": "patchconf", "patchconf.harness": "harness", "patchconf.reference_impl": "reference_impl"}
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # fixed, so the same binaries make the same wheel
 
 
-def _patchconf():
-    """The checkout's ``patchconf`` package (not whichever is installed), laid out as its
-    pyproject.toml installs it: patchconf/ as ``patchconf``, harness/ as ``patchconf.harness``, ...
-    (the build code's imports reach reference_impl's JSON pointers through the target's protocol)."""
-    if "patchconf.harness" in sys.modules:
-        return sys.modules["patchconf"]
-    for name, directory in (("patchconf", CHECKOUT / "patchconf"), ("patchconf.harness", CHECKOUT / "harness"),
-                            ("patchconf.reference_impl", CHECKOUT / "reference_impl")):
-        spec = importlib.util.spec_from_file_location(name, directory / "__init__.py",
+class _CheckoutFinder(importlib.abc.MetaPathFinder):
+    """Imports ``patchconf`` from the checkout, laid out as its pyproject.toml installs it (patchconf/
+    as ``patchconf``, harness/ as ``patchconf.harness``, ...), ahead of any patchconf installed here.
+    The build code's imports reach reference_impl (the target protocol's JSON pointers)."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name not in PACKAGE_DIRS:
+            return None
+        directory = CHECKOUT / PACKAGE_DIRS[name]
+        return importlib.util.spec_from_file_location(name, directory / "__init__.py",
                                                       submodule_search_locations=[str(directory)])
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules["patchconf"]
+
+
+def _patchconf():
+    """The checkout's ``patchconf`` package."""
+    if not any(isinstance(finder, _CheckoutFinder) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _CheckoutFinder())
+    import patchconf
+
+    return patchconf
 
 
 def version() -> str:
@@ -128,7 +136,7 @@ def _add(archive: zipfile.ZipFile, name: str, data: bytes, executable: bool = Fa
     info = zipfile.ZipInfo(name, ZIP_TIME)
     info.external_attr = (stat.S_IFREG | (0o755 if executable else 0o644)) << 16
     info.compress_type = zipfile.ZIP_DEFLATED
-    archive.writestr(info, data, compresslevel=9)
+    archive.writestr(info, data, compresslevel=6)  # level 9: 0.9% smaller, 2.7 times the time
 
 
 def write_wheel(directory: Path, platform: str, binaries: list[Path]) -> str:

@@ -235,11 +235,25 @@ def test_the_judges_sdist_builds_from_the_same_sources_as_the_checkout(tmp_path)
     # The sdist's backend reads patchconf's build code from its own copy, not the installed patchconf.
     probe = ("import judges_build; judges_build._patchconf(); "
              "from patchconf.harness.targets import upstream; from patchconf.harness.controlplane import apiserver; "
+             "import patchconf, patchconf.reference_impl; "
              "print(upstream.SOURCE_DIR, upstream.source_digest(), "
-             "apiserver.recipe_digest(apiserver.pinned_version()))")
+             "apiserver.recipe_digest(apiserver.pinned_version()), "
+             "*(module.__file__ for module in (patchconf, upstream, patchconf.reference_impl)))")
     answer = subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True, text=True, check=False,
                             env={**os.environ, "PYTHONPATH": str(root)})
     assert answer.returncode == 0, answer.stderr
     pinned = apiserver.pinned_version()
-    assert answer.stdout.split() == [str(root / "checkout" / "targets" / "upstream"), upstream.source_digest(),
-                                     apiserver.recipe_digest(pinned)]
+    checkout = root / "checkout"
+    assert answer.stdout.split() == [str(checkout / "targets" / "upstream"), upstream.source_digest(),
+                                     apiserver.recipe_digest(pinned), str(checkout / "patchconf" / "__init__.py"),
+                                     str(checkout / "harness" / "targets" / "upstream.py"),
+                                     str(checkout / "reference_impl" / "__init__.py")]
+
+
+def test_the_judges_extra_pins_the_judges_wheel_of_this_very_version():
+    from patchconf import __version__
+
+    judges_project = tomllib.loads((SOURCE_ROOT / "judges" / "pyproject.toml").read_text())["project"]
+    assert PYPROJECT["project"]["optional-dependencies"]["judges"] == [f"{judges_project['name']}=={__version__}"]
+    assert judges_project["dynamic"] == ["version"]  # patchconf's, read by judges_build.version()
+    assert _judges_build().version() == __version__

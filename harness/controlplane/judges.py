@@ -129,7 +129,7 @@ def prebuilt(name: str, release: str, digest: str) -> tuple[Judge | None, str]:
     if (manifest.get("release"), manifest.get("digest")) != (release, digest):
         return None, (f"{holder} holds {name} {manifest.get('release')} of sources {manifest.get('digest')}, "
                       f"not {release} of sources {digest}")
-    if file_sha256(binary) != manifest.get("sha256"):
+    if not _intact(binary, manifest.get("sha256")):
         return None, f"{holder}'s {name} does not match the SHA-256 of its manifest"
     return Judge(name, binary, PREBUILT, manifest, holder), ""
 
@@ -149,6 +149,17 @@ def version_lines(wanted: dict[str, tuple[str, str]]) -> list[str]:
         else:
             lines.append("  " + describe({**found.to_json(), "name": f"{name} {release}"}))
     return lines
+
+
+_checked: dict[tuple[Path, int, int], str] = {}  # (path, size, mtime) -> SHA-256, hashed once per process
+
+
+def _intact(binary: Path, sha256: str | None) -> bool:
+    status = binary.stat()
+    key = (binary, status.st_size, status.st_mtime_ns)
+    if key not in _checked:
+        _checked[key] = file_sha256(binary)
+    return _checked[key] == sha256
 
 
 def local(name: str, binary: Path, facts: dict, go: str | None, error: type[Exception], note: str = "") -> Judge:
@@ -182,3 +193,4 @@ def forget() -> None:
     """Start over (tests; a new wheel installed in a running process)."""
     _installed.clear()
     _used.clear()
+    _checked.clear()
