@@ -216,4 +216,4 @@ def read_results_json(path: Path) -> Run:
                started=datetime.fromisoformat(data["started"]), seconds=data.get("seconds", 0.0),
                arguments=data.get("arguments", {}), planned=data.get("planned"),
                interrupted=data.get("interrupted"), corpus=data.get("corpus") or {},
-               patchconf=data.get("patchconf", ""))
+               patchconf=data.get("patchconf", ""), judges=data.get("judges") or [])

@@ -13,6 +13,7 @@ import pytest
 from patchconf.harness.cli import main
 from patchconf.harness.controlplane import apiserver, judges
 from patchconf.harness.controlplane.gobuild import file_sha256, host_platform, manifest_path
+from patchconf.harness.reporting.results import read_run
 from patchconf.harness.targets import upstream
 
 # An `upstream` that speaks harness/PROTOCOL.md with the reference's JSON Patch: a binary a run can use.
@@ -142,6 +143,8 @@ def test_a_wheel_holding_the_requested_release_serves_it_without_go_and_the_run_
         "modules": {"patchconf.dev/targets/upstream": "(devel)", "k8s.io/apimachinery": "v0.33.4",
                     "golang.org/x/net": "v0.38.0"}}]
     assert json.loads(log.splitlines()[0])["run"]["judges"] == results["judges"]
+    report = tmp_path / "report"
+    assert read_run(report / "results.json").judges == read_run(report / "results.jsonl").judges == results["judges"]
     assert ("judge upstream: prebuilt wheel patchconf-judges 9.9.9 (go1.26.8; k8s.io/apimachinery v0.33.4)"
             in capsys.readouterr().out.splitlines())
     assert not (tmp_path / "cache" / "upstream").exists()  # nothing built
