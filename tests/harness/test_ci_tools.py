@@ -3,14 +3,10 @@
 import json
 
 from patchconf.harness.cli import main
+from tests.harness.corpus_snippets import case_file
 
-HEAD = """
-defaults:
-  type: json-patch
-  tags: [JP-REPLACE]
-  provenance: [{implementation: kubectl, version: "1.32.4"}]
-cases:
-"""
+HEAD = case_file("""
+""", tags="JP-REPLACE")
 
 
 def case(name, expected, aliases=None):

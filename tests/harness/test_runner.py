@@ -11,13 +11,9 @@ from patchconf.harness.corpus.cases import load_file
 from patchconf.harness.running.runner import ERROR, FAIL, PASS, SKIP, Filters, run_case, run_cases
 from patchconf.harness.targets.base import Actual, ActualError, TargetCrash, TargetDeclined
 from tests.fixtures.interrupts import ctrl_c_to_a_worker_thread
+from tests.harness.corpus_snippets import case_file
 
-CASES = """
-    defaults:
-      type: json-patch
-      tags: [JP-ADD]
-      provenance: [{implementation: kubectl, version: "1.32.4"}]
-    cases:
+CASES = case_file("""
       - name: doc
         description: a document
         original: {spec: {replicas: 3}}
@@ -51,7 +47,7 @@ CASES = """
         expected: {a: 1}
         alternatives:
           - expected: {a: 2}
-"""
+""")
 
 
 def _cases(write_case_file):
