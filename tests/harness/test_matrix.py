@@ -1,7 +1,7 @@
 from patchconf.harness.corpus.cases import load_file
 from patchconf.harness.reporting.matrix import column_labels, matrix_markdown
 from patchconf.harness.reporting.report import Run
-from patchconf.harness.reporting.site import matrix_page as matrix_html
+from patchconf.harness.reporting.site import matrix_page
 from patchconf.harness.running.runner import run_cases
 from patchconf.harness.targets.base import Actual
 from tests.harness.corpus_snippets import NEGATIVE, PLAIN, case_file
@@ -30,7 +30,7 @@ def test_matrix_shows_rates_per_behaviour_and_cells_per_case(write_case_file, sc
     assert "| `cases/json-patch/m.yaml::negative` | expected error 'invalid-index', got success" in failures
     assert ('<th>JP-K8S</th><td class="cell" style="background:hsl(120,62%,78%)" title="1 of 1 passed">100%<br>'
             '<small>1/1</small></td><td class="cell" style="background:hsl(0,62%,86%)" title="0 of 1 passed">0%<br>'
-            "<small>0/1</small></td>") in matrix_html(runs)
+            "<small>0/1</small></td>") in matrix_page(runs)
     assert "fuzzed" not in text
 
 
@@ -48,8 +48,8 @@ def test_matrix_gives_fuzzed_agreement_beside_the_pass_rate(write_case_file, scr
     assert text.count(" | 2 | 0 | 0 | 0 | 99.5% (1990/2000) |") == 1
     assert text.count(" | 2 | 0 | 0 | 0 | – |") == 1
     assert "*fuzzed: agree with upstream*: the inputs `patchconf fuzz --seed 1` generates" in text
-    assert "<th>fuzzed: agree with upstream</th>" in matrix_html(runs, fuzzed=fuzzed)
-    assert "<td>99.5% (1990/2000)</td>" in matrix_html(runs, fuzzed=fuzzed)
+    assert "<th>fuzzed: agree with upstream</th>" in matrix_page(runs, fuzzed=fuzzed)
+    assert "<td>99.5% (1990/2000)</td>" in matrix_page(runs, fuzzed=fuzzed)
 
 
 def test_command_targets_are_labelled_by_their_implementation(scripted):
@@ -75,7 +75,7 @@ def test_matrix_lists_the_cases_whose_answer_changed_between_targets(write_case_
             "expected 1, got 2; document /a/1: expected 2, got 1<br>`upstream@1.29` … `upstream@1.30`: "
             "✓ as the case expects |") in text
     assert "m.yaml::plain` | `" not in text  # the same answer everywhere is no change
-    assert "<h2>Changed between targets</h2>" in matrix_html(runs)
+    assert "<h2>Changed between targets</h2>" in matrix_page(runs)
 
 
 def test_notes_naming_each_servers_release_are_no_change(write_case_file, scripted):
@@ -228,7 +228,7 @@ document /a/1: expected 2, got 1<br>`lib-a 2.0`: ✓ as the case expects |
 
 No case changed.
 """
-    page = matrix_html(runs, history=True, notes=notes)
+    page = matrix_page(runs, history=True, notes=notes)
     assert ("<pre>## Not at two releases\n\n- lib-d: no older release &lt;installable&gt;</pre>"
             "<p>Pass rates") in page
     assert "<h2>Changed between targets</h2>" not in page
@@ -408,8 +408,8 @@ the command above writes it to `build/m.md`.
 | kubectl:~/bin/kubectl | `kubectl:~/bin/kubectl` | kubectl 1.33.4 | kubernetes | 2 | 0 | 0 | 0 |
 """
     assert "<td><code>cmd:.tox/peer-history/bin/python adapters/python-openshift/adapter.py</code></td>" \
-        in matrix_html(runs, "M", command)
-    assert str(tmp_path) not in matrix_html(runs, "M", command)
+        in matrix_page(runs, "M", command)
+    assert str(tmp_path) not in matrix_page(runs, "M", command)
 
 
 def test_only_whole_directories_are_rewritten(tmp_path, monkeypatch):
