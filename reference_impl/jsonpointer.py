@@ -44,6 +44,20 @@ def build(tokens: Iterable[str | int]) -> str:
     return "".join(join(ROOT, token) for token in tokens)
 
 
+# A pointer not built yet: None (the root) or a pair (parent path, token), cheap to extend per
+# element while walking a document; built (:func:`from_linked`) only when an error needs it.
+LinkedPath = tuple | None
+
+
+def from_linked(path: LinkedPath) -> str:
+    """The pointer a linked path stands for."""
+    tokens = []
+    while path is not None:
+        path, token = path
+        tokens.append(escape(str(token)))
+    return "".join("/" + token for token in reversed(tokens))
+
+
 def parse(pointer: str) -> list[str]:
     """The unescaped reference tokens of ``pointer``; ``[]`` for the root pointer ``""``.
 

@@ -24,7 +24,7 @@ Like :mod:`.apply`, the code is decomposed by the shape of the data:
 Where upstream's output depends on more than the JSON, we follow upstream:
 
 - Lists are paired up after sorting them by ``fmt.Sprintf("%v", …)`` of their values (or
-  merge-key values) with Go's unstable ``sort.Sort`` (:mod:`.gosort`): values that print
+  merge-key values) with Go's unstable ``sort.Sort`` (:mod:`~patchconf.reference_impl.govalue.sort`): values that print
   alike (``1`` and ``"1"``) pair up as if they were equal, and among duplicates Go's sort
   decides which is kept (where all print differently, any sort finds Go's order).
 - Upstream sorts a primitive merge list of the *original* document in place before
@@ -46,7 +46,6 @@ Numbers keep their Python type: integers within int64 are Go's ``int64``, other 
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from operator import itemgetter
@@ -71,11 +70,12 @@ from patchconf.reference_impl.govalue.decoded import (
     go_equal,
     go_type,
     json_copy,
+    json_copy_keeping_shared,
     same_go_type,
 )
 from patchconf.reference_impl.govalue.fmt import go_s, go_v
 from patchconf.reference_impl.govalue.sort import go_sort
-from patchconf.reference_impl.strategic.apply import (
+from patchconf.reference_impl.strategic.directives import (
     DELETE,
     DELETE_FROM_PRIMITIVE_LIST,
     DIRECTIVE,
@@ -84,18 +84,22 @@ from patchconf.reference_impl.strategic.apply import (
     RETAIN_KEYS,
     RETAIN_KEYS_STRATEGY,
     SET_ELEMENT_ORDER,
-    _bad_arg_type,
-    _deduplicate,
-    _element_kind,
-    _Merge,
-    _no_merge_key,
-    _removal_sequence,
-    _same_merge_key,
-    _stale_tail,
-    _strategy,
-    _without_directives,
+    patch_strategy,
+    without_directives,
 )
+from patchconf.reference_impl.strategic.mergepatch import bad_arg_type, no_merge_key
 from patchconf.reference_impl.strategic.patchmeta import FieldMeta, PatchMeta
+from patchconf.reference_impl.strategic.slices import (
+    deduplicate,
+    elements_are_maps,
+    normalize,
+    partition_by_order,
+    removal_sequence,
+    same_merge_key,
+    sort_by,
+    stale_tail,
+    validate_order,
+)
 
 Json = Any
 Precondition = Callable[[dict], bool]
@@ -196,7 +200,7 @@ def create_three_way(
     # some. Copying them together makes them our own and keeps what they share shared, as
     # if we had diffed a copy of modified.
     copies: dict[int, Json] = {}
-    deletions, delta = _copy_keeping_shared(deletions, copies), _copy_keeping_shared(delta, copies)
+    deletions, delta = json_copy_keeping_shared(deletions, copies), json_copy_keeping_shared(delta, copies)
     patch = _Combine().maps(deletions, delta, meta)
     _check_preconditions(patch, preconditions)
     if not overwrite:
@@ -218,24 +222,6 @@ def _document(document: Json, copied: bool = False) -> dict:
     return json_copy(document) if copied else document
 
 
-def _copy_keeping_shared(value: Json, copies: dict[int, Json]) -> Json:
-    """``copy.deepcopy(value, copies)``, quicker on JSON: a map or list met again (by
-    identity) is given the copy made of it before."""
-    kind = type(value)
-    if kind is dict or kind is list:
-        copied = copies.get(id(value))
-        if copied is None:
-            if kind is dict:
-                copied = {key: _copy_keeping_shared(item, copies) for key, item in value.items()}
-            else:
-                copied = [_copy_keeping_shared(item, copies) for item in value]
-            copies[id(value)] = copied  # (JSON holds no cycles: no need to register it first)
-        return copied
-    if kind in (str, int, float, bool) or value is None:
-        return value
-    return copy.deepcopy(value, copies)  # a subclass of a JSON type, copied as deepcopy would
-
-
 def _check_preconditions(patch: dict, preconditions: Iterable[Precondition]) -> None:
     for precondition in preconditions:
         if not precondition(patch):
@@ -243,7 +229,7 @@ def _check_preconditions(patch: dict, preconditions: Iterable[Precondition]) -> 
 
 
 # --------------------------------------------------------------------------------------
-# Go's view of values.
+# Lists sorted by printed value (sortScalars, sortMapsBasedOnField).
 # --------------------------------------------------------------------------------------
 
 
@@ -270,7 +256,7 @@ def _in_printed_order(items: list, texts: list[str]) -> list[tuple[str, Json]]:
 
 def _field_strategy(field_meta: FieldMeta) -> tuple[bool, str]:
     """(has ``retainKeys``, the other strategy) (``extractRetainKeysPatchStrategy``)."""
-    return RETAIN_KEYS_STRATEGY in field_meta.strategies, _strategy(field_meta)
+    return RETAIN_KEYS_STRATEGY in field_meta.strategies, patch_strategy(field_meta)
 
 
 def _extract_key(key: str, prefix: str) -> str:
@@ -398,7 +384,7 @@ class _Diff:
             if not modified or options.ignore_changes_and_additions:
                 return [], [], []
             return modified, [], []
-        if _element_kind(original, modified):
+        if elements_are_maps(original, modified):
             return self.lists_of_maps(original, modified, field_meta, retain_keys)
         return self.lists_of_scalars(original, modified)
 
@@ -408,7 +394,7 @@ class _Diff:
         options = self.options
         merge_key = field_meta.merge_key
         changes, deletions = self.paired_maps(original, modified, field_meta, retain_keys)
-        changes, _ = _Merge().sort_by(changes, modified, merge_key, True, None)
+        changes, _ = sort_by(changes, modified, merge_key, True, None)
         order_same = _order_same(original, modified, merge_key)
         changes += deletions
         order: list = []
@@ -494,9 +480,9 @@ class _Diff:
                     deletions.append(original[i])
                 i += 1
         if deletions:
-            array, length = _deduplicate(deletions, [comparable_key(value) for value in deletions])
+            array, length = deduplicate(deletions, [comparable_key(value) for value in deletions])
             deletions = array[:length]
-        additions, _ = _Merge().sort_by(additions, modified, "", False, None)
+        additions, _ = sort_by(additions, modified, "", False, None)
         order: list = []
         wants_order = (not options.ignore_deletions and deletions) or (
             not options.ignore_changes_and_additions and not deep_equal(original, modified)
@@ -515,9 +501,9 @@ def _merge_key_texts(items: list, merge_key: str) -> list[str]:
 def _merge_key_value(element: Json, merge_key: str) -> Json:
     """The merge-key value of a map of a merge list (``getMapAndMergeKeyValueByIndex``)."""
     if type(element) is not dict:
-        raise TypeMismatch(_bad_arg_type(GO_MAP, element))
+        raise TypeMismatch(bad_arg_type(GO_MAP, element))
     if merge_key not in element:
-        raise MergeKeyMissing(_no_merge_key(element, merge_key))
+        raise MergeKeyMissing(no_merge_key(element, merge_key))
     return element[merge_key]
 
 
@@ -564,7 +550,7 @@ class _Combine:
             if key.startswith(DELETE_FROM_PRIMITIVE_LIST):
                 original[key] = value
             elif key not in original or value is None or go_type(original[key]) != go_type(value):
-                cleaned, keep = _without_directives(value, drop_nulls=False)
+                cleaned, keep = without_directives(value, drop_nulls=False)
                 if keep:
                     original[key] = cleaned
                 else:
@@ -599,32 +585,31 @@ class _Combine:
         elif not deep_equal(original[key], order):
             raise InvalidDirective("invalid patch format of setElementOrder list")
         if type(order) is not list:
-            raise TypeMismatch(_bad_arg_type(GO_SLICE, order))
+            raise TypeMismatch(bad_arg_type(GO_SLICE, order))
         list_key = _extract_key(key, SET_ELEMENT_ORDER)
         found_original, found_patch = list_key in original, list_key in patch
         before = original.get(list_key)
         after = patch.get(list_key)
         if found_original and type(before) is not list:
-            raise TypeMismatch(_bad_arg_type(GO_SLICE, before))
+            raise TypeMismatch(bad_arg_type(GO_SLICE, before))
         if found_patch and type(after) is not list:
-            raise TypeMismatch(_bad_arg_type(GO_SLICE, after))
+            raise TypeMismatch(bad_arg_type(GO_SLICE, after))
         field_meta = meta.lookup_list(list_key)
         _field_strategy(field_meta)  # upstream validates the strategies here too
         merge_key = field_meta.merge_key
-        ordering = _Merge()
-        ordering.validate_order(after if found_patch else [], order, merge_key)
+        validate_order(after if found_patch else [], order, merge_key)
         view = before or []
         if found_original and not found_patch:
             merged = before
         elif found_patch and not found_original:
-            merged = _without_directives(after, drop_nulls=False)[0]
+            merged = without_directives(after, drop_nulls=False)[0]
         elif found_original:
             merged, view = self.list_field(before, after, field_meta)
         else:
             return
-        patch_items, server_only = ordering.partition_by_order(merged, order, merge_key, None)
-        is_map = _element_kind(view, after or [])
-        original[list_key] = ordering.normalize(patch_items, server_only, order, view, merge_key, is_map)
+        patch_items, server_only = partition_by_order(merged, order, merge_key, None)
+        is_map = elements_are_maps(view, after or [])
+        original[list_key] = normalize(patch_items, server_only, order, view, merge_key, is_map)
         patch.pop(list_key, None)
 
     def list_field(self, before: list, after: list, field_meta: FieldMeta) -> tuple[list, list]:
@@ -634,27 +619,26 @@ class _Combine:
         elements of the second list remove items from its backing array in place and the
         elements appended next land in the slots that freed (see :mod:`.apply`).
         """
-        if _strategy(field_meta) != MERGE:
+        if patch_strategy(field_meta) != MERGE:
             return after, before
         if not before and not after:
             return before, before
-        ordering = _Merge()
         merge_key = field_meta.merge_key
-        if not _element_kind(before, after):
+        if not elements_are_maps(before, after):
             # (The first patch never holds a primitive list under its own key: deletions of
             # primitives travel in $deleteFromPrimitiveList, so no backing array is shared.)
             both = before + after
-            array, length = _deduplicate(both, [comparable_key(value) for value in both])
+            array, length = deduplicate(both, [comparable_key(value) for value in both])
             merged = array[:length]
-            patch_items, server_only = ordering.partition_by_order(merged, after, "", None)
-            return ordering.normalize(patch_items, server_only, after, before, "", False), before
+            patch_items, server_only = partition_by_order(merged, after, "", None)
+            return normalize(patch_items, server_only, after, before, "", False), before
         if not merge_key:
             raise MergeKeyMissing(f"cannot merge lists without merge key for {field_meta.schema.name}")
         rest, replace, deletions = _list_directives(after, merge_key)
-        removed = _removal_sequence(before, deletions, merge_key)
+        removed = removal_sequence(before, deletions, merge_key)
         gone = set(removed)
         kept = [item for position, item in enumerate(before) if position not in gone]
-        tail = _stale_tail(before, removed)
+        tail = stale_tail(before, removed)
         if replace:
             merged, server_order = list(rest), rest
             view = kept + tail
@@ -662,7 +646,7 @@ class _Combine:
             merged = list(kept)
             for element in rest:
                 if merge_key not in element:
-                    raise MergeKeyMissing(_no_merge_key(element, merge_key))
+                    raise MergeKeyMissing(no_merge_key(element, merge_key))
                 value = element[merge_key]
                 position = next(
                     (at for at, item in enumerate(merged) if merge_key in item and _same_value(item[merge_key], value)),
@@ -675,8 +659,8 @@ class _Combine:
             server_order = merged[: len(kept)]
             overwritten = min(len(tail), len(merged) - len(kept))
             view = merged[: len(kept) + overwritten] + tail[overwritten:]
-        patch_items, server_only = ordering.partition_by_order(merged, rest, merge_key, None)
-        return ordering.normalize(patch_items, server_only, rest, server_order, merge_key, True), view
+        patch_items, server_only = partition_by_order(merged, rest, merge_key, None)
+        return normalize(patch_items, server_only, rest, server_order, merge_key, True), view
 
 
 def _map_directive(patch: dict) -> dict:
@@ -705,7 +689,7 @@ def _list_directives(patch: list, merge_key: str) -> tuple[list, bool, list]:
         directive = element[DIRECTIVE]
         if directive == DELETE:
             if merge_key not in element:
-                raise MergeKeyMissing(_no_merge_key(element, merge_key))
+                raise MergeKeyMissing(no_merge_key(element, merge_key))
             deletions.append(element[merge_key])
         elif directive == REPLACE:
             replace = True
@@ -717,7 +701,7 @@ def _list_directives(patch: list, merge_key: str) -> tuple[list, bool, list]:
 
 
 def _same_value(left: Json, right: Json) -> bool:
-    return _same_merge_key(left, right, "")
+    return same_merge_key(left, right, "")
 
 
 # --------------------------------------------------------------------------------------
@@ -765,7 +749,7 @@ class _Conflicts:
         return False
 
     def lists(self, left: list, right: list, meta: PatchMeta | None, strategy: str, merge_key: str) -> bool:
-        is_map = _element_kind(left, right)
+        is_map = elements_are_maps(left, right)
         if strategy == MERGE:
             if not is_map:
                 return False
@@ -806,7 +790,7 @@ def _by_merge_key(items: list, merge_key: str) -> dict[str, dict]:
 
 def _deduplicate_and_sort(items: list) -> None:
     """``deduplicateAndSortScalars`` on a list we own, leaving it as Go's backing array is left."""
-    array, length = _deduplicate(items, [comparable_key(value) for value in items])
+    array, length = deduplicate(items, [comparable_key(value) for value in items])
     head = array[:length]
     _sorted_by_printed(head)
     items[:] = head + array[length:]

@@ -22,7 +22,6 @@ from patchconf.reference_impl.strategic import builtin_patch_meta, named_patch_m
 from patchconf.reference_impl.strategic.create import (
     KUBECTL_PRECONDITIONS,
     DiffOptions,
-    _copy_keeping_shared,
     create_three_way,
     create_two_way,
     diff,
@@ -502,21 +501,6 @@ def test_three_way_matches_upstream(original, modified, current, overwrite, expe
     )
     assert got == expected
     assert (original, modified, current) == before, "inputs must not be mutated"
-
-
-def test_the_two_patches_are_copied_keeping_what_they_share_shared() -> None:
-    # Both patches of a three-way diff hold values of modified (here: its list and an
-    # element of it); merging them changes them in place as Go changes its shared values.
-    order = [{"name": "a"}, {"name": "b"}]
-    deletions = {"$setElementOrder/containers": order}
-    delta = {"$setElementOrder/containers": order, "containers": [order[1]], "replicas": 1}
-    copies: dict = {}
-    copied = (_copy_keeping_shared(deletions, copies), _copy_keeping_shared(delta, copies))
-    assert copied == copy.deepcopy((deletions, delta))
-    new_order = copied[1]["$setElementOrder/containers"]
-    assert copied[0]["$setElementOrder/containers"] is new_order
-    assert copied[1]["containers"][0] is new_order[1]
-    assert new_order is not order and new_order[1] is not order[1]
 
 
 def test_conflict_message_names_both_sides() -> None:
