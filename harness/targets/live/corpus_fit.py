@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from patchconf.harness.corpus.cases import ABSENT, Case
-from patchconf.harness.corpus.patch_types import names_where
+from patchconf.harness.corpus.patch_types import names_where, patch_type
 from patchconf.harness.targets.live.conventions import IDENTITY_POINTERS, SERVER_OWNED_METADATA
 from patchconf.harness.targets.live.placement import HOST_FIELDS
 
@@ -153,7 +153,7 @@ def label_problem(case: Case) -> str | None:
     """Why a case cannot run in an existing namespace, where every object it creates must keep the
     run label: its patch (or a patch step) operates on metadata.labels, or kubectl apply would drop
     them as a whole (the last applied configuration has labels, the new one none)."""
-    if case.type in ("json-patch", "merge-patch", "strategic"):
+    if patch_type(case.type).patch_request:
         if _patch_touches_labels(case.type, case.inputs.get("patch")):
             return SHARED_NAMESPACE_LABELS.format(what="patch operates on")
     elif case.type == "server-side-apply":
