@@ -20,6 +20,7 @@ from patchconf.reference_impl.errors import PatchError
 from patchconf.reference_impl.govalue import encoding_json
 from patchconf.reference_impl.govalue.decoded import json_copy
 from patchconf.reference_impl.govalue.gotypes import InvalidBytes
+from patchconf.reference_impl.govalue.strconv import quote
 from patchconf.reference_impl.ssa.conversion import ConversionError
 from patchconf.reference_impl.ssa.fieldpath import FieldSet, PathElement, VersionedSet, make_path, path_string
 from patchconf.reference_impl.ssa.merge import ORDER_SENSITIVE_NOOP_SINCE, Conflict, Conflicts, ManagedFields, Updater
@@ -581,10 +582,10 @@ def print_manager(identifier: str, time_text: str | None = None) -> str:
     try:
         entry = json.loads(identifier)
     except ValueError:
-        return json.dumps(identifier)
-    text = json.dumps(entry.get("manager", ""))
+        return quote(identifier)
+    text = quote(entry.get("manager", ""))
     if entry.get("subresource"):
-        text += f" with subresource {json.dumps(entry['subresource'])}"
+        text += f" with subresource {quote(entry['subresource'])}"
     if entry.get("operation") == "Update":
         text += f" using {entry.get('apiVersion', '')}"
     return text

@@ -7,10 +7,10 @@ stands for Go's nil Value (no value at all), which differs from JSON ``null``.
 
 from __future__ import annotations
 
-import json
 from typing import Any, NamedTuple
 
 from patchconf.reference_impl.govalue.fmt import go_sharp_v, go_v
+from patchconf.reference_impl.govalue.strconv import quote
 from patchconf.reference_impl.ssa.fieldpath import KEY, FieldSet, PathElement
 from patchconf.reference_impl.ssa.schema import ABSENT_DEFAULT, Atom, ResolvedType, Schema, TypeRef
 
@@ -109,11 +109,11 @@ def list_item_element(list_type: ResolvedType, item: Any) -> PathElement:
             elif default is not ABSENT_DEFAULT and default is not None:
                 fields[name] = default
             elif not list_type.partial_keys:
-                raise ValueError(f"associative list with keys has an element that omits key field {json.dumps(name)}"
+                raise ValueError(f"associative list with keys has an element that omits key field {quote(name)}"
                                  " (and doesn't have default value)")
             # v6.3+: a key it lacks is left out; the keys it has name another item than a full key would
         if not fields:
-            quoted = " ".join(json.dumps(name) for name in keys)  # Go's %q of a []string
+            quoted = " ".join(quote(name) for name in keys)  # Go's %q of a []string
             raise ValueError(f"associative list with keys has an element that omits all key fields [{quoted}]"
                              " (and doesn't have default values for any key fields)")
         return PathElement.key(fields)

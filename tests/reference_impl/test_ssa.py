@@ -16,7 +16,7 @@ import pytest
 from patchconf.reference_impl.releases import LIVE_RELEASE
 from patchconf.reference_impl.ssa import apiserver
 from patchconf.reference_impl.ssa.fieldpath import FieldSet, PathElement, make_path, path_string
-from patchconf.reference_impl.ssa.managedfields import manager_identifier
+from patchconf.reference_impl.ssa.managedfields import manager_identifier, print_manager
 from patchconf.reference_impl.ssa.schema import builtin, from_openapi
 from patchconf.reference_impl.ssa.typed import TypedValue
 
@@ -400,3 +400,11 @@ def test_values_of_the_wrong_type_are_printed_as_structured_merge_diff_prints_th
         custom_resource=True)
     assert answer["error"]["message"] == (
         f"failed to create typed patch object (/t; example.com/v1, Kind=Thing): .{field}: {problem}")
+
+
+def test_messages_print_values_and_names_as_go_does() -> None:
+    # Both confirmed on the upstream target (Kubernetes 1.32.4): a float64 prints as %#v prints it
+    # ("1e+06", not "1000000.0"), a manager's name is quoted by strconv.Quote ("é" stays é).
+    with pytest.raises(Exception, match=r"expected string, got &value\.valueUnstructured\{Value:1e\+06\}"):
+        typed({"string": 1e6}).validate()
+    assert print_manager(manager_identifier("h\u00e9lm", "Apply")) == '"h\u00e9lm"'

@@ -615,3 +615,11 @@ def test_go_sort_orders_equal_items_as_pdqsort_does() -> None:
         47,
         17,
     ]
+
+
+def test_an_unknown_field_is_named_as_strconv_quote_writes_it() -> None:
+    # Confirmed on the upstream target (Kubernetes 1.32.4): "%q" escapes \a as \a and U+00AD as \u00ad.
+    key = "ex\atension\u00ad"
+    with pytest.raises(PatchError) as raised:
+        create_two_way(dep(md={key: {"owner": "a"}}), dep(md={key: {"owner": "b"}}), meta_for(None))
+    assert 'for the json field "ex\\atension\\u00ad"' in raised.value.message
