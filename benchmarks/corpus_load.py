@@ -8,8 +8,9 @@ on a busy machine it is what stays comparable):
 - ``yaml``: every case file parsed by patchconf's loader (libyaml's parser, bounded event
   builder), and by PyYAML's pure-Python SafeLoader with the same YAML 1.2 core resolvers
   (the loader before);
-- ``validation``: every file and every case (defaults filled in) checked by the compiled
-  schema check, and by jsonschema (what the loader did before);
+- ``validation``: every file and every case (defaults filled in) checked by jsonschema-rs
+  (what the loader uses), and by jsonschema (Python; the loader's validator before a compiled
+  check, harness/corpus/fastschema.py, and then jsonschema-rs replaced it);
 - ``load``: load_corpus with the cache of loaded files (harness/corpus/casecache.py) turned off,
   cold (an empty cache: every file parsed, checked and stored) and warm (every file from it);
 - ``run``: run_cases on the reference target in this one process (``--jobs 1``);
@@ -49,7 +50,8 @@ import yaml  # noqa: E402
 
 from patchconf.harness.corpus import yamlio  # noqa: E402
 from patchconf.harness.corpus.casecache import ENVIRONMENT_VARIABLE  # noqa: E402
-from patchconf.harness.corpus.cases import case_schema, iter_case_files, load_corpus  # noqa: E402
+from patchconf.harness.corpus.cases import iter_case_files, load_corpus  # noqa: E402
+from patchconf.harness.corpus.caseschema import case_schema  # noqa: E402
 
 # What the installed `patchconf` command runs (console_main; a tree from before it has only main).
 # The command run from a tree: its own code, whatever patchconf is installed. A tree with the
@@ -102,7 +104,10 @@ def stages(rounds: int, scratch: Path) -> list[tuple[str, float]]:
     schema = case_schema((SOURCE_ROOT / "cases" / "case.schema.json").resolve())
     files = [yamlio.load_text(text, suffix) for text, suffix in texts]
     cases = [{**data.get("defaults", {}), **case} for data in files for case in data["cases"]]
-    file_validator, case_validator = schema.validators()
+    import jsonschema  # only here: the loader does not use it
+
+    python_validator = jsonschema.validators.validator_for(schema.schema)
+    file_validator, case_validator = python_validator(schema.schema), python_validator(schema.case_schema)
     target = make_target("reference")
     warm = str(scratch / "case-cache-warm")
     corpus = load_with_cache(warm)
@@ -113,9 +118,9 @@ def stages(rounds: int, scratch: Path) -> list[tuple[str, float]]:
          median_seconds(lambda: [yamlio.load_text(t) for t in yaml_texts], rounds)),
         ("yaml: PyYAML's pure-Python SafeLoader (before)",
          median_seconds(lambda: [yaml.load(t, Loader=PurePythonLoader) for t in yaml_texts], max(1, rounds // 2))),
-        (f"validation: {len(files)} files and {len(cases)} cases, compiled check",
-         median_seconds(lambda: ([schema._file_check(d) for d in files], [schema._case_check(c) for c in cases]),
-                        rounds)),
+        (f"validation: {len(files)} files and {len(cases)} cases, jsonschema-rs",
+         median_seconds(lambda: ([schema.file_validator.is_valid(d) for d in files],
+                                 [schema.case_validator.is_valid(c) for c in cases]), rounds)),
         ("validation: jsonschema (before)",
          median_seconds(lambda: ([file_validator.is_valid(d) for d in files],
                                  [case_validator.is_valid(c) for c in cases]), max(1, rounds // 2))),

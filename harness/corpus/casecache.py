@@ -55,7 +55,7 @@ SUFFIX = ".marshal"
 MAX_AGE_DAYS = 30
 # The modules whose code decides what a case file loads as.
 LOADER_MODULES = ("harness/__init__.py", "harness/corpus/cases.py", "harness/corpus/casecache.py",
-                  "harness/corpus/fastschema.py", "harness/corpus/yamlio.py")
+                  "harness/corpus/caseschema.py", "harness/corpus/yamlio.py")
 
 
 def cache_directory() -> Path | None:

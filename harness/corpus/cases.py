@@ -25,13 +25,14 @@ import yaml
 
 from patchconf.harness import BUNDLED_CASES_DIR
 from patchconf.harness.corpus.casecache import CaseCache
+from patchconf.harness.corpus.caseschema import case_schema
 from patchconf.harness.corpus.corpus_layout import BEHAVIOURS_FILE, CASE_SUFFIXES, SCHEMA_FILE, SCHEMAS_DIR
 from patchconf.harness.corpus.yamlio import RefusedInput, decode_text, load_text, read_bytes, value_positions
 from patchconf.reference_impl import jsonpointer
 from patchconf.reference_impl.govalue.decoded import json_copy
 
 if TYPE_CHECKING:
-    import jsonschema
+    from jsonschema_rs import ValidationError
 
 INPUT_KEYS = ("original", "current", "modified", "patch", "steps")
 EXPECTATION_KEYS = ("expected", "expected_patch", "expected_error")
@@ -325,51 +326,6 @@ def cases_root_for(path: Path) -> Path:
     return BUNDLED_CASES_DIR
 
 
-class CaseSchema:
-    """case.schema.json as the loader uses it: a whole file, and one case after its file's defaults.
-
-    A compiled check (:mod:`patchconf.harness.corpus.fastschema`) says whether data is valid; jsonschema, imported
-    and built only when something is invalid, says why.
-    """
-
-    def __init__(self, path: Path, definition: str = "effectiveCase") -> None:
-        from patchconf.harness.corpus.fastschema import compile_schema  # a run whose files are all cached needs none
-
-        self.schema = json.loads(path.read_text(encoding="utf-8"))
-        definitions = self.schema.get("$defs", {})
-        if definition not in definitions:  # an older schema knows only effectiveCase
-            definition = "effectiveCase"
-        self.case_schema = {"$ref": f"#/$defs/{definition}", "$defs": definitions}
-        self._file_check = compile_schema(self.schema)
-        self._case_check = compile_schema(self.case_schema)
-        self._validators: tuple[jsonschema.Validator, jsonschema.Validator] | None = None
-
-    def file_errors(self, data: Any) -> list[jsonschema.ValidationError]:
-        if self._file_check is not None and self._file_check(data):
-            return []
-        return list(self.validators()[0].iter_errors(data))
-
-    def case_errors(self, case: Any) -> list[jsonschema.ValidationError]:
-        if self._case_check is not None and self._case_check(case):
-            return []
-        return list(self.validators()[1].iter_errors(case))
-
-    def validators(self) -> tuple[jsonschema.Validator, jsonschema.Validator]:
-        if self._validators is None:
-            import jsonschema
-
-            cls = jsonschema.validators.validator_for(self.schema)
-            cls.check_schema(self.schema)
-            self._validators = cls(self.schema), cls(self.case_schema)
-        return self._validators
-
-
-@cache
-def case_schema(schema_path: Path, definition: str = "effectiveCase") -> CaseSchema:
-    """The schema at ``schema_path``, cases checked against ``#/$defs/<definition>``; built once."""
-    return CaseSchema(schema_path, definition)
-
-
 @cache
 def behaviour_ids(root: Path) -> frozenset[str]:
     """Behaviour ids declared in the corpus's BEHAVIOURS.md (``- ID: text`` lines)."""
@@ -528,13 +484,13 @@ def _load_file(path: Path, purpose: Purpose, case_cache: CaseCache | None,
     schema = case_schema(root / SCHEMA_FILE, purpose.value)
 
     file_errors: list[LoadError] = []
-    bad_cases: dict[int, list[jsonschema.ValidationError]] = {}
+    bad_cases: dict[int, list[ValidationError]] = {}
     for error in schema.file_errors(data):
-        path_parts = list(error.absolute_path)
+        path_parts = list(error.instance_path)
         if len(path_parts) >= 2 and path_parts[0] == "cases" and isinstance(path_parts[1], int):
             bad_cases.setdefault(path_parts[1], []).append(error)
         else:
-            file_errors.append(LoadError(shown, _schema_message(error), pointer=_pointer(path_parts)))
+            file_errors.append(LoadError(shown, schema.message(error), pointer=_pointer(path_parts)))
     defaults = data.get("defaults", {}) if isinstance(data, dict) and isinstance(data.get("defaults"), dict) else {}
     file_errors += [LoadError(shown, message, pointer=_pointer(["defaults", *where]))
                     for message, where in _reference_problems(defaults)]
@@ -554,16 +510,16 @@ def _load_file(path: Path, purpose: Purpose, case_cache: CaseCache | None,
         label = name if isinstance(name, str) else f"#{index}"
         prefix = ["cases", index]
         problems = [
-            LoadError(shown, _schema_message(e), label, _pointer(list(e.absolute_path)))
-            for e in _most_specific(bad_cases.get(index, []))
+            LoadError(shown, schema.message(e), label, _pointer(list(e.instance_path)))
+            for e in schema.most_specific(bad_cases.get(index, []))
         ]
         if not isinstance(raw_case, dict):
             errors.extend(problems)
             continue
         effective = {**defaults, **raw_case}
         problems += [
-            LoadError(shown, _schema_message(e), label, _pointer(prefix + list(e.absolute_path)))
-            for e in _most_specific(schema.case_errors(effective))
+            LoadError(shown, schema.message(e), label, _pointer(prefix + list(e.instance_path)))
+            for e in schema.most_specific(schema.case_errors(effective))
         ]
 
         def problem(message: str, *where: str | int, label=label, prefix=prefix) -> LoadError:
@@ -782,38 +738,6 @@ def _steps_outcome(steps: list[Mapping[str, Any]]) -> Outcome:
 
 def _pointer(parts: list[Any]) -> str:
     return jsonpointer.build(parts)
-
-
-def _most_specific(errors: list[jsonschema.ValidationError]) -> list[jsonschema.ValidationError]:
-    """One readable error per failing location instead of every branch of a oneOf; but
-    every missing member, each of which is a problem of its own."""
-    if not errors:
-        return []
-    import jsonschema
-
-    chosen: dict[tuple, jsonschema.ValidationError] = {}
-    for error in errors:
-        best = jsonschema.exceptions.best_match([error])
-        key = tuple(best.absolute_path)
-        if best.validator == "required":
-            key += (best.message,)
-        chosen.setdefault(key, best)
-    return list(chosen.values())
-
-
-def _schema_message(error: jsonschema.ValidationError) -> str:
-    if error.validator == "anyOf" and "expected" in json.dumps(error.schema):
-        return ("needs one expectation: 'expected', 'expected_patch' or 'expected_error' "
-                "(`patchconf record` asks Kubernetes for it)")
-    if error.validator == "contains" and "expected" in json.dumps(error.schema):
-        return ("needs an expectation in at least one step: 'expected', 'expected_managed_fields', "
-                "'expected_changed' or 'expected_error' (`patchconf record` asks Kubernetes for them)")
-    if error.validator == "not" and "expected_error" in json.dumps(error.schema):
-        return "'expected_error' cannot be combined with 'expected' or 'expected_patch'"
-    if error.validator == "required" and error.message.startswith("'provenance'"):
-        return (f"{error.message}: which real Kubernetes code confirmed the expectation "
-                "(`patchconf record` or `patchconf verify --write` records it)")
-    return error.message
 
 
 def _has_non_json_values(value: Any) -> bool:

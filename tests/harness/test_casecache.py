@@ -155,7 +155,7 @@ def test_a_file_with_problems_is_never_stored_and_reported_every_time(write_case
         assert [case.name for case in cases] == ["add-a-key"]
         assert [(error.case, error.pointer, error.message[:30]) for error in errors] == [
             ("no-expectation", "/cases/1", "needs one expectation: 'expect"),
-            ("no-expectation", "/cases/1", "'provenance' is a required pro"),
+            ("no-expectation", "/cases/1", '"provenance" is a required pro'),
         ]
         assert entries(cache_dir) == []
 

@@ -23,7 +23,7 @@ def test_run_reports_bad_file_runs_good_one_and_fails(write_case_file, tmp_path,
     code = main(["run", "--cases", str(good.parent), "--report", str(tmp_path / "out")])
     out = capsys.readouterr().out
     assert code == 1
-    assert "LOAD ERROR cases/json-patch/bad.yaml:3:18: cases/json-patch/bad.yaml::x: 1 is not of type 'string'" in out
+    assert "LOAD ERROR cases/json-patch/bad.yaml:3:18: cases/json-patch/bad.yaml::x: 1 is not of type \"string\"" in out
     # every problem of the broken case: its description, and what it lacks (type, tags, expectation, provenance)
     assert "total: 1 pass, 0 fail, 0 error, 0 skip, 5 load errors" in out
     data = json.loads((tmp_path / "out" / "results.json").read_text())
@@ -125,7 +125,7 @@ def test_validate_flags_a_version_written_as_a_number_where_it_is(write_case_fil
     assert main(["validate", str(path)]) == 1
     out = capsys.readouterr().out.splitlines()
     assert out == [
-        "cases/json-patch/versions.yaml:4:51: 1.1 is not of type 'string'",  # the load error, where 1.10 is
+        'cases/json-patch/versions.yaml:4:51: 1.1 is not of type "string"',  # the load error, where 1.10 is
         f'{path}:4:51: version: 1.10 reads as the number 1.1, not 1.10; quote it: "1.10"',
         f'{path}:11:23: version: 1.30 reads as the number 1.3, not 1.30; quote it: "1.30"',
         "0 cases valid, 3 problems"]

@@ -81,8 +81,8 @@ def test_a_wrong_expectation_or_a_schema_error_fails_the_check(repo, capsys):
         "description: adds a member", "description: [not, text]"))
     assert prcheck.main(["main"]) == 1
     out = capsys.readouterr().out
-    assert ("cases/json-patch/new.yaml:8:18: cases/json-patch/new.yaml::new-case: ['not', 'text'] is not of type "
-            "'string'") in out
+    assert ('cases/json-patch/new.yaml:8:18: cases/json-patch/new.yaml::new-case: ["not","text"] is not of type '
+            '"string"') in out
     assert "CONTRADICTED cases/json-patch/remove.yaml::remove-member by upstream 1.32.4: document /a:" in out
     assert "pr-check: FAILED (validate, verify)" in out
 
