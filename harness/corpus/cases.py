@@ -503,7 +503,7 @@ def _load_file(path: Path, purpose: Purpose, case_cache: CaseCache | None,
     errors: list[LoadError] = list(file_errors)
     seen: set[str] = set()
     known_tags = behaviour_ids(root)
-    names = {c.get("name") for c in data["cases"] if isinstance(c, dict)}
+    names = {c["name"] for c in data["cases"] if isinstance(c, dict) and isinstance(c.get("name"), str)}
     aliases_seen: dict[str, str] = {}
     for index, raw_case in enumerate(data["cases"]):
         name = raw_case.get("name") if isinstance(raw_case, dict) else None
@@ -525,9 +525,10 @@ def _load_file(path: Path, purpose: Purpose, case_cache: CaseCache | None,
         def problem(message: str, *where: str | int, label=label, prefix=prefix) -> LoadError:
             return LoadError(shown, message, label, _pointer([*prefix, *where]))
 
-        if name in seen:
+        if isinstance(name, str) and name in seen:  # a name of another type is a schema error already
             problems.append(problem(f"duplicate case name {name!r}", "name"))
-        unknown = [tag for tag in effective.get("tags", []) if isinstance(tag, str) and tag not in known_tags]
+        tags = effective.get("tags") if isinstance(effective.get("tags"), list) else []
+        unknown = [tag for tag in tags if isinstance(tag, str) and tag not in known_tags]
         if unknown:
             problems.append(problem(f"unknown behaviour ids {unknown} (see {BEHAVIOURS_FILE})", "tags"))
         problems.extend(_non_json_values(effective, shown, label, prefix))
@@ -548,7 +549,8 @@ def _load_file(path: Path, purpose: Purpose, case_cache: CaseCache | None,
                 problems.append(problem(f"alias {alias!r} is also an alias of {aliases_seen[alias]!r}",
                                         "aliases", position))
             aliases_seen.setdefault(alias, label)
-        seen.add(name)
+        if isinstance(name, str):
+            seen.add(name)
         problems = list(dict.fromkeys(problems))  # the file's and the case's schema may say the same
         if problems:
             errors.extend(problems)

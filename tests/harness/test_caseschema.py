@@ -88,3 +88,14 @@ def test_members_a_case_must_not_have_are_named_with_the_rule_that_forbids_them(
     assert problems(write_case_file, both) == [
         ("/cases/0", 2, "'expected_error' cannot be combined with 'expected'")]
 
+
+def test_a_name_or_tags_of_the_wrong_type_is_a_problem_not_a_crash(write_case_file):
+    assert problems(write_case_file, CASE.replace("name: c", "name: [c]")) == [
+        ("/cases/0/name", 2, '["c"] is not of type "string"')]
+    # beside a case of the same file that loads
+    cases, errors = load_file(write_case_file("json-patch/two.yaml", CASE.replace("name: c", "name: {c: 1}")
+                                              + CASE.split("cases:\n")[1]))
+    assert [case.name for case in cases] == ["c"]
+    assert [(e.pointer, e.line, e.message) for e in errors] == [("/cases/0/name", 2, '{"c":1} is not of type "string"')]
+    assert problems(write_case_file, CASE.replace("tags: [JP-ADD]", "tags: 1.5")) == [
+        ("/cases/0/tags", 5, '1.5 is not of type "array"')]
