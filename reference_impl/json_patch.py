@@ -35,7 +35,6 @@ failing patch raises and leaves no partial result behind.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -48,7 +47,7 @@ from patchconf.reference_impl.errors import (
     PathNotFound,
     TestFailed,
 )
-from patchconf.reference_impl.govalue.strconv import quote
+from patchconf.reference_impl.govalue.strconv import NumError, parse_int
 
 Json = Any
 Container = dict[str, Json] | list[Json]
@@ -58,10 +57,6 @@ _ABSENT: Any = object()
 
 UPSTREAM_PANIC = "upstream panics: runtime error: invalid memory address or nil pointer dereference"
 NIL_MAP_PANIC = "upstream panics: assignment to entry in nil map"
-
-_INT64_MIN = -(2**63)
-_INT64_MAX = 2**63 - 1
-_ATOI_SYNTAX = re.compile(r"[+-]?[0-9]+")
 
 
 def apply(document: Json, patch: Json) -> Json:
@@ -372,12 +367,10 @@ def _insertion_index(array: list[Json], token: str) -> int:
 
 def _atoi(token: str) -> int:
     """``token`` read as Go's ``strconv.Atoi`` reads it: a sign, ASCII digits, 64 bits."""
-    if not _ATOI_SYNTAX.fullmatch(token):
-        raise InvalidIndex(f"strconv.Atoi: parsing {quote(token)}: invalid syntax")
-    index = int(token)
-    if not _INT64_MIN <= index <= _INT64_MAX:
-        raise InvalidIndex(f"strconv.Atoi: parsing {quote(token)}: value out of range")
-    return index
+    try:
+        return parse_int(token, "Atoi")
+    except NumError as error:
+        raise InvalidIndex(str(error)) from None
 
 
 def _invalid_index(index: int) -> InvalidIndex:

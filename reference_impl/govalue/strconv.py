@@ -1,9 +1,11 @@
-"""Go's ``strconv``: ``Quote`` and ``FormatFloat(f, 'g', -1, 64)``.
+"""Go's ``strconv``: ``Quote``, ``FormatFloat(f, 'g', -1, 64)``, ``ParseInt(s, 10, 64)`` and ``Atoi``.
 
-Go twins: strconv/quote.go, strconv/ftoa.go.
+Go twins: strconv/quote.go, strconv/ftoa.go, strconv/atoi.go.
 """
 
 from __future__ import annotations
+
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 _QUOTE_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v",
                   '"': '\\"', "\\": "\\\\"}
@@ -50,3 +52,27 @@ def format_float(number: float) -> str:
     if point >= len(digits):
         return sign + digits + "0" * (point - len(digits))
     return f"{sign}{digits[:point]}.{digits[point:]}"
+
+
+class NumError(ValueError):
+    """``strconv.NumError``: the function, the input as ``Quote`` writes it, and why it was refused."""
+
+    def __init__(self, function: str, text: str, reason: str) -> None:
+        super().__init__(f"strconv.{function}: parsing {quote(text)}: {reason}")
+
+
+def parse_int(text: str, function: str = "ParseInt") -> int:
+    """``strconv.ParseInt(text, 10, 64)``, or ``Atoi`` with ``function="Atoi"`` (the same rules on
+    64 bits): an optional sign, then ASCII digits, within int64. Raises :class:`NumError`.
+
+    A value that is no string (Go would not have decoded one here) is refused as invalid syntax.
+    """
+    if not isinstance(text, str):
+        raise NumError(function, str(text), "invalid syntax")
+    digits = text[1:] if text[:1] in ("+", "-") else text
+    if not digits or not all("0" <= char <= "9" for char in digits):
+        raise NumError(function, text, "invalid syntax")
+    value = int(text)
+    if not INT64_MIN <= value <= INT64_MAX:
+        raise NumError(function, text, "value out of range")
+    return value

@@ -79,7 +79,7 @@ import base64
 from collections.abc import Callable
 from typing import Any
 
-from patchconf.reference_impl.govalue.strconv import quote
+from patchconf.reference_impl.govalue.strconv import NumError, parse_int
 
 TEMPLATE_GENERATION = "deprecated.daemonset.template.generation"
 ROLLBACK_TO = "deprecated.deployment.rollback.to"
@@ -187,19 +187,21 @@ def _deployment(obj: dict[str, Any], release: tuple[int, int] | None) -> dict[st
     value = annotations[ROLLBACK_TO]
     if value == "":
         return _with_annotations(obj, {k: v for k, v in annotations.items() if k != ROLLBACK_TO})
-    revision = go_parse_int64(value)
-    if revision is None:
-        raise ConversionError(f"failed to parse annotation[{ROLLBACK_TO}]={value} as int64: "
-                              f"{parse_int_error(value)}")
+    try:
+        revision = parse_int(value)
+    except NumError as error:
+        raise ConversionError(f"failed to parse annotation[{ROLLBACK_TO}]={value} as int64: {error}") from None
     return _with_annotations(obj, {**annotations, ROLLBACK_TO: str(revision)})
 
 
 def _daemon_set(obj: dict[str, Any], release: tuple[int, int] | None) -> dict[str, Any]:
     """Convert_v1_DaemonSet_To_apps_DaemonSet and back: the annotation, when there, is an int64."""
     annotations = (obj.get("metadata") or {}).get("annotations")
-    if (isinstance(annotations, dict) and TEMPLATE_GENERATION in annotations
-            and go_parse_int64(annotations[TEMPLATE_GENERATION]) is None):
-        raise ConversionError(parse_int_error(annotations[TEMPLATE_GENERATION]))
+    if isinstance(annotations, dict) and TEMPLATE_GENERATION in annotations:
+        try:
+            parse_int(annotations[TEMPLATE_GENERATION])
+        except NumError as error:
+            raise ConversionError(str(error)) from None
     return with_template_generation(obj, template_generation(obj))
 
 
@@ -350,25 +352,6 @@ def _with_annotations(obj: dict[str, Any], annotations: dict[str, str]) -> dict[
     if annotations:  # an empty map is omitted
         metadata["annotations"] = annotations
     return {**obj, "metadata": metadata}
-
-
-def go_parse_int64(text: Any) -> int | None:
-    """strconv.ParseInt(text, 10, 64): an optional sign and decimal digits, within int64; None otherwise."""
-    if not isinstance(text, str) or not text:
-        return None
-    digits = text[1:] if text[0] in "+-" else text
-    if not digits or not all("0" <= char <= "9" for char in digits):
-        return None
-    value = int(text)
-    return value if -(2 ** 63) <= value < 2 ** 63 else None
-
-
-def parse_int_error(text: Any) -> str:
-    """strconv.ParseInt's error for ``text``, which it refuses."""
-    digits = text[1:] if isinstance(text, str) and text[:1] in ("+", "-") else text
-    syntax_ok = isinstance(digits, str) and digits != "" and all("0" <= char <= "9" for char in digits)
-    return f"strconv.ParseInt: parsing {quote(str(text))}: " + (
-        "value out of range" if syntax_ok else "invalid syntax")
 
 
 def template_generation(daemon_set: dict[str, Any]) -> int:

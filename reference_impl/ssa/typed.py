@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from patchconf.reference_impl.govalue.decoded import go_type
 from patchconf.reference_impl.govalue.fmt import go_sharp_v, go_v
 from patchconf.reference_impl.govalue.strconv import quote
 from patchconf.reference_impl.ssa.fieldpath import KEY, FieldSet, PathElement
@@ -226,7 +227,7 @@ def _scalar_problem(scalar: str, value: Any, prefix: str = "") -> str | None:
         return None
     kind = _kind(value)
     if scalar == "numeric" and kind != "number":
-        return f"{prefix}expected numeric (int or float), got {_go_type(value)}"
+        return f"{prefix}expected numeric (int or float), got {go_type(value)}"
     if scalar == "string" and kind != "string":
         return f"{prefix}expected string, got {_go_sharp_repr(value)}"
     if scalar == "boolean" and kind != "bool":
@@ -234,11 +235,6 @@ def _scalar_problem(scalar: str, value: Any, prefix: str = "") -> str | None:
     if scalar == "untyped" and kind not in ("number", "string", "bool"):
         return f"{prefix}expected any scalar, got {_go_repr(value)}"
     return None
-
-
-def _go_type(value: Any) -> str:
-    return {"string": "string", "bool": "bool", "list": "[]interface {}", "map": "map[string]interface {}"}.get(
-        _kind(value), "float64" if isinstance(value, float) else "int64")
 
 
 def _go_repr(value: Any) -> str:

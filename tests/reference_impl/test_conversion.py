@@ -12,7 +12,6 @@ from patchconf.reference_impl.ssa import codec
 from patchconf.reference_impl.ssa.conversion import (
     ConversionError,
     go_bytes_json,
-    go_parse_int64,
     through_internal_version,
 )
 
@@ -168,11 +167,6 @@ def test_a_template_generation_that_is_no_integer_fails(value, message):
     with pytest.raises(ConversionError) as caught:
         converted(daemon_set, "apps/v1", "DaemonSet")
     assert str(caught.value) == message
-
-
-def test_go_parse_int64():
-    assert [go_parse_int64(text) for text in ("0", "-12", "+4", "9223372036854775807")] == [0, -12, 4, 2 ** 63 - 1]
-    assert [go_parse_int64(text) for text in ("", "+", "1.0", " 1", "9223372036854775808", "١")] == [None] * 6
 
 
 def test_stateful_set_claim_templates_say_what_they_are():

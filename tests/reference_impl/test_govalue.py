@@ -22,7 +22,7 @@ from patchconf.reference_impl.govalue.decoded import (
 from patchconf.reference_impl.govalue.fmt import go_s, go_sharp_v, go_v
 from patchconf.reference_impl.govalue.runtime import decoded_capacity
 from patchconf.reference_impl.govalue.sort import go_sort, slice_stable
-from patchconf.reference_impl.govalue.strconv import quote
+from patchconf.reference_impl.govalue.strconv import NumError, parse_int, quote
 
 
 def test_json_copy_makes_every_map_and_list_new_and_shares_scalars() -> None:
@@ -109,3 +109,13 @@ def test_sorts_sort_in_place() -> None:
     pairs = [(2, "a"), (1, "b"), (2, "c"), (1, "d")]
     slice_stable(pairs, lambda left, right: left[0] < right[0])
     assert pairs == [(1, "b"), (1, "d"), (2, "a"), (2, "c")]
+
+
+def test_parse_int_is_strconv_parse_int() -> None:
+    assert [parse_int(text) for text in ("0", "-12", "+4", "9223372036854775807")] == [0, -12, 4, 2 ** 63 - 1]
+    for text in ("", "+", "1.0", " 1", "١"):
+        with pytest.raises(NumError, match=r"invalid syntax$"):
+            parse_int(text)
+    with pytest.raises(NumError, match=r'^strconv\.Atoi: parsing "9223372036854775808": value out of range$'):
+        parse_int("9223372036854775808", "Atoi")
+
