@@ -142,8 +142,8 @@ def test_verify_names_file_case_and_pointer_of_every_problem_and_fails(write_cas
     path = write_case_file("json-patch/broken.yaml", broken)
     assert main(["verify", "--cases", str(path), "--judges", "upstream", "-k", "right"]) == 1
     captured = capsys.readouterr()
-    assert ("LOAD ERROR cases/json-patch/broken.yaml:12:11: cases/json-patch/broken.yaml::right: 'JP-ADD' is not "
-            "of type 'array'") in captured.out
+    assert ('LOAD ERROR cases/json-patch/broken.yaml:12:11: cases/json-patch/broken.yaml::right: "JP-ADD" is not '
+            'of type "array"') in captured.out
     assert "no case to verify (see the load errors above)" in captured.err
     # a case lacking provenance is fine under verification, one lacking its expectation is not
     path = write_case_file("json-patch/inputs.yaml", NEW_FILE.replace("    expected: {a: 1, b: 3}\n", ""))
