@@ -22,8 +22,8 @@ from typing import Any
 
 from patchconf.reference_impl.errors import InvalidDocument
 from patchconf.reference_impl.govalue import encoding_json
+from patchconf.reference_impl.govalue.decoded import INT64_MAX, INT64_MIN
 
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 GO_JSON_TYPE_NAMES = {list: "array", str: "string", bool: "bool", int: "number", float: "number"}
 
 

@@ -24,6 +24,7 @@ import json
 from typing import Any
 
 from patchconf.reference_impl.errors import InvalidDocument
+from patchconf.reference_impl.govalue.decoded import INT64_MAX, INT64_MIN
 
 # Go types of the members decoded: ("string"|"int64"|"bool"|"time"|"raw", name in messages),
 # ("map", name) of strings, ("list", name, element), ("struct", name, members).
@@ -56,7 +57,6 @@ METADATA_ONLY_OBJECT = ("struct", "metadataOnlyObject", "metadataOnlyObject", {
     "apiVersion": STRING, "kind": STRING, "metadata": OBJECT_META,
 })
 
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 RFC3339 = "2006-01-02T15:04:05Z07:00"
 
 

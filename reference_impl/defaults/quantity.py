@@ -16,9 +16,10 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import NamedTuple
 
+from patchconf.reference_impl.govalue.decoded import INT64_MAX
+
 BINARY_SI, DECIMAL_SI, DECIMAL_EXPONENT = "BinarySI", "DecimalSI", "DecimalExponent"
-MAX_INT64 = 2**63 - 1
-MAX_INT64_DIGITS = 18  # maxInt64Factors: decimal digits an int64 always holds
+INT64_MAX_DIGITS = 18  # maxInt64Factors: decimal digits an int64 always holds
 NANO = Fraction(1, 10**9)
 MILLI_SCALE = -3  # pkg/apis/core/v1 SetDefaults_ResourceList rounds up to milli units
 
@@ -106,10 +107,10 @@ def _kept_text(text: str, numerator: str, denominator: str, exponent: int, forma
         scale = 0
     else:
         multiplier = 1
-        precision = MAX_INT64_DIGITS - (len(numerator) + len(denominator))
+        precision = INT64_MAX_DIGITS - (len(numerator) + len(denominator))
         scale = exponent - len(denominator)
     shifted = numerator + denominator
-    if precision < 0 or scale < -9 or int(shifted) * multiplier > MAX_INT64:
+    if precision < 0 or scale < -9 or int(shifted) * multiplier > INT64_MAX:
         return None
     if format_ == BINARY_SI:
         return text if exponent % 10 == 0 and int(shifted) & 0x07 != 0 else None
@@ -133,8 +134,8 @@ def parse(text: str | int | float) -> Quantity:
         return Quantity(magnitude if positive else -magnitude, format_, kept)
     if magnitude.denominator != 1 and (magnitude / NANO).denominator != 1:
         magnitude = _round_away_from_zero(magnitude, NANO)  # less than a nano: rounded up
-    if format_ == BINARY_SI and magnitude > MAX_INT64:
-        magnitude = Fraction(MAX_INT64)
+    if format_ == BINARY_SI and magnitude > INT64_MAX:
+        magnitude = Fraction(INT64_MAX)
     if format_ == BINARY_SI and 0 < magnitude < 1:
         format_ = DECIMAL_SI
     return Quantity(magnitude if positive else -magnitude, format_)

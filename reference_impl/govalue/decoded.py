@@ -18,7 +18,8 @@ Json = Any
 
 GO_MAP = "map[string]interface {}"
 GO_SLICE = "[]interface {}"
-INT64 = range(-(2**63), 2**63)
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+INT64 = range(INT64_MIN, INT64_MAX + 1)  # (``in`` on a range is one comparison pair)
 
 # JSON's scalars: a copy shares them, and two of one class are equal as Python says.
 _SCALARS = frozenset({str, int, float, bool, type(None)})

@@ -15,7 +15,7 @@ import re
 from decimal import Decimal
 from typing import Any
 
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+from patchconf.reference_impl.govalue.decoded import INT64_MAX, INT64_MIN
 
 _ESCAPES = {
     '"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t",
