@@ -11,6 +11,7 @@ from collections import OrderedDict
 
 import pytest
 
+from patchconf.reference_impl.govalue import encoding_json
 from patchconf.reference_impl.govalue.decoded import (
     deep_equal,
     float64_numbers,
@@ -119,3 +120,96 @@ def test_parse_int_is_strconv_parse_int() -> None:
     with pytest.raises(NumError, match=r'^strconv\.Atoi: parsing "9223372036854775808": value out of range$'):
         parse_int("9223372036854775808", "Atoi")
 
+
+def test_go_sort_reverses_runs_of_equal_items_like_insertion_sort() -> None:
+    # Go's sort.Sort with Less = "<=" (as strategicpatch sorts) swaps equal neighbours.
+    # Go 1.26 sort.Sort on the same items printed [{0 first} {1 string} {1 int}].
+    items = [("1", "int"), ("1", "string"), ("0", "first")]
+    go_sort(items, lambda left, right: left[0] <= right[0])
+    assert items == [("0", "first"), ("1", "string"), ("1", "int")]
+
+
+def test_go_sort_orders_equal_items_as_pdqsort_does() -> None:
+    # 60 items, 5 distinct keys: pdqsort's partitions (not insertion sort) decide the order
+    # of equal items. Expected: Go 1.26 sort.Sort on the same (key, position) items.
+    items = [((index * 37) % 5, index) for index in range(60)]
+    go_sort(items, lambda left, right: left[0] <= right[0])
+    assert [position for _, position in items] == [
+        40,
+        50,
+        35,
+        55,
+        0,
+        5,
+        15,
+        25,
+        20,
+        45,
+        30,
+        10,
+        33,
+        43,
+        58,
+        3,
+        18,
+        48,
+        28,
+        38,
+        53,
+        13,
+        23,
+        8,
+        36,
+        1,
+        56,
+        6,
+        11,
+        51,
+        16,
+        41,
+        26,
+        46,
+        21,
+        31,
+        59,
+        49,
+        44,
+        14,
+        9,
+        19,
+        29,
+        39,
+        54,
+        4,
+        34,
+        24,
+        57,
+        37,
+        7,
+        32,
+        12,
+        52,
+        22,
+        27,
+        2,
+        42,
+        47,
+        17,
+    ]
+
+
+def test_encoding_json_matches_json_marshal() -> None:
+    # Go 1.26 json.Marshal of the same map printed exactly this text.
+    value = {"b": [1, 2.0, 2.5, 1e21, 1.5e-7, 1e-10, 123456789012345678901, 0.000001, 1e20], "a": "<x>&\u2028\n\x01"}
+    assert encoding_json.encode(value) == (
+        '{"a":"\\u003cx\\u003e\\u0026\\u2028\\n\\u0001",'
+        '"b":[1,2,2.5,1e+21,1.5e-7,1e-10,123456789012345680000,0.000001,100000000000000000000]}'
+    )
+
+
+def test_encoding_json_sorts_keys_by_their_utf8_bytes() -> None:
+    # Go sorts map keys as byte strings; UTF-16 order would put U+1F600 before U+FFFF.
+    value = {"\U0001F600": [], "\uffff": {}, "é": 3, "a": {"b": None, "B": True}, "Z": False, "": "<"}
+    assert encoding_json.encode(value) == (
+        '{"":"\\u003c","Z":false,"a":{"B":true,"b":null},"é":3,"\uffff":{},"\U0001F600":[]}')
+    assert list(value) == ["\U0001F600", "\uffff", "é", "a", "Z", ""], "the value keeps its own order"

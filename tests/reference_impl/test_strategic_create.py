@@ -16,7 +16,6 @@ import pytest
 
 from patchconf.harness.corpus.cases import named_schema_path
 from patchconf.reference_impl.errors import PatchError
-from patchconf.reference_impl.govalue.sort import go_sort
 from patchconf.reference_impl.kubernetes_object import through_go_json
 from patchconf.reference_impl.strategic import builtin_patch_meta, named_patch_meta
 from patchconf.reference_impl.strategic.create import (
@@ -538,83 +537,6 @@ def test_conflict_message_is_yaml_as_go_yaml_writes_it(original, current, modifi
     with pytest.raises(PatchError) as raised:
         create_three_way(original, modified, current, builtin_patch_meta("v1", "ConfigMap"), overwrite=False)
     assert raised.value.message == message
-
-
-def test_go_sort_reverses_runs_of_equal_items_like_insertion_sort() -> None:
-    # Go's sort.Sort with Less = "<=" (as strategicpatch sorts) swaps equal neighbours.
-    # Go 1.26 sort.Sort on the same items printed [{0 first} {1 string} {1 int}].
-    items = [("1", "int"), ("1", "string"), ("0", "first")]
-    go_sort(items, lambda left, right: left[0] <= right[0])
-    assert items == [("0", "first"), ("1", "string"), ("1", "int")]
-
-
-def test_go_sort_orders_equal_items_as_pdqsort_does() -> None:
-    # 60 items, 5 distinct keys: pdqsort's partitions (not insertion sort) decide the order
-    # of equal items. Expected: Go 1.26 sort.Sort on the same (key, position) items.
-    items = [((index * 37) % 5, index) for index in range(60)]
-    go_sort(items, lambda left, right: left[0] <= right[0])
-    assert [position for _, position in items] == [
-        40,
-        50,
-        35,
-        55,
-        0,
-        5,
-        15,
-        25,
-        20,
-        45,
-        30,
-        10,
-        33,
-        43,
-        58,
-        3,
-        18,
-        48,
-        28,
-        38,
-        53,
-        13,
-        23,
-        8,
-        36,
-        1,
-        56,
-        6,
-        11,
-        51,
-        16,
-        41,
-        26,
-        46,
-        21,
-        31,
-        59,
-        49,
-        44,
-        14,
-        9,
-        19,
-        29,
-        39,
-        54,
-        4,
-        34,
-        24,
-        57,
-        37,
-        7,
-        32,
-        12,
-        52,
-        22,
-        27,
-        2,
-        42,
-        47,
-        17,
-    ]
 
 
 def test_an_unknown_field_is_named_as_strconv_quote_writes_it() -> None:
