@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import shutil
 import sys
 from pathlib import Path
 
 import pytest
+
+from patchconf.harness.targets.upstream import available as upstream_available
 
 BENCHMARK = Path(__file__).resolve().parent.parent / "benchmarks" / "strategic_apply.py"
 
@@ -100,7 +101,7 @@ def test_ops_chooses_the_tables_and_refuses_unknown_ones(bench, capsys):
     assert "unknown operation 'merge'" in capsys.readouterr().err
 
 
-@pytest.mark.skipif(shutil.which("go") is None, reason="Go is not installed: upstream is built from Go modules")
+@pytest.mark.skipif(not upstream_available(), reason="neither Go nor the judges wheel: no upstream")
 @pytest.mark.parametrize("operation", ["apply", "two-way", "three-way"])
 def test_upstream_times_the_same_inputs_and_gives_the_same_answer(bench, operation):
     from patchconf.harness.targets.upstream import build

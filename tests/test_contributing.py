@@ -18,6 +18,7 @@ import pytest
 
 from patchconf.harness.controlplane.pytest_apiserver import live_required
 from patchconf.harness.corpus.cases import Purpose, load_file
+from patchconf.harness.targets.upstream import available as upstream_available
 
 REPO = Path(__file__).resolve().parent.parent
 PAGE = REPO / "CONTRIBUTING.md"
@@ -71,11 +72,11 @@ def _patchconf(words: list[str], cwd: Path) -> subprocess.CompletedProcess:
 
 
 def test_contributing_a_case_end_to_end(tmp_path):
-    if shutil.which("go") is None:
+    if not upstream_available():
         if live_required():
-            pytest.fail("PATCHCONF_REQUIRE_LIVE is set, but Go is not installed: the upstream judge cannot be built",
-                        pytrace=False)
-        pytest.skip("Go is not installed: the upstream judge is built from Kubernetes' Go modules")
+            pytest.fail("PATCHCONF_REQUIRE_LIVE is set, but neither Go nor the judges wheel is installed: "
+                        "no upstream judge", pytrace=False)
+        pytest.skip("neither Go nor the judges wheel: the upstream judge is built from Kubernetes' Go modules")
     page = _page()
     root = _corpus(tmp_path)
     # 1. write the question

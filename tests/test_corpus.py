@@ -10,6 +10,7 @@ from patchconf.harness.corpus.cases import iter_case_files, load_corpus
 from patchconf.harness.corpus.coverage import coverage, minimum_for
 from patchconf.harness.corpus.yamlio import yaml11_differences
 from patchconf.harness.running.runner import ERROR, FAIL, PASS, SKIP, run_cases
+from patchconf.harness.targets.upstream import available as upstream_available
 
 CASES = Path(__file__).resolve().parent.parent / "cases"
 # Behaviour families whose corpus is complete: each id needs its minimum of cases.
@@ -83,7 +84,7 @@ def test_kubectl_apply_confirms_every_apply_case(corpus):
     assert not_run == [], "apply cases kubectl apply cannot run"
 
 
-@pytest.mark.skipif(shutil.which("go") is None, reason="Go is not installed: upstream is built from Go modules")
+@pytest.mark.skipif(not upstream_available(), reason="neither Go nor the judges wheel: no upstream")
 def test_upstream_agrees_with_every_case(corpus):
     """Kubernetes' own Go code runs the whole corpus; only declared divergences may differ."""
     from patchconf.harness.targets.upstream import UpstreamTarget

@@ -73,6 +73,11 @@ def source_digest() -> str:
     return hashlib.sha256(f"{digest} {LDFLAGS}".encode()).hexdigest()[:16]
 
 
+def available() -> bool:
+    """Whether the pinned upstream target can be had here: Go to build it, or the judges wheel's."""
+    return shutil.which("go") is not None or judges.prebuilt("upstream", "pinned", source_digest())[0] is not None
+
+
 def build(release: str | None = None, platform: str | None = None, prebuilt: bool = True) -> Path:
     """Path of the upstream binary for ``release`` (None: the pinned one): the patchconf-judges
     wheel's when it holds this very build (``prebuilt``), else the cache's, building it if needed.

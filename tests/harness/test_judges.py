@@ -245,3 +245,14 @@ def test_version_names_the_wheel_and_whether_each_binary_serves(
     assert capsys.readouterr().out.splitlines()[2:] == [
         "judges: built locally from Go modules on first use (no patchconf-judges installed; "
         "pip install 'patchconf[judges]' for prebuilt ones)"]
+
+
+def test_upstream_is_available_with_go_or_the_wheel_of_its_sources(
+        wheel_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_go: Path) -> None:
+    assert upstream.available()  # go on PATH
+    monkeypatch.setenv("PATH", str(tmp_path))  # no go
+    monkeypatch.setattr(judges, "_installed", [None])
+    assert not upstream.available()
+    make_wheel(wheel_dir, {"upstream": ("pinned", upstream.source_digest())})
+    judges.forget()
+    assert upstream.available()
