@@ -539,7 +539,7 @@ def _run(args: argparse.Namespace) -> int:
                   arguments={"cases": [str(p) for p in args.cases or []], "types": args.types,
                              "tags": args.tags, "paths": args.paths, "names": args.names},
                   corpus=corpus_description(args.cases or [default_cases_dir()]), patchconf=patchconf_version(),
-                  judges=_judges_used(since=judges_before))
+                  judges=_judges_used(since=judges_before) or _plane_judges(args.target, args.kubeconfig))
         log = ResultsLog(directory / LOG_NAME, run, len(selected))
         finished: dict[int, Result] = {}
 
@@ -649,6 +649,22 @@ def _judges_mark() -> int:
     """judges.mark(), without importing the module in a process that used no judge binary."""
     judges = sys.modules.get("patchconf.harness.controlplane.judges")
     return judges.mark() if judges else 0
+
+
+def _plane_judges(spec: str, kubeconfig: str | None) -> list[dict]:
+    """For ``live`` on a control plane `patchconf apiserver start` runs, the binaries it runs (its state file)."""
+    if spec.partition(":")[0] != "live":
+        return []
+    import os
+
+    from patchconf.harness.controlplane import apiserver
+
+    path = Path(kubeconfig or os.environ.get("KUBECONFIG") or Path.home() / ".kube" / "config")
+    plane = None
+    if os.pathsep not in str(path):  # one kubeconfig, not a list of them
+        with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+            plane = apiserver.find(path)
+    return plane.judges if plane and all(apiserver.is_running(record) for record in plane.processes) else []
 
 
 def _judges_used(since: int = 0) -> list[dict]:

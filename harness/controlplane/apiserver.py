@@ -271,6 +271,12 @@ def build(version: str | None = None, log: Log | None = None, platform: str | No
     return binaries
 
 
+def judges_of(binaries: Binaries) -> list[dict]:
+    """The judge records of ``binaries`` (as build recorded them), for a plane's state file."""
+    paths = {str(binaries.kube_apiserver), str(binaries.etcd)}
+    return [judge for judge in judges.used() if judge["path"] in paths]
+
+
 def _build_into(binaries: Binaries, resolved: str, platform: str | None) -> None:
     build_dir = binaries.kube_apiserver.parent
     what = (f"the local control plane (kube-apiserver and etcd of Kubernetes {resolved}"
@@ -429,6 +435,7 @@ class ControlPlane:
     processes: list[ProcessRecord]
     etcd_url: str
     started_at: float = field(default_factory=time.time)
+    judges: list[dict] = field(default_factory=list)  # its binaries, their source and modules (judges.py)
 
     @property
     def state_file(self) -> Path:
@@ -450,7 +457,7 @@ class ControlPlane:
     def from_json(cls, data: dict) -> ControlPlane:
         return cls(kubeconfig=Path(data["kubeconfig"]), data_dir=Path(data["data_dir"]), server=data["server"],
                    version=data["version"], processes=[ProcessRecord(**p) for p in data["processes"]],
-                   etcd_url=data["etcd_url"], started_at=data["started_at"])
+                   etcd_url=data["etcd_url"], started_at=data["started_at"], judges=data.get("judges", []))
 
 
 def state_dir() -> Path:
@@ -646,7 +653,8 @@ def _start_once(binaries: Binaries, kubeconfig: Path, ready_timeout: float, log:
 
         _wait_until(apiserver_ready, started, deadline, f"kube-apiserver {server}/readyz")
         plane = ControlPlane(kubeconfig=kubeconfig, data_dir=data_dir, server=server, version=binaries.version,
-                             processes=[record for _, record, _ in started], etcd_url=etcd_url)
+                             processes=[record for _, record, _ in started], etcd_url=etcd_url,
+                             judges=judges_of(binaries))
         write_kubeconfig(kubeconfig, server, pki / "ca.crt", token)
         _write_state(plane)
         return plane
@@ -699,6 +707,7 @@ def restart_apiserver(plane: ControlPlane, ready_timeout: float = DEFAULT_READY_
         plane.server = server
         write_kubeconfig(plane.kubeconfig, server, plane.ca_file(), plane.token())
     plane.processes = [record if old.name == "kube-apiserver" else old for old in plane.processes]
+    plane.judges = judges_of(binaries)
     _write_state(plane)
     return plane
 

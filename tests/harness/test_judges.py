@@ -256,3 +256,28 @@ def test_upstream_is_available_with_go_or_the_wheel_of_its_sources(
     make_wheel(wheel_dir, {"upstream": ("pinned", upstream.source_digest())})
     judges.forget()
     assert upstream.available()
+
+
+def test_a_live_run_on_a_plane_patchconf_started_names_the_binaries_its_state_file_records(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from patchconf.harness import cli
+
+    monkeypatch.setenv("PATCHCONF_CACHE", str(tmp_path / "cache"))
+    kubeconfig = tmp_path / "kubeconfig"
+    running = apiserver.ProcessRecord("etcd", os.getpid(), apiserver._start_ticks(os.getpid()))
+    recorded = [{"name": "etcd", "source": "prebuilt wheel", "path": "/x/etcd", "modules": {"go.etcd.io/etcd": "v3"}}]
+    plane = apiserver.ControlPlane(kubeconfig, tmp_path / "data", "https://127.0.0.1:1", "v1.33.13", [running],
+                                   "http://127.0.0.1:2", judges=recorded)
+    apiserver._write_state(plane)
+    assert apiserver.find(kubeconfig).judges == recorded
+    assert cli._plane_judges("live", str(kubeconfig)) == recorded
+    monkeypatch.setenv("KUBECONFIG", str(kubeconfig))
+    assert cli._plane_judges("live:patchconf-apiserver", None) == recorded
+    assert cli._plane_judges("live@1.33", str(kubeconfig)) == []  # it starts its own, recorded as it builds
+    assert cli._plane_judges("live", str(tmp_path / "other")) == []
+    apiserver._write_state(apiserver.ControlPlane(kubeconfig, tmp_path / "data", "https://127.0.0.1:1", "v1.33.13",
+                                                  [apiserver.ProcessRecord("etcd", os.getpid(), -5)],
+                                                  "http://127.0.0.1:2", judges=recorded))
+    assert cli._plane_judges("live", str(kubeconfig)) == []  # that plane is gone
