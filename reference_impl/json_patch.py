@@ -47,6 +47,7 @@ from patchconf.reference_impl.errors import (
     PathNotFound,
     TestFailed,
 )
+from patchconf.reference_impl.govalue.encoding_json import json_kind
 from patchconf.reference_impl.govalue.strconv import NumError, parse_int
 
 Json = Any
@@ -469,19 +470,5 @@ def _wrapped(error: PatchError, context: str, pointer: str) -> PatchError:
 
 def _unmarshal_error(value: Json, go_type: str) -> str:
     """Go's message for decoding ``value`` into a Go value of type ``go_type``."""
-    return f"json: cannot unmarshal {_json_type(value)} into Go value of type {go_type}"
-
-
-def _json_type(value: Json) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, dict):
-        return "object"
-    if isinstance(value, list):
-        return "array"
-    return type(value).__name__
+    return f"json: cannot unmarshal {json_kind(value)} into Go value of type {go_type}"
 

@@ -24,8 +24,6 @@ from patchconf.reference_impl.errors import InvalidDocument
 from patchconf.reference_impl.govalue import encoding_json
 from patchconf.reference_impl.govalue.decoded import INT64_MAX, INT64_MIN
 
-GO_JSON_TYPE_NAMES = {list: "array", str: "string", bool: "bool", int: "number", float: "number"}
-
 
 def is_custom_group(group: str) -> bool:
     """Whether an API group is a custom resource's: Kubernetes' own have no dot or end in
@@ -154,7 +152,7 @@ def is_object(document: Any) -> bool:
 def read_back(result: Any) -> Any:
     """The patched document decoded as a Kubernetes object, or InvalidDocument."""
     if not isinstance(result, dict):
-        kind = "null" if result is None else GO_JSON_TYPE_NAMES.get(type(result), "value")
+        kind = encoding_json.json_kind(result)
         raise InvalidDocument(f"json: cannot unmarshal {kind} into Go value of type unstructured.detector")
     if not isinstance(result.get("kind"), str) or not result["kind"]:
         text = json.dumps(result, separators=(",", ":"), sort_keys=True)

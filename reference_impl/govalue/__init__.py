@@ -9,7 +9,10 @@ Each module is named for the Go package it stands in for:
 - :mod:`.encoding_json`: JSON text as ``encoding/json`` writes it;
 - :mod:`.goyaml`: YAML as sigs.k8s.io/yaml (go-yaml v2) writes it;
 - :mod:`.sort`: ``sort.Sort`` and ``sort.SliceStable``, step for step;
-- :mod:`.runtime`: the capacities ``append`` and the JSON decoder give slices.
+- :mod:`.runtime`: the capacities ``append`` and the JSON decoder give slices;
+- :mod:`.time`: ``time.Parse`` with the RFC 3339 layout (``metav1.Time``), its errors;
+- :mod:`.gotypes`: a built-in object's round trip through its Go type (converter.go), and the
+  decoded struct a defaulter works on.
 
 Nothing here imports from the packages above it (strategic, ssa, defaults, …).
 """

@@ -103,3 +103,19 @@ def float64(number: float) -> str:
     magnitude = f"{point_exponent:02d}" if point_exponent >= 0 else str(-point_exponent)
     return f"{'-' if sign else ''}{mantissa}e{'+' if point_exponent >= 0 else '-'}{magnitude}"
 
+
+def json_kind(value: Any) -> str:
+    """What ``encoding/json``'s ``UnmarshalTypeError`` calls a JSON value (``number``, ``object``…)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__

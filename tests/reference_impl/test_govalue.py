@@ -24,6 +24,7 @@ from patchconf.reference_impl.govalue.fmt import go_s, go_sharp_v, go_v
 from patchconf.reference_impl.govalue.runtime import decoded_capacity
 from patchconf.reference_impl.govalue.sort import go_sort, slice_stable
 from patchconf.reference_impl.govalue.strconv import NumError, parse_int, quote
+from patchconf.reference_impl.govalue.time import rfc3339_error
 
 
 def test_json_copy_makes_every_map_and_list_new_and_shares_scalars() -> None:
@@ -213,3 +214,20 @@ def test_encoding_json_sorts_keys_by_their_utf8_bytes() -> None:
     assert encoding_json.encode(value) == (
         '{"":"\\u003c","Z":false,"a":{"B":true,"b":null},"é":3,"\uffff":{},"\U0001F600":[]}')
     assert list(value) == ["\U0001F600", "\uffff", "é", "a", "Z", ""], "the value keeps its own order"
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("2020-02-29T23:59:59.123+01:00", None),
+    ("2021-02-29T00:00:00Z", 'parsing time "2021-02-29T00:00:00Z": day out of range'),
+    ("2020-01-01T00:00:00+25:00", 'parsing time "2020-01-01T00:00:00+25:00": time zone offset hour out of range'),
+    ("2020-01-01T00:00:00+25:61", 'parsing time "2020-01-01T00:00:00+25:61": time zone offset minute out of range'),
+    ("2020-01-01T00:00:00.Z",
+     'parsing time "2020-01-01T00:00:00.Z" as "2006-01-02T15:04:05Z07:00": cannot parse ".Z" as "Z07:00"'),
+    ("2020-01-01T00:00:00ZZ", 'parsing time "2020-01-01T00:00:00ZZ": extra text: "Z"'),
+    ("ü2020", 'parsing time "\\xc3\\xbc2020" as "2006-01-02T15:04:05Z07:00": cannot parse "\\xc3\\xbc2020" as "2006"'),
+    ("2020-1-01T00:00:00Z",
+     'parsing time "2020-1-01T00:00:00Z" as "2006-01-02T15:04:05Z07:00": cannot parse "1-01T00:00:00Z" as "01"'),
+])
+def test_times_parse_as_go_parses_rfc3339(text, message):
+    # Go's time.Parse(time.RFC3339, text), as go1.26 printed it
+    assert rfc3339_error(text) == message

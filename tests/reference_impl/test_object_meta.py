@@ -7,7 +7,7 @@ import pytest
 
 from patchconf.reference_impl.errors import InvalidDocument
 from patchconf.reference_impl.kubectl_apply import apply
-from patchconf.reference_impl.object_meta import check_readable_metadata, rfc3339_error
+from patchconf.reference_impl.object_meta import check_readable_metadata
 
 FIELD = "json: cannot unmarshal {} into Go struct field {} of type {}"
 
@@ -67,23 +67,6 @@ def test_api_version_must_be_a_string():
     with pytest.raises(InvalidDocument) as raised:
         check_readable_metadata({"apiVersion": 5, "kind": "ConfigMap", "metadata": {"name": "cm"}})
     assert raised.value.message == FIELD.format("number", "metadataOnlyObject.apiVersion", "string")
-
-
-@pytest.mark.parametrize(("text", "message"), [
-    ("2020-02-29T23:59:59.123+01:00", None),
-    ("2021-02-29T00:00:00Z", 'parsing time "2021-02-29T00:00:00Z": day out of range'),
-    ("2020-01-01T00:00:00+25:00", 'parsing time "2020-01-01T00:00:00+25:00": time zone offset hour out of range'),
-    ("2020-01-01T00:00:00+25:61", 'parsing time "2020-01-01T00:00:00+25:61": time zone offset minute out of range'),
-    ("2020-01-01T00:00:00.Z",
-     'parsing time "2020-01-01T00:00:00.Z" as "2006-01-02T15:04:05Z07:00": cannot parse ".Z" as "Z07:00"'),
-    ("2020-01-01T00:00:00ZZ", 'parsing time "2020-01-01T00:00:00ZZ": extra text: "Z"'),
-    ("ü2020", 'parsing time "\\xc3\\xbc2020" as "2006-01-02T15:04:05Z07:00": cannot parse "\\xc3\\xbc2020" as "2006"'),
-    ("2020-1-01T00:00:00Z",
-     'parsing time "2020-1-01T00:00:00Z" as "2006-01-02T15:04:05Z07:00": cannot parse "1-01T00:00:00Z" as "01"'),
-])
-def test_times_parse_as_go_parses_rfc3339(text, message):
-    # Go's time.Parse(time.RFC3339, text), as go1.26 printed it
-    assert rfc3339_error(text) == message
 
 
 def test_apply_refuses_a_configuration_kubectl_cannot_read():
