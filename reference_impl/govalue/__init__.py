@@ -5,7 +5,7 @@ Each module is named for the Go package it stands in for:
 - :mod:`.decoded`: JSON decoded into ``interface{}`` (int64 or float64 numbers), its Go types,
   ``==``, ``reflect.DeepEqual`` and a deep copy (``runtime.DeepCopyJSONValue``);
 - :mod:`.fmt`: ``%v``, ``%s`` and ``%#v`` of such values;
-- :mod:`.strconv`: ``strconv.Quote`` and ``FormatFloat``;
+- :mod:`.strconv`: ``strconv.Quote``, ``FormatFloat``, ``ParseInt`` and ``Atoi``;
 - :mod:`.encoding_json`: JSON text as ``encoding/json`` writes it;
 - :mod:`.goyaml`: YAML as sigs.k8s.io/yaml (go-yaml v2) writes it;
 - :mod:`.sort`: ``sort.Sort`` and ``sort.SliceStable``, step for step;
