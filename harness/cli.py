@@ -900,6 +900,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         rfc_ok = check.ok
         if not args.judges.strip():  # the RFC check alone
             return 1 if corpus.errors or not rfc_ok else 0
+    judges_before = _judges_mark()
     judges = _judges(args)
     if not judges:
         print("patchconf: no judge available; nothing can be verified", file=sys.stderr)
@@ -910,6 +911,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         for judge in judges:
             judge.close()
     for line in verification.report_lines(selected):
+        print(line)
+    for line in judge_lines(_judges_used(since=judges_before)):
         print(line)
     missing = missing_provenance(verification)
     unconfirmed = verification.unconfirmed(selected)

@@ -281,3 +281,16 @@ def test_a_live_run_on_a_plane_patchconf_started_names_the_binaries_its_state_fi
                                                   [apiserver.ProcessRecord("etcd", os.getpid(), -5)],
                                                   "http://127.0.0.1:2", judges=recorded))
     assert cli._plane_judges("live", str(kubeconfig)) == []  # that plane is gone
+
+
+def test_verify_names_the_judge_binaries_it_used(wheel_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  capsys) -> None:
+    make_wheel(wheel_dir, {"upstream": ("pinned", upstream.source_digest())})
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no go
+    cases = tmp_path / "cases.yaml"
+    cases.write_text(CASES)
+    assert main(["verify", "--cases", str(cases), "--judges", "upstream"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[-2:] == [
+        "judge upstream: prebuilt wheel patchconf-judges 9.9.9 (go1.26.8; k8s.io/apimachinery v0.33.4)",
+        "judges: upstream 1.0; 2 of 2 cases confirmed, 0 contradictions, 2 confirmations not yet recorded"]
