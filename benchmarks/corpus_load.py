@@ -56,17 +56,19 @@ from patchconf.harness.corpus.caseschema import case_schema  # noqa: E402
 # What the installed `patchconf` command runs (console_main; a tree from before it has only main).
 # The command run from a tree: its own code, whatever patchconf is installed. A tree with the
 # package layout (patchconf/ beside harness/ and reference_impl/, mapped by pyproject.toml) has
-# its packages mapped here as an installation maps them; an older tree (harness/ a top-level
-# package) is imported as it is.
+# its packages mapped here as an installation maps them, all three before any runs (patchconf's
+# own __init__ imports patchconf.harness, which would otherwise be the installed one); an older
+# tree (harness/ a top-level package) is imported as it is.
 RUN = """
 import importlib.util, pathlib, sys
 tree = pathlib.Path.cwd()
 if (tree / "patchconf" / "__init__.py").is_file():
-    for name, folder in (("patchconf", "patchconf"), ("patchconf.reference_impl", "reference_impl"),
-                         ("patchconf.harness", "harness")):
-        spec = importlib.util.spec_from_file_location(name, tree / folder / "__init__.py",
-                                                      submodule_search_locations=[str(tree / folder)])
-        module = sys.modules[name] = importlib.util.module_from_spec(spec)
+    specs = [importlib.util.spec_from_file_location(name, tree / folder / "__init__.py",
+                                                    submodule_search_locations=[str(tree / folder)])
+             for name, folder in (("patchconf", "patchconf"), ("patchconf.reference_impl", "reference_impl"),
+                                  ("patchconf.harness", "harness"))]
+    modules = [sys.modules.setdefault(spec.name, importlib.util.module_from_spec(spec)) for spec in specs]
+    for spec, module in reversed(list(zip(specs, modules))):
         spec.loader.exec_module(module)
     from patchconf.harness import cli
 else:
