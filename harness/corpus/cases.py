@@ -25,7 +25,7 @@ import yaml
 
 from patchconf.harness import BUNDLED_CASES_DIR
 from patchconf.harness.corpus.casecache import CaseCache
-from patchconf.harness.corpus.caseschema import case_schema
+from patchconf.harness.corpus.caseschema import CaseSchemaError, case_schema
 from patchconf.harness.corpus.corpus_layout import BEHAVIOURS_FILE, CASE_SUFFIXES, SCHEMA_FILE, SCHEMAS_DIR
 from patchconf.harness.corpus.yamlio import RefusedInput, decode_text, load_text, read_bytes, value_positions
 from patchconf.reference_impl import jsonpointer
@@ -481,7 +481,10 @@ def _load_file(path: Path, purpose: Purpose, case_cache: CaseCache | None,
         return [], [LoadError(shown, f"not valid YAML/JSON: {exc}", None, "", exc.lineno, exc.colno)]
     except OSError as exc:
         return [], [LoadError(shown, f"cannot read: {exc}")]
-    schema = case_schema(root / SCHEMA_FILE, purpose.value)
+    try:
+        schema = case_schema(root / SCHEMA_FILE, purpose.value)
+    except CaseSchemaError as exc:
+        return [], [LoadError(shown, str(exc))]
 
     file_errors: list[LoadError] = []
     bad_cases: dict[int, list[ValidationError]] = {}

@@ -27,21 +27,36 @@ JSON_TYPES: dict[str, tuple[type, ...]] = {
 }
 
 
+class CaseSchemaError(ValueError):
+    """The case schema cannot be read or is no JSON Schema: no case file under it can be checked."""
+
+
 class CaseSchema:
     """The schema at a path, its validators for a whole file and for one case."""
 
     def __init__(self, path: Path, definition: str = "effectiveCase") -> None:
         import jsonschema_rs  # here, not at the top: a run whose files all come from the case cache needs none
 
-        self.schema = json.loads(path.read_text(encoding="utf-8"))
-        definitions = self.schema.get("$defs", {})
+        try:
+            self.schema = json.loads(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise CaseSchemaError(f"{path}: cannot read the case schema: {exc}") from exc
+        except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError
+            where = f":{exc.lineno}:{exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
+            raise CaseSchemaError(f"{path}{where}: the case schema is not valid JSON: {exc}") from exc
+        definitions = self.schema.get("$defs", {}) if isinstance(self.schema, dict) else {}
         if definition not in definitions:  # an older schema knows only effectiveCase
             definition = "effectiveCase"
         self.case_schema = {"$ref": f"#/$defs/{definition}", "$defs": definitions}
-        # jsonschema-rs refuses a schema its metaschema does not allow (ValidationError, naming where)
-        validator = jsonschema_rs.validator_cls_for(self.schema)
-        self.file_validator: Validator = validator(self.schema)
-        self.case_validator: Validator = validator(self.case_schema)
+        try:  # jsonschema-rs refuses what its metaschema does not allow, and a reference to nothing
+            validator = jsonschema_rs.validator_cls_for(self.schema)
+            self.file_validator: Validator = validator(self.schema, retriever=_no_retrieval)
+            self.case_validator: Validator = validator(self.case_schema, retriever=_no_retrieval)
+        except (jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError, ValueError) as exc:
+            where = "/".join(["", *map(str, getattr(exc, "instance_path", []))])
+            at = f" at {where}" if where else ""
+            message = getattr(exc, "message", None) or str(exc).splitlines()[0]
+            raise CaseSchemaError(f"{path}: the case schema is no JSON Schema{at}: {message}") from exc
 
     def file_errors(self, data: Any) -> list[ValidationError]:
         return _errors(self.file_validator, data)
@@ -152,6 +167,11 @@ class CaseSchema:
 def case_schema(schema_path: Path, definition: str = "effectiveCase") -> CaseSchema:
     """The schema at ``schema_path``, cases checked against ``#/$defs/<definition>``; built once."""
     return CaseSchema(schema_path, definition)
+
+
+def _no_retrieval(uri: str) -> Any:
+    """Refuse a reference outside the schema: loading a corpus fetches nothing (jsonschema-rs would)."""
+    raise ValueError(f"{uri}: a reference outside the case schema, which is not fetched")
 
 
 def _errors(validator: Validator, instance: Any) -> list[ValidationError]:

@@ -1,11 +1,14 @@
 """case.schema.json checked by jsonschema-rs: the corpus valid, and what a broken case is told."""
 
+import json
+import re
 from pathlib import Path
 
 import jsonschema_rs
+import pytest
 
 from patchconf.harness.corpus.cases import Purpose, iter_case_files, load_file
-from patchconf.harness.corpus.caseschema import case_schema
+from patchconf.harness.corpus.caseschema import CaseSchema, CaseSchemaError, case_schema
 from patchconf.harness.corpus.yamlio import load_path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -99,3 +102,27 @@ def test_a_name_or_tags_of_the_wrong_type_is_a_problem_not_a_crash(write_case_fi
     assert [(e.pointer, e.line, e.message) for e in errors] == [("/cases/0/name", 2, '{"c":1} is not of type "string"')]
     assert problems(write_case_file, CASE.replace("tags: [JP-ADD]", "tags: 1.5")) == [
         ("/cases/0/tags", 5, '1.5 is not of type "array"')]
+
+
+def test_a_broken_case_schema_is_a_load_error_of_each_file_naming_where(write_case_file):
+    path = write_case_file("json-patch/c.yaml", CASE)
+    schema_file = path.parents[1] / "case.schema.json"
+    schema = json.loads(schema_file.read_text())
+    schema["$defs"]["case"]["properties"]["name"]["minLength"] = -1
+    schema_file.write_text(json.dumps(schema))
+    assert [str(e) for e in load_file(path)[1]] == [
+        f"cases/json-patch/c.yaml: {schema_file}: the case schema is no JSON Schema at "
+        "/$defs/case/properties/name/minLength: -1 is less than the minimum of 0"]
+    schema_file.write_text('{"$defs": ')
+    assert [str(e) for e in load_file(path)[1]] == [
+        f"cases/json-patch/c.yaml: {schema_file}:1:11: the case schema is not valid JSON: "
+        "Expecting value: line 1 column 11 (char 10)"]
+
+
+def test_a_reference_outside_the_case_schema_is_not_fetched(tmp_path):
+    schema_file = tmp_path / "case.schema.json"
+    schema_file.write_text('{"$defs": {"effectiveCase": {"$ref": "http://127.0.0.1:9/case.json"}}}')
+    refusal = "http://127.0.0.1:9/case.json: a reference outside the case schema, which is not fetched"
+    with pytest.raises(CaseSchemaError, match=re.escape(f"{schema_file}: the case schema is no JSON Schema: ")
+                       + ".*" + re.escape(refusal)):
+        CaseSchema(schema_file)
