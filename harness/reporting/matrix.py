@@ -392,14 +392,13 @@ def _head_markdown(runs: Sequence[Run], labels: Sequence[str], title: str, comma
 
 
 def severity_markdown(runs: Sequence[Run], labels: Sequence[str]) -> list[str]:
-    """A row per target with failures: how many of each severity (harness/reporting/severity.py)."""
-    rows = []
-    for label, run in zip(labels, runs, strict=True):
-        counts = severity_counts(run.results)
-        if any(counts.values()):
-            rows.append(f"| {label} | " + " | ".join(str(counts[level]) for level in SEVERITIES) + " |")
-    if not rows:
+    """A row per target, how many of each severity (harness/reporting/severity.py); nothing where no
+    target departs."""
+    counted = [(label, severity_counts(run.results)) for label, run in zip(labels, runs, strict=True)]
+    if not any(any(counts.values()) for _, counts in counted):
         return []
+    rows = [f"| {label} | " + " | ".join(str(counts[level]) for level in SEVERITIES) + " |"
+            for label, counts in counted]
     return ["", "## Departures by severity", "",
             "Each failed case counted once, by its worst difference from Kubernetes' answer, decided from the "
             "difference itself: *security* (access widened or closed: NetworkPolicy rules, RBAC, a Service's "

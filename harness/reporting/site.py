@@ -656,12 +656,12 @@ def _departures_tables(runs: Sequence[Run], labels: Sequence[str], page_of: Mapp
     def link(label: str) -> str:
         return esc(label) if page_of is None else f'<a href="{esc(page_of[label])}">{esc(label)}</a>'
 
-    severity_rows, aspect_rows = [], []
+    severity_rows, aspect_rows, departing = [], [], False
     for label, run in zip(labels, runs, strict=True):
         counts = severity_counts(run.results)
-        if any(counts.values()):
-            severity_rows.append(f"<tr><td>{link(label)}</td>"
-                                 + "".join(f'<td class="num">{counts[level]}</td>' for level in SEVERITIES) + "</tr>")
+        departing = departing or any(counts.values())
+        severity_rows.append(f"<tr><td>{link(label)}</td>"
+                             + "".join(f'<td class="num">{counts[level]}</td>' for level in SEVERITIES) + "</tr>")
         judged = [result.aspects for result in run.results if result.case.type == "apply" and result.aspects]
         if judged:
             aspect_rows.append(f'<tr><td>{link(label)}</td><td class="num">{len(judged)}</td>'
@@ -669,7 +669,7 @@ def _departures_tables(runs: Sequence[Run], labels: Sequence[str], page_of: Mapp
                                          for aspect in (OBJECT, REQUEST, ANNOTATION, ANNOTATION_TEXT))
                                + f"<td>{esc(next_apply(judged))}</td></tr>")
     out = ""
-    if severity_rows:
+    if departing:
         out += ("<h2>Departures by severity</h2><p>Each failed case once, by its worst difference from Kubernetes' "
                 "answer, decided from the difference itself.</p><table><tr><th>implementation</th>"
                 + "".join(f'<th class="num">{esc(level)}</th>' for level in SEVERITIES) + "</tr>"

@@ -283,6 +283,7 @@ not), *cosmetic* (order, the annotation's text, a default spelled out). Errors (
 
 | column | security | data loss | drift | cosmetic |
 |---|---:|---:|---:|---:|
+| good | 0 | 0 | 0 | 0 |
 | poor | 0 | 0 | 0 | 1 |
 
 ## Pass rate by behaviour
