@@ -40,17 +40,20 @@ PLATFORM_TAGS = {  # static binaries (no cgo): any glibc or musl Linux, macOS 12
     "darwin/amd64": "macosx_12_0_x86_64",
     "darwin/arm64": "macosx_12_0_arm64",
 }
+# Where each package of patchconf lives in the checkout, as its pyproject.toml installs it.
+PACKAGE_DIRS = tomllib.loads((CHECKOUT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"][
+    "package-dir"]
 # What the sdist carries of the checkout: patchconf's build code and the Go sources it builds.
-SDIST_CHECKOUT = ("patchconf/__init__.py", "harness/**/*.py", "reference_impl/**/*.py", "targets/upstream/**/*",
+SDIST_CHECKOUT = ("pyproject.toml", *sorted({(Path(d) / "__init__.py").as_posix() for d in PACKAGE_DIRS.values()}),
+                  "harness/**/*.py", "reference_impl/**/*.py", "targets/upstream/**/*",
                   "targets/apiserver/go.mod", "targets/apiserver/go.sum")
-PACKAGE_DIRS = {"patchconf": "patchconf", "patchconf.harness": "harness", "patchconf.reference_impl": "reference_impl"}
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # fixed, so the same binaries make the same wheel
 
 
 class _CheckoutFinder(importlib.abc.MetaPathFinder):
-    """Imports ``patchconf`` from the checkout, laid out as its pyproject.toml installs it (patchconf/
-    as ``patchconf``, harness/ as ``patchconf.harness``, ...), ahead of any patchconf installed here.
-    The build code's imports reach reference_impl (the target protocol's JSON pointers)."""
+    """Imports ``patchconf`` from the checkout, laid out as its pyproject.toml's package-dir installs
+    it, ahead of any patchconf installed here. The build code's imports reach reference_impl (the
+    target protocol's JSON pointers)."""
 
     def find_spec(self, name, path=None, target=None):
         if name not in PACKAGE_DIRS:
