@@ -54,15 +54,22 @@ from patchconf.harness.corpus.cases import iter_case_files, load_corpus  # noqa:
 from patchconf.harness.corpus.caseschema import case_schema  # noqa: E402
 
 # What the installed `patchconf` command runs (console_main; a tree from before it has only main).
-# The command run from a tree: its own code, whatever patchconf is installed. A tree with the
-# package layout (patchconf/ beside harness/ and reference_impl/, mapped by pyproject.toml) has
-# its packages mapped here as an installation maps them, all three before any runs (patchconf's
-# own __init__ imports patchconf.harness, which would otherwise be the installed one); an older
-# tree (harness/ a top-level package) is imported as it is.
+# The command run from a tree: its own code, whatever patchconf is installed. A tree whose root is
+# the package (its __init__.py beside harness/) is loaded as `patchconf` from there. A tree with the
+# earlier mapped layout (patchconf/ beside harness/ and reference_impl/) has its packages mapped as
+# an installation mapped them, all three before any runs (its patchconf/__init__ imports
+# patchconf.harness, which would otherwise be the installed one); an older tree (harness/ a
+# top-level package) is imported as it is.
 RUN = """
 import importlib.util, pathlib, sys
 tree = pathlib.Path.cwd()
-if (tree / "patchconf" / "__init__.py").is_file():
+if (tree / "__init__.py").is_file() and (tree / "harness").is_dir():
+    spec = importlib.util.spec_from_file_location("patchconf", tree / "__init__.py",
+                                                  submodule_search_locations=[str(tree)])
+    module = sys.modules["patchconf"] = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    from patchconf.harness import cli
+elif (tree / "patchconf" / "__init__.py").is_file():
     specs = [importlib.util.spec_from_file_location(name, tree / folder / "__init__.py",
                                                     submodule_search_locations=[str(tree / folder)])
              for name, folder in (("patchconf", "patchconf"), ("patchconf.reference_impl", "reference_impl"),

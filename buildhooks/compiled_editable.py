@@ -21,8 +21,12 @@ from setuptools.build_meta import *  # noqa: F403 - every other hook is setuptoo
 def build_editable(wheel_directory, config_settings=None, metadata_directory=None):
     wheel = build_meta.build_editable(wheel_directory, config_settings, metadata_directory)
     root = Path(__file__).resolve().parent.parent
-    package_dirs = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
-    for source in sorted(set(package_dirs.values())):
+    setuptools = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]
+    (package_root,) = setuptools["package-dir"].values()
+    for package in setuptools["packages"]:
+        # each package alone (maxlevels=0): the root is a package too, and its tests/, .tox/ and
+        # virtual environments are none of the installation's business
+        folder = root / package_root / Path(*package.split(".")[1:])
         # quiet: a module that does not compile is reported when imported, as without this step
-        compileall.compile_dir(root / source, quiet=2)
+        compileall.compile_dir(folder, maxlevels=0, quiet=2)
     return wheel

@@ -8,9 +8,20 @@ from pathlib import Path
 
 import pytest
 
-from patchconf.harness.controlplane.pytest_apiserver import live_api_client, live_apiserver, live_kubeconfig  # noqa: F401
-from patchconf.harness.corpus.cases import Case
-from patchconf.harness.targets.base import Actual, Target, TargetInfo
+# The root is the package `patchconf` (pyproject.toml) and pytest puts it on sys.path; a folder
+# named patchconf left there by a checkout from before (its bytecode outlives `git pull`) would be
+# imported in its place as an empty namespace package.
+_STALE = Path(__file__).resolve().parent.parent / "patchconf"
+if _STALE.is_dir():
+    raise pytest.UsageError(f"{_STALE} is left from the old layout (the checkout's root is the package now): remove it")
+
+from patchconf.harness.controlplane.pytest_apiserver import (  # noqa: E402, F401 - after the check above
+    live_api_client,
+    live_apiserver,
+    live_kubeconfig,
+)
+from patchconf.harness.corpus.cases import Case  # noqa: E402
+from patchconf.harness.targets.base import Actual, Target, TargetInfo  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 
