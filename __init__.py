@@ -28,7 +28,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from patchconf.harness.corpus.patch_types import PATCH_REQUEST_TYPES
+from patchconf.reference_impl.patch_types import PATCH_REQUEST_TYPES
 from patchconf.reference_impl.releases import CORPUS_RELEASE
 
 if TYPE_CHECKING:

@@ -18,11 +18,11 @@ from typing import Any
 
 from patchconf.harness.corpus.caseedit import Quoted, item_lines, member_lines
 from patchconf.harness.corpus.cases import INPUT_KEYS, Purpose, load_file
-from patchconf.harness.corpus.patch_types import patch_type
 from patchconf.harness.corpus.yamlio import load_text
 from patchconf.harness.fuzz.engine import Finding, FuzzRun, describe
 from patchconf.harness.provenance.verify import KUBERNETES_IMPLEMENTATIONS
 from patchconf.harness.running.runner import clip
+from patchconf.reference_impl.patch_types import patch_type
 
 VIA = "patchconf fuzz"
 

@@ -32,7 +32,6 @@ from typing import Any
 
 from patchconf.harness.corpus.cases import ABSENT, INPUT_KEYS, Case, Outcome, SchemaRef
 from patchconf.harness.corpus.compare import json_equal
-from patchconf.harness.corpus.patch_types import patch_type
 from patchconf.harness.fuzz import choices, livetruth
 from patchconf.harness.fuzz.behaviours import behaviour_ids
 from patchconf.harness.fuzz.divergences import Divergence, covering
@@ -41,6 +40,7 @@ from patchconf.harness.provenance.record import Unrecordable, expectation_member
 from patchconf.harness.running.runner import FAIL, PASS, SIGNAL_CHECK, Result, judge
 from patchconf.harness.targets.base import Actual, ActualError, Target, TargetCrash, TargetDeclined
 from patchconf.reference_impl.kubernetes_object import through_go_json
+from patchconf.reference_impl.patch_types import patch_type
 
 AGREE, DISAGREE, SKIP, UNJUDGED, NONDETERMINISTIC = "agree", "disagree", "skip", "unjudged", "nondeterministic"
 # a live truth's validation refused a step, and the steps before it agree (harness/fuzz/livetruth.py)

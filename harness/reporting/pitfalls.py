@@ -15,9 +15,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from patchconf.harness.corpus.cases import ABSENT, Case, IssueRef, Outcome
-from patchconf.harness.corpus.patch_types import patch_type
 from patchconf.harness.running.runner import ERROR, FAIL, SKIP
 from patchconf.reference_impl import jsonpointer
+from patchconf.reference_impl.patch_types import patch_type
 
 if TYPE_CHECKING:
     from patchconf.harness.reporting.report import Run

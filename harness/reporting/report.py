@@ -13,10 +13,10 @@ from typing import Any, NamedTuple
 
 from patchconf.harness import counted
 from patchconf.harness.corpus.cases import LoadError
-from patchconf.harness.corpus.patch_types import names_where
 from patchconf.harness.reporting.severity import worst_departures_markdown
 from patchconf.harness.running.runner import ERROR, FAIL, PASS, SKIP, Result
 from patchconf.harness.targets.base import TargetInfo
+from patchconf.reference_impl.patch_types import names_where
 
 STATUSES = (PASS, FAIL, ERROR, SKIP)
 

@@ -23,9 +23,9 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from patchconf.harness.corpus.compare import json_equal
-from patchconf.harness.corpus.patch_types import patch_type
 from patchconf.harness.running.apply_aspects import LAST_APPLIED, without_last_applied
 from patchconf.harness.running.runner import FAIL, Result
+from patchconf.reference_impl.patch_types import patch_type
 
 SECURITY, DATA_LOSS, DRIFT, COSMETIC = "security", "data loss", "drift", "cosmetic"
 SEVERITIES = (SECURITY, DATA_LOSS, DRIFT, COSMETIC)  # worst first

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from patchconf.harness.corpus.cases import ABSENT, Case, Outcome
-from patchconf.harness.corpus.patch_types import patch_type
+from patchconf.reference_impl.patch_types import patch_type
 
 KUBERNETES_PROFILE = "kubernetes"
 RFC_PROFILE = "rfc"

@@ -24,7 +24,6 @@ from dataclasses import replace
 from typing import Any, TypeVar
 
 from patchconf.harness.corpus.cases import ABSENT, STEP_EXPECTATIONS, Case, Outcome, named_schema_path
-from patchconf.harness.corpus.patch_types import patch_type
 from patchconf.harness.corpus.yamlio import load_path
 from patchconf.harness.targets.base import (
     ANSWERS,
@@ -48,6 +47,7 @@ from patchconf.harness.targets.bounded import (
     read_lines,
     too_large,
 )
+from patchconf.reference_impl.patch_types import patch_type
 
 PROTOCOL_VERSION = 1
 T = TypeVar("T")

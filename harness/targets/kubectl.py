@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 from patchconf.harness.corpus.cases import Case
-from patchconf.harness.corpus.patch_types import PATCH_REQUEST_TYPES, patch_type
 from patchconf.harness.targets import bounded
 from patchconf.harness.targets.base import (
     KUBERNETES,
@@ -32,6 +31,7 @@ from patchconf.harness.targets.base import (
     TargetInfo,
     TargetUnavailable,
 )
+from patchconf.reference_impl.patch_types import PATCH_REQUEST_TYPES, patch_type
 
 ENVELOPE_API_VERSION = "patchconf.dev/v1"
 ENVELOPE_KIND = "Envelope"

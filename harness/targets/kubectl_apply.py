@@ -48,7 +48,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from patchconf.harness.corpus.cases import ABSENT, Case
-from patchconf.harness.corpus.patch_types import PATCH_REQUEST_TYPES, PATCH_TYPES
 from patchconf.harness.targets import bounded
 from patchconf.harness.targets.base import (
     KUBERNETES,
@@ -63,6 +62,7 @@ from patchconf.harness.targets.base import (
 from patchconf.harness.targets.kubectl import ERROR_PATTERNS, classify_error, find_kubectl, kubectl_version
 from patchconf.reference_impl.govalue import encoding_json
 from patchconf.reference_impl.kubernetes_object import is_custom_group, resource_plural
+from patchconf.reference_impl.patch_types import PATCH_REQUEST_TYPES, PATCH_TYPES
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 DEFAULT_NAMESPACE = "default"

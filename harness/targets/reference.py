@@ -20,11 +20,11 @@ from typing import Any
 
 from patchconf.harness import patchconf_version
 from patchconf.harness.corpus.cases import Case, Outcome, SchemaRef, named_schema_path
-from patchconf.harness.corpus.patch_types import patch_type
 from patchconf.harness.targets.base import KUBERNETES, MODES, Actual, ActualError, Target, TargetInfo, TargetUnavailable
 from patchconf.reference_impl import json_patch, kubernetes_object, merge_patch
 from patchconf.reference_impl.errors import NoStrategicSchema, PatchError
 from patchconf.reference_impl.object_meta import check_readable_metadata
+from patchconf.reference_impl.patch_types import patch_type
 from patchconf.reference_impl.releases import CORPUS_RELEASE, LIVE_RELEASE
 
 MAX_WORKERS = 4  # processes; more convert the same schemas again for little gain

@@ -11,7 +11,7 @@ PACKAGE = "patchconf.reference_impl"
 
 # Lowest first. A part may import its own modules and any part of a lower layer.
 LAYERS = [
-    {"errors", "releases", "models"},  # typed errors, release constants, Kubernetes' models as data
+    {"errors", "releases", "models", "patch_types"},  # typed errors, releases, models as data, patch types
     {"jsonpointer"},
     {"govalue"},  # Go's values and runtime
     {"json_patch", "merge_patch", "strategic", "object_meta", "kubernetes_object", "defaults"},

@@ -1,8 +1,9 @@
 """The corpus's patch types (``case.schema.json``'s ``patchType``) and what each one is.
 
 A module that treats some types alike asks this registry for the property it relies on rather
-than listing names of its own; tests/harness/test_patch_types.py holds the registry against the
-schema's enum.
+than listing names of its own; tests/reference_impl/test_patch_types.py holds the registry against
+the schema's enum. It sits at the bottom of reference_impl, below everything that asks it: the
+library API (the root's __init__.py), the harness and the reference alike.
 """
 
 from __future__ import annotations

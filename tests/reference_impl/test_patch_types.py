@@ -1,4 +1,4 @@
-"""The patch-type registry (harness/corpus/patch_types.py) against the case schema and its users."""
+"""The patch-type registry (reference_impl/patch_types.py) against the case schema and its users."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import json
 import patchconf
 from patchconf.harness import BUNDLED_CASES_DIR
 from patchconf.harness.corpus.corpus_layout import SCHEMA_FILE
-from patchconf.harness.corpus.patch_types import PATCH_REQUEST_TYPES, PATCH_TYPES, names_where, patch_type
 from patchconf.harness.fuzz import sequences
 from patchconf.harness.targets.kubectl_apply import PATCH_CONTENT_TYPES
 from patchconf.harness.targets.live.conventions import CONTENT_TYPES, LIVE_TYPES, SCHEMA_TYPES
+from patchconf.reference_impl.patch_types import PATCH_REQUEST_TYPES, PATCH_TYPES, names_where, patch_type
 
 
 def test_the_registry_names_the_schemas_patch_types_in_its_order():
