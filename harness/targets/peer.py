@@ -29,7 +29,7 @@ from patchconf.harness import SOURCE_ROOT, cache_root
 from patchconf.harness.controlplane.gobuild import BuildProgress, build_lock
 from patchconf.harness.targets.base import TargetUnavailable
 from patchconf.harness.targets.command import CommandTarget
-from patchconf.harness.targets.upstream import _go, _run, _source_digest
+from patchconf.harness.targets.upstream import go_executable, run_build_step, tree_digest
 
 PEERS_DIR = SOURCE_ROOT / "targets" / "peers"
 # The protocol kit every peer imports (its go.mod replaces it with ../../peerkit).
@@ -82,8 +82,8 @@ def build(name: str, library_version: str | None = None) -> Path:
     source = PEERS_DIR / name
     if not (source / "go.mod").is_file():
         raise TargetUnavailable(f"no peer {name!r} in {PEERS_DIR}; known peers: {', '.join(available_peers())}")
-    go = _go()
-    digest = _source_digest(source) + _source_digest(KIT_DIR) + (library_version or "")
+    go = go_executable()
+    digest = tree_digest(source) + tree_digest(KIT_DIR) + (library_version or "")
     build_dir = cache_root() / "peers" / f"{name}-{hashlib.sha256(digest.encode()).hexdigest()[:16]}"
     binary = build_dir / name
     if binary.is_file():
@@ -108,9 +108,10 @@ def _build_into(go: str, name: str, library_version: str | None, build_dir: Path
         if name not in LIBRARY_MODULES:
             raise TargetUnavailable(f"peer {name!r} names no library module to take another version of")
         modules = (LIBRARY_MODULES[name], *COMPANION_MODULES.get(name, ()))
-        _run([go, "get", *(f"{module}@{library_version}" for module in modules)], work / "peers" / name, progress)
-        _run([go, "mod", "tidy"], work / "peers" / name, progress)
-    _run([go, "build", "-trimpath", "-o", str(binary) + ".tmp", "."], work / "peers" / name, progress)
+        run_build_step([go, "get", *(f"{module}@{library_version}" for module in modules)], work / "peers" / name,
+                       progress)
+        run_build_step([go, "mod", "tidy"], work / "peers" / name, progress)
+    run_build_step([go, "build", "-trimpath", "-o", str(binary) + ".tmp", "."], work / "peers" / name, progress)
     os.replace(str(binary) + ".tmp", binary)
     progress.done()
 

@@ -36,14 +36,16 @@ BUILD_TIMEOUT = 1800
 LDFLAGS = "-s -w"  # stripped: no symbol table or DWARF, a third of the binary
 
 
-def _go() -> str:
+def go_executable() -> str:
+    """The `go` on PATH; the upstream target and the Go peers are built with it."""
     go = shutil.which("go")
     if not go:
         raise TargetUnavailable("Go is not installed (no `go` on PATH); the upstream target is built from Go modules")
     return go
 
 
-def _source_digest(source_dir: Path = SOURCE_DIR) -> str:
+def tree_digest(source_dir: Path = SOURCE_DIR) -> str:
+    """The digest of a Go source tree (its .go, go.mod and go.sum files), which its builds are keyed by."""
     digest = hashlib.sha256()
     for path in sorted(source_dir.rglob("*")):
         if path.is_file() and path.suffix in (".go", ".mod", ".sum"):
@@ -52,13 +54,15 @@ def _source_digest(source_dir: Path = SOURCE_DIR) -> str:
     return digest.hexdigest()[:16]
 
 
-def _run(command: list[str], cwd: Path, progress: BuildProgress | None = None, platform: str | None = None) -> str:
+def run_build_step(command: list[str], cwd: Path, progress: BuildProgress | None = None,
+                   platform: str | None = None) -> str:
+    """One `go` command of a build, failing as the target being unavailable."""
     return run_go(command, cwd, BUILD_TIMEOUT, TargetUnavailable, progress, platform)
 
 
 def newest_patch_release(go: str, minor: str, cwd: Path) -> str:
     """The newest published k8s.io/apimachinery v0.<minor>.<patch>, e.g. '1.27' -> 'v0.27.16'."""
-    listing = _run([go, "list", "-m", "-versions", "k8s.io/apimachinery"], cwd)
+    listing = run_build_step([go, "list", "-m", "-versions", "k8s.io/apimachinery"], cwd)
     number = minor.split(".")[1] if minor.startswith("1.") else minor
     candidates = [v for v in listing.split()[1:] if re.fullmatch(rf"v0\.{number}\.[0-9]+", v)]
     if not candidates:
@@ -68,7 +72,7 @@ def newest_patch_release(go: str, minor: str, cwd: Path) -> str:
 
 def source_digest() -> str:
     """The digest of the upstream target's sources and build flags, which a build is keyed by."""
-    digest = _source_digest()
+    digest = tree_digest()
     # Stripped builds are keyed apart from the unstripped ones of before (same behaviour, other bytes).
     return hashlib.sha256(f"{digest} {LDFLAGS}".encode()).hexdigest()[:16]
 
@@ -91,7 +95,7 @@ def build(release: str | None = None, platform: str | None = None, prebuilt: boo
         found, note = judges.prebuilt("upstream", label, digest)
         if found is not None:
             return judges.use(found)
-    go = _go()
+    go = go_executable()
     build_dir = cache_root() / "upstream" / f"{label}-{digest}{platform_suffix(platform)}"
     binary = build_dir / "upstream"
     facts = {"name": "upstream", "release": label, "digest": digest, "ldflags": LDFLAGS,
@@ -121,14 +125,15 @@ def _build_into(go: str, release: str | None, build_dir: Path, binary: Path, pro
         (work / "go.mod").write_text(f"module patchconf.dev/targets/upstream\n\n{go_line.group(0)}\n")
         (work / "go.sum").unlink(missing_ok=True)
         requires = [f"-require={module}@{version}" for module in K8S_MODULES]
-        _run([go, "mod", "edit", *requires, f"-require={JSON_PATCH_MODULE}"], work)
+        run_build_step([go, "mod", "edit", *requires, f"-require={JSON_PATCH_MODULE}"], work)
         require_kubernetes(go, "v1." + version.removeprefix("v0."), work)
-        _run([go, "mod", "tidy"], work, progress)
+        run_build_step([go, "mod", "tidy"], work, progress)
     tags = build_tags(release)
     if "patchconf_pre131" in tags:
         copy_client_go_schema(go, work)
     tag_flags = ["-tags", ",".join(tags)] if tags else []
-    _run([go, "build", "-trimpath", *tag_flags, "-ldflags", LDFLAGS, "-o", str(binary) + ".tmp", "."], work, progress,
+    run_build_step([go, "build", "-trimpath", *tag_flags, "-ldflags", LDFLAGS, "-o", str(binary) + ".tmp", "."],
+                   work, progress,
          platform)
     os.replace(str(binary) + ".tmp", binary)
     progress.done()
@@ -138,12 +143,13 @@ def require_kubernetes(go: str, kubernetes_version: str, work: Path) -> None:
     """Add ``k8s.io/kubernetes`` at ``kubernetes_version`` to work/go.mod with the replace
     directives of that release (its staging modules -> their published v0.MINOR.PATCH), as
     patchconf.harness.controlplane.apiserver.render_go_mod writes them for the control plane's recipe."""
-    download = json.loads(_run([go, "mod", "download", "-json", f"{KUBERNETES_MODULE}@{kubernetes_version}"], work))
+    download = json.loads(run_build_step([go, "mod", "download", "-json", f"{KUBERNETES_MODULE}@{kubernetes_version}"],
+                                         work))
     if "Error" in download:
         raise TargetUnavailable(f"{KUBERNETES_MODULE}@{kubernetes_version}: {download['Error']}")
     recipe = render_go_mod(kubernetes_version, Path(download["GoMod"]).read_text(encoding="utf-8"))
     replaces = re.findall(r"^\t(\S+) => (\S+) (\S+)$", recipe, re.MULTILINE)
-    _run([go, "mod", "edit", f"-require={KUBERNETES_MODULE}@{kubernetes_version}",
+    run_build_step([go, "mod", "edit", f"-require={KUBERNETES_MODULE}@{kubernetes_version}",
           *(f"-replace={module}={target}@{release}" for module, target, release in replaces)], work)
 
 
@@ -164,7 +170,7 @@ CLIENT_GO_SCHEMA = re.compile(r"var schemaYAML = typed\.YAMLObject\(`(.*?)`\)", 
 def copy_client_go_schema(go: str, work: Path) -> None:
     """Copy the built-in kinds' structured-merge-diff schema out of the release's client-go
     (applyconfigurations/internal/internal.go, an internal package) into clientgo-schema.yaml."""
-    module_dir = Path(_run([go, "list", "-m", "-f", "{{.Dir}}", "k8s.io/client-go"], work).strip())
+    module_dir = Path(run_build_step([go, "list", "-m", "-f", "{{.Dir}}", "k8s.io/client-go"], work).strip())
     source = module_dir / "applyconfigurations" / "internal" / "internal.go"
     found = CLIENT_GO_SCHEMA.search(source.read_text(encoding="utf-8")) if source.is_file() else None
     if found is None:
