@@ -28,12 +28,12 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from patchconf.reference_impl.patch_types import PATCH_REQUEST_TYPES
-from patchconf.reference_impl.releases import CORPUS_RELEASE
+from .reference_impl.patch_types import PATCH_REQUEST_TYPES
+from .reference_impl.releases import CORPUS_RELEASE
 
 if TYPE_CHECKING:
-    from patchconf.reference_impl.kubectl_apply import ApplyResult
-    from patchconf.reference_impl.ssa.apiserver import Store
+    from .reference_impl.kubectl_apply import ApplyResult
+    from .reference_impl.ssa.apiserver import Store
 
 __all__ = [
     "KUBERNETES_VERSION",
@@ -65,11 +65,11 @@ def __getattr__(name: str) -> Any:
     # The error types live with the implementation; importing it only when asked keeps
     # `import patchconf` (and the command line) quick.
     if name == "PatchError":
-        from patchconf.reference_impl.errors import PatchError
+        from .reference_impl.errors import PatchError
 
         return PatchError
     if name == "RequestError":
-        from patchconf.reference_impl.ssa.managedfields import RequestError
+        from .reference_impl.ssa.managedfields import RequestError
 
         return RequestError
     raise AttributeError(f"module 'patchconf' has no attribute {name!r}")
@@ -78,14 +78,14 @@ def __getattr__(name: str) -> Any:
 def apply_json_patch(document: Json, patch: list[dict[str, Any]]) -> Json:
     """``document`` with the JSON Patch (RFC 6902) ``patch`` applied, as Kubernetes applies one
     (evanphx/json-patch as the apiserver configures it)."""
-    from patchconf.reference_impl import json_patch
+    from .reference_impl import json_patch
 
     return json_patch.apply(document, patch)
 
 
 def apply_merge_patch(document: Json, patch: Json) -> Json:
     """``document`` with the JSON Merge Patch (RFC 7396) ``patch`` applied."""
-    from patchconf.reference_impl import merge_patch
+    from .reference_impl import merge_patch
 
     return merge_patch.apply(document, patch)
 
@@ -102,14 +102,14 @@ def apply_strategic_merge_patch(document: dict[str, Any], patch: dict[str, Any],
     (``api_version``/``kind``, by default the document's own), or from ``schema_file``, a named
     OpenAPI schema (``{root, definitions}`` in YAML or JSON, as in the corpus's ``cases/schemas``).
     """
-    from patchconf.reference_impl import strategic
+    from .reference_impl import strategic
 
     return strategic.apply(document, patch, _patch_meta(document, api_version, kind, schema_file, kubernetes_version))
 
 
 def create_merge_patch(original: Json, modified: Json) -> Json:
     """The JSON merge patch that turns ``original`` into ``modified`` (``jsonpatch.CreateMergePatch``)."""
-    from patchconf.reference_impl import merge_patch
+    from .reference_impl import merge_patch
 
     return merge_patch.create(original, modified)
 
@@ -118,7 +118,7 @@ def create_three_way_merge_patch(original: Json, modified: Json, current: Json) 
     """kubectl's three-way JSON merge patch for a kind without strategic metadata (a custom
     resource): ``modified`` over ``current``, deleting what ``original`` had and ``modified`` drops
     (``jsonmergepatch.CreateThreeWayJSONMergePatch``)."""
-    from patchconf.reference_impl import merge_patch
+    from .reference_impl import merge_patch
 
     return merge_patch.create_three_way(original, modified, current)
 
@@ -130,7 +130,7 @@ def create_strategic_merge_patch(original: dict[str, Any], modified: dict[str, A
     """The two-way strategic merge patch from ``original`` to ``modified``
     (``strategicpatch.CreateTwoWayMergePatch`` with kubectl's preconditions: apiVersion, kind and
     name must not change). Schema arguments as in :func:`apply_strategic_merge_patch`."""
-    from patchconf.reference_impl.strategic import create
+    from .reference_impl.strategic import create
 
     meta = _patch_meta(original, api_version, kind, schema_file, kubernetes_version)
     return create.create_two_way(original, modified, meta, create.KUBECTL_PRECONDITIONS)
@@ -145,7 +145,7 @@ def create_three_way_strategic_merge_patch(original: dict[str, Any], modified: d
     ``original`` and the new ``modified`` configuration to the live ``current`` object
     (``strategicpatch.CreateThreeWayMergePatch``; ``overwrite=False`` refuses to change a value
     someone else changed, as ``kubectl apply --overwrite=false``)."""
-    from patchconf.reference_impl.strategic import create
+    from .reference_impl.strategic import create
 
     meta = _patch_meta(current, api_version, kind, schema_file, kubernetes_version)
     return create.create_three_way(original, modified, current, meta, overwrite=overwrite)
@@ -158,8 +158,8 @@ def kubectl_apply(configuration: dict[str, Any], live: dict[str, Any] | None = N
     (``None``: it does not exist): the result's ``patch_type`` is ``create``, ``strategic`` (built-in
     kinds) or ``merge`` (custom resources), ``patch`` what kubectl sends and ``live`` the object as
     the server stores it afterwards, with the last-applied-configuration annotation."""
-    from patchconf.reference_impl import kubectl_apply as flow
-    from patchconf.reference_impl.errors import NoStrategicSchema
+    from .reference_impl import kubectl_apply as flow
+    from .reference_impl.errors import NoStrategicSchema
 
     try:
         meta = _patch_meta(configuration, None, None, schema_file, kubernetes_version)
@@ -199,9 +199,9 @@ class ServerSideApply:
     def __init__(self, api_version: str, kind: str, *, current: dict[str, Any] | None = None,
                  schema_file: SchemaFile | None = None, kubernetes_version: str = KUBERNETES_VERSION,
                  clock: Callable[[], datetime.datetime | float] | None = None) -> None:
-        from patchconf.reference_impl import kubernetes_object
-        from patchconf.reference_impl.ssa import apiserver, schema
-        from patchconf.reference_impl.ssa.typed import PARTIAL_KEYS_SINCE
+        from .reference_impl import kubernetes_object
+        from .reference_impl.ssa import apiserver, schema
+        from .reference_impl.ssa.typed import PARTIAL_KEYS_SINCE
 
         for name, value in (("api_version", api_version), ("kind", kind)):
             if not isinstance(value, str) or not value:
@@ -241,7 +241,7 @@ class ServerSideApply:
     @property
     def object(self) -> dict[str, Any] | None:
         """The stored object (a copy), with its managedFields; ``None`` before it exists."""
-        from patchconf.reference_impl.govalue.decoded import json_copy
+        from .reference_impl.govalue.decoded import json_copy
 
         return None if self._store.live is None else _times_as_rfc3339(json_copy(self._store.live))
 
@@ -274,7 +274,7 @@ class ServerSideApply:
         return self._run({"op": "kubectl-apply", "manager": manager, "subresource": "", "object": manifest})
 
     def _run(self, step: dict[str, Any]) -> dict[str, Any]:
-        from patchconf.reference_impl.ssa.request import Step
+        from .reference_impl.ssa.request import Step
 
         manager = step["manager"]
         if manager is not None and not isinstance(manager, str):
@@ -290,7 +290,7 @@ class ServerSideApply:
             step = {**step, "object": _times_as_seconds(step["object"], "the object")}
 
         if step.get("op") == "patch" and step.get("patch_type") == "strategic" and self._store.patch_meta is None:
-            from patchconf.reference_impl import strategic
+            from .reference_impl import strategic
 
             self._store.patch_meta = strategic.builtin_patch_meta(self._store.api_version, self._store.kind,
                                                                   ".".join(map(str, self._store.release)))
@@ -300,7 +300,7 @@ class ServerSideApply:
             raise result.error
         self.changed = result.changed
         if step.get("dry_run"):  # what would be stored, which the store did not keep
-            from patchconf.reference_impl.govalue.decoded import json_copy
+            from .reference_impl.govalue.decoded import json_copy
 
             return _times_as_rfc3339(json_copy(result.answer))
         stored = self.object
@@ -353,8 +353,8 @@ def _times_as_seconds(obj: dict[str, Any], what: str = "current") -> dict[str, A
 
 def _patch_meta(document: Any, api_version: str | None, kind: str | None, schema_file: SchemaFile | None,
                 kubernetes_version: str) -> Any:
-    from patchconf.reference_impl import strategic
-    from patchconf.reference_impl.errors import NoStrategicSchema
+    from .reference_impl import strategic
+    from .reference_impl.errors import NoStrategicSchema
 
     if schema_file is not None:
         return strategic.named_patch_meta(os.fspath(schema_file))

@@ -39,7 +39,7 @@ def default_cases_dir() -> Path:
 
 
 def patchconf_version() -> str:
-    from patchconf import __version__
+    from .. import __version__
 
     return __version__
 

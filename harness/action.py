@@ -22,9 +22,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from patchconf.harness import reports_directory, target_directory_name
-from patchconf.harness.corpus.case_paths import case_path_problems
-from patchconf.harness.reporting.summary import FORMATS
+from . import reports_directory, target_directory_name
+from .corpus.case_paths import case_path_problems
+from .reporting.summary import FORMATS
 
 PREFIX = "PATCHCONF_ACTION_"
 SUMMARY_FILES = {"text": "summary.txt", "json": "summary.json", "markdown": "summary.md"}
@@ -92,9 +92,9 @@ def run_arguments(inputs: Inputs) -> list[str]:
 def markdown_summary(inputs: Inputs) -> str | None:
     """The markdown summary of the run in the report directory (as ``--format markdown`` prints it),
     or None when the run recorded nothing (it stopped before its first case)."""
-    from patchconf.harness.reporting.known_failures import KnownFailures, check
-    from patchconf.harness.reporting.results import LOG_NAME, read_log
-    from patchconf.harness.reporting.summary import summary_markdown
+    from .reporting.known_failures import KnownFailures, check
+    from .reporting.results import LOG_NAME, read_log
+    from .reporting.summary import summary_markdown
 
     log = inputs.report_dir / LOG_NAME
     if not log.is_file():
@@ -105,7 +105,7 @@ def markdown_summary(inputs: Inputs) -> str | None:
 
 
 def main(environ: Mapping[str, str] = os.environ) -> int:
-    from patchconf.harness.cli import main as patchconf
+    from .cli import main as patchconf
 
     try:
         inputs = read_inputs(environ)

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from patchconf.harness import (
+from . import (
     corpus_description,
     counted,
     default_cases_dir,
@@ -22,18 +22,18 @@ from patchconf.harness import (
     reports_directory,
     target_directory_name,
 )
-from patchconf.harness.corpus.case_paths import case_path_problems
-from patchconf.harness.corpus.cases import Case, Corpus, cases_root_for, load_corpus
-from patchconf.harness.corpus.yamlio import unquoted_versions, yaml11_differences
-from patchconf.harness.reporting.report import Run, judge_lines, summary_text
-from patchconf.harness.reporting.run_reports import write_reports
-from patchconf.harness.reporting.summary import FORMATS, run_ok, summary_json, summary_markdown
-from patchconf.harness.running.runner import Filters, Result, run_cases, terminal_progress
-from patchconf.harness.targets import TARGET_HELP, TargetUnavailable, make_target
-from patchconf.harness.targets.bounded import MAX_ANSWER_BYTES_ENV, kill_running, parse_size
+from .corpus.case_paths import case_path_problems
+from .corpus.cases import Case, Corpus, cases_root_for, load_corpus
+from .corpus.yamlio import unquoted_versions, yaml11_differences
+from .reporting.report import Run, judge_lines, summary_text
+from .reporting.run_reports import write_reports
+from .reporting.summary import FORMATS, run_ok, summary_json, summary_markdown
+from .running.runner import Filters, Result, run_cases, terminal_progress
+from .targets import TARGET_HELP, TargetUnavailable, make_target
+from .targets.bounded import MAX_ANSWER_BYTES_ENV, kill_running, parse_size
 
 if TYPE_CHECKING:
-    from patchconf.harness.reporting.known_failures import KnownFailures, Verdict
+    from .reporting.known_failures import KnownFailures, Verdict
 
 DEFAULT_JUDGES = "upstream,kubectl,kubectl-apply"
 EXIT_SIGINT, EXIT_SIGTERM = 128 + signal.SIGINT, 128 + signal.SIGTERM
@@ -109,7 +109,7 @@ def _read_known_failures(args: argparse.Namespace) -> KnownFailures | None:
     """
     if not args.expect_failures:
         return None
-    from patchconf.harness.reporting.known_failures import KnownFailures
+    from .reporting.known_failures import KnownFailures
 
     return KnownFailures.read(args.expect_failures)
 
@@ -118,7 +118,7 @@ def _verdict(run: Run, known: KnownFailures | None, cases: list[Case] | None = N
     """The run measured against its known failures, or None without them."""
     if known is None:
         return None
-    from patchconf.harness.reporting.known_failures import check
+    from .reporting.known_failures import check
 
     return check(run, known, cases)
 
@@ -140,8 +140,8 @@ class _PrintVersion(argparse.Action):
     """--version, worked out only when asked for: finding the corpus's version may run git."""
 
     def __call__(self, parser, namespace, values, option_string=None) -> None:
-        from patchconf.harness.controlplane import apiserver, judges
-        from patchconf.harness.targets import upstream
+        from .controlplane import apiserver, judges
+        from .targets import upstream
 
         corpus = corpus_description([default_cases_dir()])
         print(f"patchconf {patchconf_version()}\ncorpus {corpus['path']} ({corpus['version']})")
@@ -397,7 +397,7 @@ def main(argv: list[str] | None = None) -> int:
     if problems:
         return 2
     if getattr(args, "quiet", False):  # and Go builds say nothing either
-        from patchconf.harness.controlplane.gobuild import progress_to
+        from .controlplane.gobuild import progress_to
 
         with progress_to(None):
             return handler[args.command](args)
@@ -500,11 +500,11 @@ def _load_frozen(paths: list[Path]) -> Corpus:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from patchconf.harness.reporting.results import LOG_NAME, ResultsLog
+    from .reporting.results import LOG_NAME, ResultsLog
 
     known = None
     if args.expect_failures:
-        from patchconf.harness.reporting.known_failures import KnownFailuresError
+        from .reporting.known_failures import KnownFailuresError
 
         try:
             known = _read_known_failures(args)
@@ -594,8 +594,8 @@ def _interrupted_exit(interrupt: KeyboardInterrupt) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from patchconf.harness.reporting.known_failures import KnownFailuresError
-    from patchconf.harness.reporting.results import LOG_NAME, read_log
+    from .reporting.known_failures import KnownFailuresError
+    from .reporting.results import LOG_NAME, read_log
 
     path = args.directory / LOG_NAME if args.directory.is_dir() else args.directory
     try:
@@ -614,8 +614,8 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from patchconf.harness.reporting.results import read_run
-    from patchconf.harness.reporting.rundiff import diff_markdown, diff_runs, diff_text
+    from .reporting.results import read_run
+    from .reporting.rundiff import diff_markdown, diff_runs, diff_text
 
     runs = []
     for path in (args.old, args.new):
@@ -657,7 +657,7 @@ def _plane_judges(spec: str, kubeconfig: str | None) -> list[dict]:
         return []
     import os
 
-    from patchconf.harness.controlplane import apiserver
+    from .controlplane import apiserver
 
     path = Path(kubeconfig or os.environ.get("KUBECONFIG") or Path.home() / ".kube" / "config")
     plane = None
@@ -677,7 +677,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     paths = args.paths or [default_cases_dir()]
     corpus = load_corpus(paths)
     problems = [str(e) for e in corpus.errors]
-    from patchconf.harness.corpus.cases import iter_case_files
+    from .corpus.cases import iter_case_files
 
     for file in iter_case_files(paths):
         if file.suffix in (".yaml", ".yml"):
@@ -693,7 +693,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_coverage(args: argparse.Namespace) -> int:
-    from patchconf.harness.corpus.coverage import coverage, coverage_text
+    from .corpus.coverage import coverage, coverage_text
 
     paths = args.cases or [default_cases_dir()]
     corpus = load_corpus(paths)
@@ -709,15 +709,15 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     import os
     import shlex
 
-    from patchconf.harness.reporting.matrix import (
+    from .reporting.matrix import (
         column_labels,
         matrix_markdown,
         matrix_summary_markdown,
         portable,
     )
-    from patchconf.harness.reporting.pitfalls import collect as collect_pitfalls
-    from patchconf.harness.reporting.pitfalls import summary_markdown as pitfalls_markdown
-    from patchconf.harness.reporting.site import matrix_page, slug, write_site
+    from .reporting.pitfalls import collect as collect_pitfalls
+    from .reporting.pitfalls import summary_markdown as pitfalls_markdown
+    from .reporting.site import matrix_page, slug, write_site
 
     corpus = load_corpus(args.cases or [default_cases_dir()])
     filters = _filters(args)
@@ -798,8 +798,8 @@ def _matrix_runs_read(args: argparse.Namespace, cases: list[Case]) -> list[Run]:
     """The runs --from names, narrowed by the selection; inputs (results do not record them) from the corpus."""
     from dataclasses import replace
 
-    from patchconf.harness.reporting.results import read_run
-    from patchconf.harness.reporting.site import with_inputs
+    from .reporting.results import read_run
+    from .reporting.site import with_inputs
 
     # results do not record references: a referenced case is known by its id in the corpus
     referenced = {case_id for case in cases if case.references for case_id in (case.id, *case.former_ids)}
@@ -823,8 +823,8 @@ FUZZ_SEED = 1
 
 def _fuzzed_agreement(runs: list, args: argparse.Namespace) -> dict[str, str]:
     """Per target: its agreement with upstream on ``--fuzz`` inputs of the types both run (no shrinking)."""
-    from patchconf.harness.fuzz.engine import fuzz
-    from patchconf.harness.fuzz.generators import GENERATORS
+    from .fuzz.engine import fuzz
+    from .fuzz.generators import GENERATORS
 
     try:
         truth = make_target("upstream", max_answer_bytes=args.max_answer_bytes)
@@ -857,7 +857,7 @@ def _judges(args: argparse.Namespace) -> list:
     specs = [s.strip() for s in args.judges.split(",") if s.strip()]
     if args.kubeconfig and not any(spec.split(":")[0] == "live" for spec in specs):
         specs.append("live")
-    from patchconf.harness.provenance.verify import KUBERNETES_IMPLEMENTATIONS, implementation_of
+    from .provenance.verify import KUBERNETES_IMPLEMENTATIONS, implementation_of
 
     judges = []
     for spec in specs:
@@ -877,8 +877,8 @@ def _judges(args: argparse.Namespace) -> list:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from patchconf.harness.corpus.cases import Purpose
-    from patchconf.harness.provenance.verify import missing_provenance, verify
+    from .corpus.cases import Purpose
+    from .provenance.verify import missing_provenance, verify
 
     # Cases under verification may lack provenance: --write is what records it.
     corpus = load_corpus(args.cases or [default_cases_dir()], Purpose.VERIFY)
@@ -892,7 +892,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         return 1
     rfc_ok = True
     if args.rfc:
-        from patchconf.harness.provenance.rfc_profiles import check_rfc_profiles
+        from .provenance.rfc_profiles import check_rfc_profiles
 
         check = check_rfc_profiles(selected)
         for line in check.report_lines():
@@ -922,7 +922,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
           f"{counted(len(missing), 'confirmation')} not yet recorded"
           + (f", {counted(len(corpus.errors), 'load error')}" if corpus.errors else ""))
     if args.write and missing:
-        from patchconf.harness.provenance.record import write_confirmations
+        from .provenance.record import write_confirmations
 
         changes = write_confirmations(missing)
         failed = {change.path: change.error for change in changes if change.error}
@@ -935,8 +935,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_record(args: argparse.Namespace) -> int:
-    from patchconf.harness.corpus.cases import Purpose
-    from patchconf.harness.provenance.record import RECORDED, record_cases, write_recordings
+    from .corpus.cases import Purpose
+    from .provenance.record import RECORDED, record_cases, write_recordings
 
     if not args.cases:
         print("patchconf record: name the case file: --cases FILE", file=sys.stderr)
@@ -985,11 +985,11 @@ def cmd_record(args: argparse.Namespace) -> int:
 
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
-    from patchconf.harness.fuzz.casefile import NotWritable, write_findings
-    from patchconf.harness.fuzz.engine import fuzz, plan_for
-    from patchconf.harness.fuzz.livetruth import RememberingTruth
-    from patchconf.harness.fuzz.summary import progress_printer, summary_text
-    from patchconf.harness.provenance.verify import implementation_of
+    from .fuzz.casefile import NotWritable, write_findings
+    from .fuzz.engine import fuzz, plan_for
+    from .fuzz.livetruth import RememberingTruth
+    from .fuzz.summary import progress_printer, summary_text
+    from .provenance.verify import implementation_of
 
     targets = []
     try:
@@ -1045,7 +1045,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
 
 def _fuzz_one(args: argparse.Namespace, plan, truth, target, fuzz, progress_printer):
     """One target fuzzed against the truth; None when no patch type is run by both."""
-    from patchconf.harness.fuzz.engine import case_type_of
+    from .fuzz.engine import case_type_of
 
     wanted = args.types or list(plan.generators)
     # a live truth's flows are all request sequences (server-side-apply cases)
@@ -1064,7 +1064,7 @@ def _fuzz_one(args: argparse.Namespace, plan, truth, target, fuzz, progress_prin
 
 
 def cmd_live(args: argparse.Namespace) -> int:
-    from patchconf.harness.controlplane.live_cluster import Cluster, ClusterUnreachable, cleanup
+    from .controlplane.live_cluster import Cluster, ClusterUnreachable, cleanup
 
     try:
         cluster = Cluster(args.kubeconfig, args.context)
@@ -1084,7 +1084,7 @@ def cmd_targets(args: argparse.Namespace) -> int:
 
 
 def cmd_apiserver(args: argparse.Namespace) -> int:
-    from patchconf.harness.controlplane import apiserver
+    from .controlplane import apiserver
 
     def log(message: str) -> None:
         print(f"patchconf apiserver: {message}", file=sys.stderr, flush=True)

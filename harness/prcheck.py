@@ -25,8 +25,8 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from patchconf.harness.corpus.corpus_layout import BEHAVIOURS_FILE, CASE_SUFFIXES, SCHEMA_FILE, SCHEMAS_DIR
-from patchconf.harness.corpus.yamlio import load_text
+from .corpus.corpus_layout import BEHAVIOURS_FILE, CASE_SUFFIXES, SCHEMA_FILE, SCHEMAS_DIR
+from .corpus.yamlio import load_text
 
 CASES = "cases"
 
@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--allow-removed", action="append", default=[], metavar="ID",
                         help="a case id removed on purpose (repeatable)")
     args = parser.parse_args(argv)
-    from patchconf.harness.cli import main as patchconf
+    from .cli import main as patchconf
 
     if args.kubeconfig and not Path(args.kubeconfig).is_file():  # else the live judge is left out in silence
         print(f"pr-check: --kubeconfig {args.kubeconfig}: no such file", file=sys.stderr)

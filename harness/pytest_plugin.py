@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from patchconf.harness.corpus.cases import Case, LoadError, load_file
-from patchconf.harness.corpus.corpus_layout import CASE_SUFFIXES, SCHEMA_FILE, SCHEMAS_DIR
-from patchconf.harness.running.runner import ERROR, FAIL, SKIP, Result, run_case
-from patchconf.harness.targets import Target, TargetUnavailable, make_target
+from .corpus.cases import Case, LoadError, load_file
+from .corpus.corpus_layout import CASE_SUFFIXES, SCHEMA_FILE, SCHEMAS_DIR
+from .running.runner import ERROR, FAIL, SKIP, Result, run_case
+from .targets import Target, TargetUnavailable, make_target
 
 _TARGET_KEY = pytest.StashKey[Target | None]()
 _TARGET_ERROR_KEY = pytest.StashKey[str]()

@@ -38,8 +38,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from patchconf.reference_impl import jsonpointer
-from patchconf.reference_impl.errors import (
+from . import jsonpointer
+from .errors import (
     InvalidDocument,
     InvalidIndex,
     InvalidPatch,
@@ -47,8 +47,8 @@ from patchconf.reference_impl.errors import (
     PathNotFound,
     TestFailed,
 )
-from patchconf.reference_impl.govalue.encoding_json import json_kind
-from patchconf.reference_impl.govalue.strconv import NumError, parse_int
+from .govalue.encoding_json import json_kind
+from .govalue.strconv import NumError, parse_int
 
 Json = Any
 Container = dict[str, Json] | list[Json]

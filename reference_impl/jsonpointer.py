@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from patchconf.reference_impl.errors import InvalidPatch
+from .errors import InvalidPatch
 
 ROOT = ""
 

@@ -33,13 +33,13 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from patchconf.reference_impl import kubernetes_object, merge_patch
-from patchconf.reference_impl.errors import InvalidDocument
-from patchconf.reference_impl.govalue import encoding_json
-from patchconf.reference_impl.object_meta import check_readable_metadata
-from patchconf.reference_impl.strategic.apply import apply as strategic_apply
-from patchconf.reference_impl.strategic.create import create_three_way
-from patchconf.reference_impl.strategic.patchmeta import PatchMeta
+from . import kubernetes_object, merge_patch
+from .errors import InvalidDocument
+from .govalue import encoding_json
+from .object_meta import check_readable_metadata
+from .strategic.apply import apply as strategic_apply
+from .strategic.create import create_three_way
+from .strategic.patchmeta import PatchMeta
 
 Json = Any
 

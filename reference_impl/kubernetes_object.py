@@ -20,9 +20,9 @@ import json
 from decimal import Decimal
 from typing import Any
 
-from patchconf.reference_impl.errors import InvalidDocument
-from patchconf.reference_impl.govalue import encoding_json
-from patchconf.reference_impl.govalue.decoded import INT64_MAX, INT64_MIN
+from .errors import InvalidDocument
+from .govalue import encoding_json
+from .govalue.decoded import INT64_MAX, INT64_MIN
 
 
 def is_custom_group(group: str) -> bool:

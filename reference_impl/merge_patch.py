@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from patchconf.reference_impl.errors import Conflict, InvalidDocument, InvalidPatch, PreconditionFailed, TypeMismatch
-from patchconf.reference_impl.govalue.decoded import json_copy
+from .errors import Conflict, InvalidDocument, InvalidPatch, PreconditionFailed, TypeMismatch
+from .govalue.decoded import json_copy
 
 Json = Any
 

@@ -23,10 +23,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from patchconf.reference_impl.errors import InvalidDocument
-from patchconf.reference_impl.govalue.decoded import INT64_MAX, INT64_MIN
-from patchconf.reference_impl.govalue.encoding_json import json_kind
-from patchconf.reference_impl.govalue.time import rfc3339_error
+from .errors import InvalidDocument
+from .govalue.decoded import INT64_MAX, INT64_MIN
+from .govalue.encoding_json import json_kind
+from .govalue.time import rfc3339_error
 
 # Go types of the members decoded: ("string"|"int64"|"bool"|"time"|"raw", name in messages),
 # ("map", name) of strings, ("list", name, element), ("struct", name, members).

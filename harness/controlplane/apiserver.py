@@ -43,9 +43,9 @@ from pathlib import Path
 
 import yaml
 
-from patchconf.harness import SOURCE_ROOT, cache_root
-from patchconf.harness.controlplane import judges
-from patchconf.harness.controlplane.gobuild import (
+from .. import SOURCE_ROOT, cache_root
+from . import judges
+from .gobuild import (
     BuildProgress,
     build_lock,
     platform_suffix,

@@ -15,7 +15,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from patchconf.harness.controlplane.gobuild import file_sha256, host_platform, read_manifest, write_manifest
+from .gobuild import file_sha256, host_platform, read_manifest, write_manifest
 
 DISTRIBUTION = "patchconf-judges"
 PACKAGE = "patchconf_judges"

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from patchconf.harness.controlplane import apiserver
+from . import apiserver
 
 __all__ = ["live_api_client", "live_apiserver", "live_kubeconfig"]
 

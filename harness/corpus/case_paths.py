@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from patchconf.harness.corpus.cases import iter_case_files
-from patchconf.harness.corpus.corpus_layout import CASE_SUFFIXES
+from .cases import iter_case_files
+from .corpus_layout import CASE_SUFFIXES
 
 SUFFIXES = ", ".join(CASE_SUFFIXES)
 

@@ -39,7 +39,7 @@ from typing import Any
 
 import yaml
 
-from patchconf.harness.corpus.corpus_layout import SCHEMA_FILE, SCHEMAS_DIR
+from .corpus_layout import SCHEMA_FILE, SCHEMAS_DIR
 
 try:  # Python's own BLAKE2: importing hashlib loads OpenSSL first, some 5 ms of every start
     from _blake2 import blake2b
@@ -65,7 +65,7 @@ def cache_directory() -> Path | None:
         return None
     if setting:
         return Path(setting)
-    from patchconf.harness import cache_root
+    from .. import cache_root
 
     return cache_root() / "cases"
 

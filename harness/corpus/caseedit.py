@@ -24,8 +24,8 @@ from typing import Any
 
 import yaml
 
-from patchconf.harness.corpus.cases import EXPECTATION_KEYS, INPUT_KEYS
-from patchconf.harness.corpus.yamlio import JsonYamlLoader, load_text
+from .cases import EXPECTATION_KEYS, INPUT_KEYS
+from .yamlio import JsonYamlLoader, load_text
 
 WIDTH = 120
 # Lists of entries a reader scans one per line, even where they would fit on one.

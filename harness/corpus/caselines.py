@@ -12,8 +12,8 @@ from pathlib import Path
 
 import yaml
 
-from patchconf.harness.corpus.cases import Case
-from patchconf.harness.corpus.yamlio import JsonYamlLoader, RefusedInput, decode_text, read_bytes
+from .cases import Case
+from .yamlio import JsonYamlLoader, RefusedInput, decode_text, read_bytes
 
 
 def case_source(case: Case) -> str:

@@ -23,13 +23,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import yaml
 
-from patchconf.harness import BUNDLED_CASES_DIR
-from patchconf.harness.corpus.casecache import CaseCache
-from patchconf.harness.corpus.caseschema import CaseSchemaError, case_schema
-from patchconf.harness.corpus.corpus_layout import BEHAVIOURS_FILE, CASE_SUFFIXES, SCHEMA_FILE, SCHEMAS_DIR
-from patchconf.harness.corpus.yamlio import RefusedInput, decode_text, load_text, read_bytes, value_positions
-from patchconf.reference_impl import jsonpointer
-from patchconf.reference_impl.govalue.decoded import json_copy
+from ...reference_impl import jsonpointer
+from ...reference_impl.govalue.decoded import json_copy
+from .. import BUNDLED_CASES_DIR
+from .casecache import CaseCache
+from .caseschema import CaseSchemaError, case_schema
+from .corpus_layout import BEHAVIOURS_FILE, CASE_SUFFIXES, SCHEMA_FILE, SCHEMAS_DIR
+from .yamlio import RefusedInput, decode_text, load_text, read_bytes, value_positions
 
 if TYPE_CHECKING:
     from jsonschema_rs import ValidationError

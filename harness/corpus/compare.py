@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from patchconf.harness.corpus.cases import ABSENT
-from patchconf.reference_impl import jsonpointer
+from ...reference_impl import jsonpointer
+from .cases import ABSENT
 
 # Characters of JSON per side beyond which a difference is told in one line: deepdiff's
 # member-by-member report of a huge answer would cost more memory than the answer itself.

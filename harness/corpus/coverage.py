@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
-from patchconf.harness.corpus.cases import Case, behaviour_ids
+from .cases import Case, behaviour_ids
 
 MINIMUM_CASES = 3
 # Families held to more: server-side apply's behaviours only show over several requests.

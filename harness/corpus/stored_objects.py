@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from patchconf.harness.corpus.cases import Case
-from patchconf.harness.corpus.compare import json_equal
-from patchconf.reference_impl.govalue.decoded import json_copy
+from ...reference_impl.govalue.decoded import json_copy
+from .cases import Case
+from .compare import json_equal
 
 
 def drop_null_template_timestamps(actual: Any, expected: Any) -> None:

@@ -35,7 +35,7 @@ from yaml.events import AliasEvent, MappingStartEvent, ScalarEvent, SequenceStar
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 from yaml.resolver import BaseResolver
 
-from patchconf.reference_impl import jsonpointer
+from ...reference_impl import jsonpointer
 
 try:  # libyaml's scanner and parser; PyYAML's own when PyYAML was built without it
     from yaml.cyaml import CParser as _CParser

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from patchconf.harness.corpus.cases import Case
+from ..corpus.cases import Case
 
 JSON_PATCH_TAGS = {"add": "JP-ADD", "remove": "JP-REMOVE", "replace": "JP-REPLACE", "move": "JP-MOVE",
                    "copy": "JP-COPY", "test": "JP-TEST"}

@@ -16,13 +16,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from patchconf.harness.corpus.caseedit import Quoted, item_lines, member_lines
-from patchconf.harness.corpus.cases import INPUT_KEYS, Purpose, load_file
-from patchconf.harness.corpus.yamlio import load_text
-from patchconf.harness.fuzz.engine import Finding, FuzzRun, describe
-from patchconf.harness.provenance.verify import KUBERNETES_IMPLEMENTATIONS
-from patchconf.harness.running.runner import clip
-from patchconf.reference_impl.patch_types import patch_type
+from ...reference_impl.patch_types import patch_type
+from ..corpus.caseedit import Quoted, item_lines, member_lines
+from ..corpus.cases import INPUT_KEYS, Purpose, load_file
+from ..corpus.yamlio import load_text
+from ..provenance.verify import KUBERNETES_IMPLEMENTATIONS
+from ..running.runner import clip
+from .engine import Finding, FuzzRun, describe
 
 VIA = "patchconf fuzz"
 

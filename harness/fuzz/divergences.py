@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from patchconf.harness.corpus.yamlio import load_text
-from patchconf.harness.fuzz.livetruth import problem_shape
-from patchconf.harness.targets.base import Target
+from ..corpus.yamlio import load_text
+from ..targets.base import Target
+from .livetruth import problem_shape
 
 DIVERGENCES_FILE = Path(__file__).with_name("divergences.yaml")
 MEMBERS = frozenset({"id", "targets", "flows", "kinds", "explains", "reason"})

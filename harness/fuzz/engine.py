@@ -30,17 +30,17 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from patchconf.harness.corpus.cases import ABSENT, INPUT_KEYS, Case, Outcome, SchemaRef
-from patchconf.harness.corpus.compare import json_equal
-from patchconf.harness.fuzz import choices, livetruth
-from patchconf.harness.fuzz.behaviours import behaviour_ids
-from patchconf.harness.fuzz.divergences import Divergence, covering
-from patchconf.harness.fuzz.generators import GENERATORS
-from patchconf.harness.provenance.record import Unrecordable, expectation_members
-from patchconf.harness.running.runner import FAIL, PASS, SIGNAL_CHECK, Result, judge
-from patchconf.harness.targets.base import Actual, ActualError, Target, TargetCrash, TargetDeclined
-from patchconf.reference_impl.kubernetes_object import through_go_json
-from patchconf.reference_impl.patch_types import patch_type
+from ...reference_impl.kubernetes_object import through_go_json
+from ...reference_impl.patch_types import patch_type
+from ..corpus.cases import ABSENT, INPUT_KEYS, Case, Outcome, SchemaRef
+from ..corpus.compare import json_equal
+from ..provenance.record import Unrecordable, expectation_members
+from ..running.runner import FAIL, PASS, SIGNAL_CHECK, Result, judge
+from ..targets.base import Actual, ActualError, Target, TargetCrash, TargetDeclined
+from . import choices, livetruth
+from .behaviours import behaviour_ids
+from .divergences import Divergence, covering
+from .generators import GENERATORS
 
 AGREE, DISAGREE, SKIP, UNJUDGED, NONDETERMINISTIC = "agree", "disagree", "skip", "unjudged", "nondeterministic"
 # a live truth's validation refused a step, and the steps before it agree (harness/fuzz/livetruth.py)
@@ -168,8 +168,8 @@ def plan_for(truth: Target) -> Plan:
     """The plan for ``truth``: a live server gets request sequences on valid built-in objects."""
     if truth.info.family != "live":
         return DEFAULT_PLAN
-    from patchconf.harness.fuzz.divergences import load_divergences
-    from patchconf.harness.fuzz.sequences import LIVE_GENERATORS
+    from .divergences import load_divergences
+    from .sequences import LIVE_GENERATORS
 
     return Plan(LIVE_GENERATORS, load_divergences(), "server-side-apply", LIVE_REASKS, LIVE_SHRINK_CALLS,
                 LIVE_SHRINK_CALLS)

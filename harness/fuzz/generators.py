@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from patchconf.harness.fuzz.choices import Choices, pick, shuffled, some
-from patchconf.reference_impl import jsonpointer
-from patchconf.reference_impl.govalue.decoded import json_copy
-from patchconf.reference_impl.kubernetes_object import through_go_json
+from ...reference_impl import jsonpointer
+from ...reference_impl.govalue.decoded import json_copy
+from ...reference_impl.kubernetes_object import through_go_json
+from .choices import Choices, pick, shuffled, some
 
 Json = Any
 Members = dict[str, Any]

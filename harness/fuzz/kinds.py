@@ -33,8 +33,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from patchconf.harness.fuzz.choices import Choices, pick, some
-from patchconf.reference_impl.ssa import codec
+from ...reference_impl.ssa import codec
+from .choices import Choices, pick, some
 
 Json = Any
 

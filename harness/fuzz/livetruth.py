@@ -27,11 +27,11 @@ import re
 import threading
 from typing import Any
 
-from patchconf.harness.corpus.cases import Case
-from patchconf.harness.corpus.stored_objects import about_status, drop_null_template_timestamps
-from patchconf.harness.targets.base import Actual, Target
-from patchconf.harness.targets.live.conventions import ALLOCATED, JSON_PATCH_APPLY_CLASSES, SERVER_ANNOTATIONS
-from patchconf.harness.targets.live.placement import case_subject
+from ..corpus.cases import Case
+from ..corpus.stored_objects import about_status, drop_null_template_timestamps
+from ..targets.base import Actual, Target
+from ..targets.live.conventions import ALLOCATED, JSON_PATCH_APPLY_CLASSES, SERVER_ANNOTATIONS
+from ..targets.live.placement import case_subject
 
 # What the stored objects of both sides are compared without (managedFields keep whatever owns
 # them), each for a reason that is not the request pipeline the reference and upstream model

@@ -30,9 +30,9 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
-from patchconf.harness.fuzz.choices import Choices, pick
-from patchconf.harness.fuzz.kinds import KINDS, LABEL_VALUES, Kind, labels_of, read_back
-from patchconf.reference_impl import jsonpointer
+from ...reference_impl import jsonpointer
+from .choices import Choices, pick
+from .kinds import KINDS, LABEL_VALUES, Kind, labels_of, read_back
 
 Json = Any
 Members = dict[str, Any]

@@ -6,7 +6,7 @@ import sys
 import time
 from pathlib import Path
 
-from patchconf.harness.fuzz.engine import (
+from .engine import (
     AGREE,
     DISAGREE,
     DIVERGES,

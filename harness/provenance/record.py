@@ -23,14 +23,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from patchconf.harness.corpus.caseedit import CaseAddition, EditError, Quoted, add_to_cases
-from patchconf.harness.corpus.cases import ABSENT, Case, Purpose, load_file
-from patchconf.harness.corpus.compare import show
-from patchconf.harness.corpus.yamlio import load_text
-from patchconf.harness.provenance.verify import VIA, Confirmation, Judgement, judge_name, verify
-from patchconf.harness.running.runner import UNCLASSIFIED
-from patchconf.harness.targets.base import Actual, ActualError, Target, TargetCrash, TargetDeclined
-from patchconf.reference_impl.patch_types import patch_type
+from ...reference_impl.patch_types import patch_type
+from ..corpus.caseedit import CaseAddition, EditError, Quoted, add_to_cases
+from ..corpus.cases import ABSENT, Case, Purpose, load_file
+from ..corpus.compare import show
+from ..corpus.yamlio import load_text
+from ..running.runner import UNCLASSIFIED
+from ..targets.base import Actual, ActualError, Target, TargetCrash, TargetDeclined
+from .verify import VIA, Confirmation, Judgement, judge_name, verify
 
 RECORDED, DISAGREED, UNANSWERED = "recorded", "disagreed", "unanswered"
 FRAGMENT_LENGTH = 60

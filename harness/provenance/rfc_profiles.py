@@ -20,12 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from patchconf.harness import SOURCE_ROOT, counted
-from patchconf.harness.corpus.cases import ABSENT, Case, Outcome
-from patchconf.harness.corpus.compare import json_equal, show
-from patchconf.harness.running.runner import FAIL, PASS, Result, run_cases
-from patchconf.harness.targets import TargetUnavailable, make_target
-from patchconf.reference_impl.patch_types import patch_type
+from ...reference_impl.patch_types import patch_type
+from .. import SOURCE_ROOT, counted
+from ..corpus.cases import ABSENT, Case, Outcome
+from ..corpus.compare import json_equal, show
+from ..running.runner import FAIL, PASS, Result, run_cases
+from ..targets import TargetUnavailable, make_target
 
 # merge-patch-2way: RFC 7396 defines no creation, but any patch it creates must apply (section 2) to the
 # modified document, which the libraries' creators do

@@ -15,9 +15,9 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from patchconf.harness.corpus.cases import Case
-from patchconf.harness.running.runner import ERROR, FAIL, PASS, SKIP, UNCLASSIFIED, Result, run_cases
-from patchconf.harness.targets.base import Target
+from ..corpus.cases import Case
+from ..running.runner import ERROR, FAIL, PASS, SKIP, UNCLASSIFIED, Result, run_cases
+from ..targets.base import Target
 
 # How each judge ran Kubernetes' code, keyed by target name (without its ``:PATH``/``@1.MINOR``).
 VIA = {

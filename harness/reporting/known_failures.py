@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from patchconf.harness.corpus.cases import Case
-from patchconf.harness.reporting.report import Run
-from patchconf.harness.running.runner import FAILING, PASS
+from ..corpus.cases import Case
+from ..running.runner import FAILING, PASS
+from .report import Run
 
 
 class KnownFailuresError(ValueError):

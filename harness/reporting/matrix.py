@@ -15,10 +15,9 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from patchconf.harness import cache_root
-from patchconf.harness.reporting.report import Run
-from patchconf.harness.reporting.severity import SEVERITIES, severity_counts
-from patchconf.harness.running.apply_aspects import (
+from ...reference_impl import jsonpointer
+from .. import cache_root
+from ..running.apply_aspects import (
     ANNOTATION,
     ANNOTATION_TEXT,
     DIFFERENT,
@@ -27,9 +26,10 @@ from patchconf.harness.running.apply_aspects import (
     REQUEST,
     SAME,
 )
-from patchconf.harness.running.runner import ERROR, FAIL, PASS, SKIP, Result
-from patchconf.harness.targets.base import CATEGORIES, KUBERNETES, LIBRARY, TOOL
-from patchconf.reference_impl import jsonpointer
+from ..running.runner import ERROR, FAIL, PASS, SKIP, Result
+from ..targets.base import CATEGORIES, KUBERNETES, LIBRARY, TOOL
+from .report import Run
+from .severity import SEVERITIES, severity_counts
 
 # A changed case: its id and its runs of equal answers, as (first target, last target, a result).
 Change = tuple[str, list[tuple[str, str, Result]]]

@@ -14,13 +14,13 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from patchconf.harness.corpus.cases import ABSENT, Case, IssueRef, Outcome
-from patchconf.harness.running.runner import ERROR, FAIL, SKIP
-from patchconf.reference_impl import jsonpointer
-from patchconf.reference_impl.patch_types import patch_type
+from ...reference_impl import jsonpointer
+from ...reference_impl.patch_types import patch_type
+from ..corpus.cases import ABSENT, Case, IssueRef, Outcome
+from ..running.runner import ERROR, FAIL, SKIP
 
 if TYPE_CHECKING:
-    from patchconf.harness.reporting.report import Run
+    from .report import Run
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 # The judges whose answer is Kubernetes' own (a divergence of theirs is a release's answer, not a library's)

@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
-from patchconf.harness import counted
-from patchconf.harness.corpus.cases import LoadError
-from patchconf.harness.reporting.severity import worst_departures_markdown
-from patchconf.harness.running.runner import ERROR, FAIL, PASS, SKIP, Result
-from patchconf.harness.targets.base import TargetInfo
-from patchconf.reference_impl.patch_types import names_where
+from ...reference_impl.patch_types import names_where
+from .. import counted
+from ..corpus.cases import LoadError
+from ..running.runner import ERROR, FAIL, PASS, SKIP, Result
+from ..targets.base import TargetInfo
+from .severity import worst_departures_markdown
 
 STATUSES = (PASS, FAIL, ERROR, SKIP)
 
@@ -247,7 +247,7 @@ def judge_lines(judges: list[dict[str, Any]]) -> list[str]:
     """A header line per judge binary a run used: which, from where (prebuilt wheel or local build), built from what."""
     if not judges:
         return []
-    from patchconf.harness.controlplane.judges import describe
+    from ..controlplane.judges import describe
 
     return [f"judge {describe(judge)}" for judge in judges]
 

@@ -31,10 +31,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from patchconf.harness.corpus.cases import Case, LoadError, Outcome, SchemaRef
-from patchconf.harness.reporting.report import Run
-from patchconf.harness.running.runner import Result
-from patchconf.harness.targets.base import ANSWERS, LIBRARY, TargetInfo
+from ..corpus.cases import Case, LoadError, Outcome, SchemaRef
+from ..running.runner import Result
+from ..targets.base import ANSWERS, LIBRARY, TargetInfo
+from .report import Run
 
 LOG_NAME = "results.jsonl"
 RESULTS_NAME = "results.json"

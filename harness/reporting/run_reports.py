@@ -10,9 +10,9 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
-from patchconf.harness.reporting.report import Run, junit_xml, markdown
-from patchconf.harness.reporting.results import results_json_parts
-from patchconf.harness.reporting.site import run_page, run_page_parts
+from .report import Run, junit_xml, markdown
+from .results import results_json_parts
+from .site import run_page, run_page_parts
 
 WRITE_BUFFER = 1 << 20
 

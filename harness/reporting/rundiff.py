@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from patchconf.harness import counted
-from patchconf.harness.reporting.report import Run
-from patchconf.harness.running.runner import FAILING, PASS, SKIP, Result
+from .. import counted
+from ..running.runner import FAILING, PASS, SKIP, Result
+from .report import Run
 
 
 @dataclass(frozen=True)

@@ -22,10 +22,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from patchconf.harness.corpus.compare import json_equal
-from patchconf.harness.running.apply_aspects import LAST_APPLIED, without_last_applied
-from patchconf.harness.running.runner import FAIL, Result
-from patchconf.reference_impl.patch_types import patch_type
+from ...reference_impl.patch_types import patch_type
+from ..corpus.compare import json_equal
+from ..running.apply_aspects import LAST_APPLIED, without_last_applied
+from ..running.runner import FAIL, Result
 
 SECURITY, DATA_LOSS, DRIFT, COSMETIC = "security", "data loss", "drift", "cosmetic"
 SEVERITIES = (SECURITY, DATA_LOSS, DRIFT, COSMETIC)  # worst first

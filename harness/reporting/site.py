@@ -26,15 +26,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from patchconf.harness.reporting.report import difference_lines, failure_inputs, server_changes_lines, shown_json
-from patchconf.harness.reporting.severity import worst_departures
-from patchconf.harness.running.runner import ERROR, FAIL, FAILING, PASS, SKIP, Result
+from ..running.runner import ERROR, FAIL, FAILING, PASS, SKIP, Result
+from .report import difference_lines, failure_inputs, server_changes_lines, shown_json
+from .severity import worst_departures
 
 if TYPE_CHECKING:
-    from patchconf.harness.corpus.cases import Case
-    from patchconf.harness.reporting.matrix import Change
-    from patchconf.harness.reporting.pitfalls import Pitfall
-    from patchconf.harness.reporting.report import Run
+    from ..corpus.cases import Case
+    from .matrix import Change
+    from .pitfalls import Pitfall
+    from .report import Run
 
 STATUSES = (PASS, FAIL, ERROR, SKIP)
 BADGE_LABEL = "patchconf"
@@ -512,7 +512,7 @@ def _matrix_table(list_id: str, key: str, labels: Sequence[str], pages: Sequence
 
 def _changes_table(changed: Sequence[Change], page_of: Mapping[str, str] | None, list_id: str = "changes") -> str:
     """The changed cases, each with its runs of equal answers (linked to the pages in ``page_of``)."""
-    from patchconf.harness.reporting.matrix import describe
+    from .matrix import describe
 
     rows = []
     for case_id, segments in changed:
@@ -533,7 +533,7 @@ def _changes_table(changed: Sequence[Change], page_of: Mapping[str, str] | None,
 def index_page(runs: Sequence[Run], title: str, command: str = "", pitfall_count: int = 0) -> str:
     """The site's front page; ``pitfall_count``: the reports pitfalls.html lists (0: no such page)."""
     # imported here: a run's own report (run_page) needs nothing of the matrix, nor its imports
-    from patchconf.harness.reporting.matrix import column_labels
+    from .matrix import column_labels
 
     pages = [f"implementations/{slug(label)}.html" for label in column_labels(runs)]
     return _page(title, _matrix_body(runs, title, command, pages, pitfall_count=pitfall_count))
@@ -544,7 +544,7 @@ def matrix_page(runs: Sequence[Run], title: str = "Compliance matrix", command: 
     """The matrix on one page of its own (``patchconf matrix --out``'s .html twin): the site's front
     page without the pages it links to, with ``notes``, the fuzzing column (``fuzzed``: agreement
     by target name), for a ``history`` the changes per library, and every failure's reason."""
-    from patchconf.harness.reporting.matrix import portable
+    from .matrix import portable
 
     return _page(title, _matrix_body(runs, title, portable(command), None, fuzzed=fuzzed, history=history,
                                      notes=notes))
@@ -555,7 +555,7 @@ def _matrix_body(runs: Sequence[Run], title: str, command: str, pages: Sequence[
                  notes: str = "") -> str:
     """The matrix: with ``pages`` (the site's) linked to them; without, a page that stands alone, which
     names no directory of this machine and lists the failures itself."""
-    from patchconf.harness.reporting.matrix import FUZZ_COLUMN, GROUP_TITLES, column_labels, matrix_groups, portable
+    from .matrix import FUZZ_COLUMN, GROUP_TITLES, column_labels, matrix_groups, portable
 
     labels = column_labels(runs)
     page_of = dict(zip(labels, pages, strict=True)) if pages is not None else None
@@ -613,7 +613,7 @@ def _matrix_body(runs: Sequence[Run], title: str, command: str, pages: Sequence[
 
 
 def _target_changes(runs: Sequence[Run], labels: Sequence[str], page_of: Mapping[str, str] | None) -> str:
-    from patchconf.harness.reporting.matrix import changes
+    from .matrix import changes
 
     if len(runs) < 2:
         return ""
@@ -624,7 +624,7 @@ def _target_changes(runs: Sequence[Run], labels: Sequence[str], page_of: Mapping
 
 
 def _release_changes(runs: Sequence[Run]) -> str:
-    from patchconf.harness.reporting.matrix import release_changes
+    from .matrix import release_changes
 
     out = ("<h2>Changed between releases</h2><p>Per library, in column order: the cases whose answer (status, or "
            "exact result) differs between its releases; each line names the releases that answered alike.</p>")
@@ -649,9 +649,9 @@ def _failures_by_target(runs: Sequence[Run], labels: Sequence[str]) -> str:
 
 def _departures_tables(runs: Sequence[Run], labels: Sequence[str], page_of: Mapping[str, str] | None) -> str:
     """The matrix's severity counts and its apply aspects (matrix.severity_markdown, apply_aspects_markdown)."""
-    from patchconf.harness.reporting.matrix import APPLY_ASPECTS_NOTE, aspect_cell, next_apply
-    from patchconf.harness.reporting.severity import SEVERITIES, severity_counts
-    from patchconf.harness.running.apply_aspects import ANNOTATION, ANNOTATION_TEXT, OBJECT, REQUEST
+    from ..running.apply_aspects import ANNOTATION, ANNOTATION_TEXT, OBJECT, REQUEST
+    from .matrix import APPLY_ASPECTS_NOTE, aspect_cell, next_apply
+    from .severity import SEVERITIES, severity_counts
 
     def link(label: str) -> str:
         return esc(label) if page_of is None else f'<a href="{esc(page_of[label])}">{esc(label)}</a>'
@@ -690,8 +690,8 @@ def pitfalls_page(pitfalls: Sequence[Pitfall], runs: Sequence[Run], title: str, 
     """pitfalls.html: per reported problem, each case answering it with its inputs, what Kubernetes does
     (and at which releases otherwise), and each column's status for it, a failure with its reason.
     ``case_base``: a URL prefix for case files (none: the case is named, not linked)."""
-    from patchconf.harness.reporting.matrix import column_labels
-    from patchconf.harness.reporting.pitfalls import answer_text, releases_text, wrong_targets
+    from .matrix import column_labels
+    from .pitfalls import answer_text, releases_text, wrong_targets
 
     labels = column_labels(runs) if runs else []
     pages = {label: f"implementations/{slug(label)}.html" for label in labels}
@@ -746,7 +746,7 @@ def write_site(runs: Sequence[Run], directory: Path, title: str = "Compliance ma
                command: str = "", pitfalls: Sequence[Pitfall] = (), case_base: str = "") -> list[Path]:
     """index.html, implementations/<label>.html and badges/<label>.json|.svg under ``directory``; with
     ``pitfalls``, pitfalls.html too, linked from the index."""
-    from patchconf.harness.reporting.matrix import column_labels
+    from .matrix import column_labels
 
     labels = column_labels(runs)
     (directory / "implementations").mkdir(parents=True, exist_ok=True)

@@ -9,11 +9,11 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from patchconf.harness.reporting.report import STATUSES, Run
-from patchconf.harness.running.runner import ERROR, FAIL
+from ..running.runner import ERROR, FAIL
+from .report import STATUSES, Run
 
 if TYPE_CHECKING:
-    from patchconf.harness.reporting.known_failures import Verdict
+    from .known_failures import Verdict
 
 FORMATS = ("text", "json", "markdown")
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from patchconf.harness.corpus.cases import ABSENT, Outcome
-from patchconf.harness.corpus.compare import explain, json_equal
+from ..corpus.cases import ABSENT, Outcome
+from ..corpus.compare import explain, json_equal
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 OBJECT, REQUEST, ANNOTATION, ANNOTATION_TEXT = "object", "request", "annotation", "annotation_text"

@@ -19,12 +19,11 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from patchconf.harness.corpus import stored_objects
-from patchconf.harness.corpus.caselines import case_source
-from patchconf.harness.corpus.cases import ABSENT, Case, ExpectedError, Outcome, SchemaRef, result_json_text
-from patchconf.harness.corpus.compare import explain, json_equal, show
-from patchconf.harness.running import apply_aspects
-from patchconf.harness.targets.base import (
+from ..corpus import stored_objects
+from ..corpus.caselines import case_source
+from ..corpus.cases import ABSENT, Case, ExpectedError, Outcome, SchemaRef, result_json_text
+from ..corpus.compare import explain, json_equal, show
+from ..targets.base import (
     KUBERNETES,
     RFC_PROFILE,
     Actual,
@@ -33,6 +32,7 @@ from patchconf.harness.targets.base import (
     TargetCrash,
     TargetDeclined,
 )
+from . import apply_aspects
 
 PASS, FAIL, ERROR, SKIP = "pass", "fail", "error", "skip"
 FAILING = (FAIL, ERROR)  # the statuses that fail a run

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from patchconf.harness.targets.base import Actual, ActualError, Target, TargetCrash, TargetInfo, TargetUnavailable
-from patchconf.reference_impl.releases import CORPUS_RELEASE
+from ...reference_impl.releases import CORPUS_RELEASE
+from .base import Actual, ActualError, Target, TargetCrash, TargetInfo, TargetUnavailable
 
 __all__ = [
     "TARGET_HELP",
@@ -36,49 +36,49 @@ TARGET_HELP = {
 
 
 def _reference(argument: str | None, **options) -> Target:
-    from patchconf.harness.targets.reference import ReferenceTarget
+    from .reference import ReferenceTarget
 
     return ReferenceTarget(argument) if argument else ReferenceTarget()
 
 
 def _kubectl(argument: str | None, **options) -> Target:
-    from patchconf.harness.targets.kubectl import KubectlTarget
+    from .kubectl import KubectlTarget
 
     return KubectlTarget(argument, **options)
 
 
 def _kubectl_apply(argument: str | None, **options) -> Target:
-    from patchconf.harness.targets.kubectl_apply import KubectlApplyTarget
+    from .kubectl_apply import KubectlApplyTarget
 
     return KubectlApplyTarget(argument, **options)
 
 
 def _command(argument: str | None, **options) -> Target:
-    from patchconf.harness.targets.command import CommandTarget
+    from .command import CommandTarget
 
     return CommandTarget(argument or "", **options)
 
 
 def _upstream(argument: str | None, **options) -> Target:
-    from patchconf.harness.targets.upstream import UpstreamTarget
+    from .upstream import UpstreamTarget
 
     return UpstreamTarget(argument, **options)
 
 
 def _peer(argument: str | None, **options) -> Target:
-    from patchconf.harness.targets.peer import PeerTarget
+    from .peer import PeerTarget
 
     return PeerTarget(argument or "", **options)
 
 
 def _live(argument: str | None, **options) -> Target:
-    from patchconf.harness.targets.live import LiveTarget
+    from .live import LiveTarget
 
     return LiveTarget(argument, **options)
 
 
 def _live_local(argument: str | None, **options) -> Target:
-    from patchconf.harness.targets.live_local import LocalLiveTarget, release_of
+    from .live_local import LocalLiveTarget, release_of
 
     return LocalLiveTarget(release_of(f"live@{argument or ''}"), **options)
 

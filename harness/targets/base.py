@@ -6,8 +6,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
 
-from patchconf.harness.corpus.cases import ABSENT, Case, Outcome
-from patchconf.reference_impl.patch_types import patch_type
+from ...reference_impl.patch_types import patch_type
+from ..corpus.cases import ABSENT, Case, Outcome
 
 KUBERNETES_PROFILE = "kubernetes"
 RFC_PROFILE = "rfc"

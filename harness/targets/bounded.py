@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO
 
-from patchconf.harness.targets.base import TargetCrash
+from .base import TargetCrash
 
 DEFAULT_MAX_ANSWER_BYTES = 64 * 1024 * 1024
 MAX_ANSWER_BYTES_ENV = "PATCHCONF_MAX_ANSWER_BYTES"

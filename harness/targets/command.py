@@ -23,9 +23,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any, TypeVar
 
-from patchconf.harness.corpus.cases import ABSENT, STEP_EXPECTATIONS, Case, Outcome, named_schema_path
-from patchconf.harness.corpus.yamlio import load_path
-from patchconf.harness.targets.base import (
+from ...reference_impl.patch_types import patch_type
+from ..corpus.cases import ABSENT, STEP_EXPECTATIONS, Case, Outcome, named_schema_path
+from ..corpus.yamlio import load_path
+from .base import (
     ANSWERS,
     LIBRARY,
     MODES,
@@ -39,7 +40,7 @@ from patchconf.harness.targets.base import (
     TargetInfo,
     TargetUnavailable,
 )
-from patchconf.harness.targets.bounded import (
+from .bounded import (
     AnswerTooLarge,
     Oversize,
     keep_tail,
@@ -47,7 +48,6 @@ from patchconf.harness.targets.bounded import (
     read_lines,
     too_large,
 )
-from patchconf.reference_impl.patch_types import patch_type
 
 PROTOCOL_VERSION = 1
 T = TypeVar("T")

@@ -20,9 +20,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from patchconf.harness.corpus.cases import Case
-from patchconf.harness.targets import bounded
-from patchconf.harness.targets.base import (
+from ...reference_impl.patch_types import PATCH_REQUEST_TYPES, patch_type
+from ..corpus.cases import Case
+from . import bounded
+from .base import (
     KUBERNETES,
     Actual,
     ActualError,
@@ -31,7 +32,6 @@ from patchconf.harness.targets.base import (
     TargetInfo,
     TargetUnavailable,
 )
-from patchconf.reference_impl.patch_types import PATCH_REQUEST_TYPES, patch_type
 
 ENVELOPE_API_VERSION = "patchconf.dev/v1"
 ENVELOPE_KIND = "Envelope"

@@ -47,9 +47,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from patchconf.harness.corpus.cases import ABSENT, Case
-from patchconf.harness.targets import bounded
-from patchconf.harness.targets.base import (
+from ...reference_impl.govalue import encoding_json
+from ...reference_impl.kubernetes_object import is_custom_group, resource_plural
+from ...reference_impl.patch_types import PATCH_REQUEST_TYPES, PATCH_TYPES
+from ..corpus.cases import ABSENT, Case
+from . import bounded
+from .base import (
     KUBERNETES,
     MODES,
     Actual,
@@ -59,10 +62,7 @@ from patchconf.harness.targets.base import (
     TargetInfo,
     TargetUnavailable,
 )
-from patchconf.harness.targets.kubectl import ERROR_PATTERNS, classify_error, find_kubectl, kubectl_version
-from patchconf.reference_impl.govalue import encoding_json
-from patchconf.reference_impl.kubernetes_object import is_custom_group, resource_plural
-from patchconf.reference_impl.patch_types import PATCH_REQUEST_TYPES, PATCH_TYPES
+from .kubectl import ERROR_PATTERNS, classify_error, find_kubectl, kubectl_version
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 DEFAULT_NAMESPACE = "default"

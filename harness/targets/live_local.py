@@ -20,11 +20,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from patchconf.harness.controlplane import apiserver
-from patchconf.harness.controlplane.gobuild import progress_on
-from patchconf.harness.targets.base import TargetUnavailable
-from patchconf.harness.targets.live import LiveTarget
-from patchconf.harness.targets.live.conventions import DEFAULT_WORKERS
+from ..controlplane import apiserver
+from ..controlplane.gobuild import progress_on
+from .base import TargetUnavailable
+from .live import LiveTarget
+from .live.conventions import DEFAULT_WORKERS
 
 SPEC_PREFIX = "live@"
 RELEASE = re.compile(r"v?1\.[0-9]+(\.[0-9]+)?")

@@ -25,11 +25,11 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from patchconf.harness import SOURCE_ROOT, cache_root
-from patchconf.harness.controlplane.gobuild import BuildProgress, build_lock
-from patchconf.harness.targets.base import TargetUnavailable
-from patchconf.harness.targets.command import CommandTarget
-from patchconf.harness.targets.upstream import go_executable, run_build_step, tree_digest
+from .. import SOURCE_ROOT, cache_root
+from ..controlplane.gobuild import BuildProgress, build_lock
+from .base import TargetUnavailable
+from .command import CommandTarget
+from .upstream import go_executable, run_build_step, tree_digest
 
 PEERS_DIR = SOURCE_ROOT / "targets" / "peers"
 # The protocol kit every peer imports (its go.mod replaces it with ../../peerkit).
@@ -139,7 +139,7 @@ class PeerTarget(CommandTarget):
         local control plane started for this target (stopped by close)."""
         kubeconfig = kubeconfig or os.environ.get("PATCHCONF_KUBECONFIG")
         if not kubeconfig:
-            from patchconf.harness.controlplane import apiserver
+            from ..controlplane import apiserver
 
             directory = Path(tempfile.mkdtemp(prefix="patchconf-peer-"))
             try:
@@ -151,7 +151,7 @@ class PeerTarget(CommandTarget):
 
     def _stop_plane(self) -> None:
         if self._plane is not None:
-            from patchconf.harness.controlplane import apiserver
+            from ..controlplane import apiserver
 
             plane, self._plane = self._plane, None
             apiserver.stop(plane)

@@ -18,14 +18,14 @@ import os
 import re
 from typing import Any
 
-from patchconf.harness import patchconf_version
-from patchconf.harness.corpus.cases import Case, Outcome, SchemaRef, named_schema_path
-from patchconf.harness.targets.base import KUBERNETES, MODES, Actual, ActualError, Target, TargetInfo, TargetUnavailable
-from patchconf.reference_impl import json_patch, kubernetes_object, merge_patch
-from patchconf.reference_impl.errors import NoStrategicSchema, PatchError
-from patchconf.reference_impl.object_meta import check_readable_metadata
-from patchconf.reference_impl.patch_types import patch_type
-from patchconf.reference_impl.releases import CORPUS_RELEASE, LIVE_RELEASE
+from ...reference_impl import json_patch, kubernetes_object, merge_patch
+from ...reference_impl.errors import NoStrategicSchema, PatchError
+from ...reference_impl.object_meta import check_readable_metadata
+from ...reference_impl.patch_types import patch_type
+from ...reference_impl.releases import CORPUS_RELEASE, LIVE_RELEASE
+from .. import patchconf_version
+from ..corpus.cases import Case, Outcome, SchemaRef, named_schema_path
+from .base import KUBERNETES, MODES, Actual, ActualError, Target, TargetInfo, TargetUnavailable
 
 MAX_WORKERS = 4  # processes; more convert the same schemas again for little gain
 
@@ -66,7 +66,7 @@ class ReferenceTarget(Target):
             "merge-patch-3way": self._merge_patch_3way,
         }
         try:
-            from patchconf.reference_impl import strategic  # noqa: F401
+            from ...reference_impl import strategic  # noqa: F401
         except ImportError:
             return runners
         runners["strategic"] = self._strategic
@@ -98,7 +98,7 @@ class ReferenceTarget(Target):
     def _as_a_server_stores_it(self, case: Case) -> Actual:
         """The patch as an apiserver runs it: ``original`` stored (decoded into its Go type and
         defaulted), the patch applied to it, the result decoded and defaulted again and stored."""
-        from patchconf.reference_impl.ssa import apiserver
+        from ...reference_impl.ssa import apiserver
 
         original = case.inputs["original"]
         api_version, kind = str(original.get("apiVersion", "")), str(original.get("kind", ""))
@@ -120,7 +120,7 @@ class ReferenceTarget(Target):
         target judges it rendered by a dry-run create."""
         if not _written_for_a_server(case) or not isinstance(outcome.document, dict):
             return outcome
-        from patchconf.reference_impl.ssa import apiserver, codec, request
+        from ...reference_impl.ssa import apiserver, codec, request
 
         document = outcome.document
         api_version, kind = str(document.get("apiVersion", "")), str(document.get("kind", ""))
@@ -135,7 +135,7 @@ class ReferenceTarget(Target):
         return merge_patch.apply(self._original(case), case.inputs["patch"])
 
     def _strategic(self, case: Case):
-        from patchconf.reference_impl import strategic
+        from ...reference_impl import strategic
 
         original = case.inputs["original"]
         # kubectl writes an object out again before patching it (30.0 becomes 30); a bare
@@ -155,7 +155,7 @@ class ReferenceTarget(Target):
         return Actual(patch=kubernetes_object.through_float64(patch))
 
     def _strategic_2way(self, case: Case) -> Actual:
-        from patchconf.reference_impl.strategic import create
+        from ...reference_impl.strategic import create
 
         meta = self._meta(case)
         original = case.inputs["original"]
@@ -164,7 +164,7 @@ class ReferenceTarget(Target):
 
     def _strategic_3way(self, case: Case) -> Actual:
         # CreateThreeWayMergePatch as kubectl apply calls it: no preconditions.
-        from patchconf.reference_impl.strategic import create
+        from ...reference_impl.strategic import create
 
         meta = self._meta(case)
         current = case.inputs["current"]
@@ -177,7 +177,7 @@ class ReferenceTarget(Target):
     @staticmethod
     def _created(patch, document, meta) -> Actual:
         """A created patch as sent (JSON written by Go), and ``document`` with it applied if that works."""
-        from patchconf.reference_impl import strategic
+        from ...reference_impl import strategic
 
         patch = kubernetes_object.through_go_json(patch)
         try:
@@ -187,7 +187,7 @@ class ReferenceTarget(Target):
         return Actual(patch=patch, document=patched)
 
     def _apply(self, case: Case) -> Actual:
-        from patchconf.reference_impl import kubectl_apply
+        from ...reference_impl import kubectl_apply
 
         live = case.inputs["current"] if case.has_input("current") else None
         if live is not None and case.has_input("original"):
@@ -206,7 +206,7 @@ class ReferenceTarget(Target):
         return Actual(patch=outcome.patch, document=outcome.live)
 
     def _server_side_apply(self, case: Case) -> Actual:
-        from patchconf.reference_impl.ssa import apiserver
+        from ...reference_impl.ssa import apiserver
 
         current = case.inputs.get("current")
         steps = case.inputs["steps"]
@@ -233,7 +233,7 @@ class ReferenceTarget(Target):
         return found
 
     def _find_ssa_schema(self, case: Case, api_version: str, kind: str, custom: bool):
-        from patchconf.reference_impl.ssa import schema as ssa_schema
+        from ...reference_impl.ssa import schema as ssa_schema
 
         version = case.schema.version if case.schema is not None and case.schema.version else None
         version = version or LIVE_RELEASE
@@ -263,7 +263,7 @@ class ReferenceTarget(Target):
         return found
 
     def _find_meta(self, schema: SchemaRef | None):
-        from patchconf.reference_impl import strategic
+        from ...reference_impl import strategic
 
         if schema is None:
             raise NoStrategicSchema("document has no apiVersion/kind and the case names no schema")
@@ -286,7 +286,7 @@ def named_scale(case: Case, api_version: str):
     declared = _named_schema_document(str(path)).get("scale") if path else None
     if declared is None:
         return None
-    from patchconf.reference_impl.ssa import scalehandler
+    from ...reference_impl.ssa import scalehandler
 
     try:
         return scalehandler.custom(declared, api_version)
@@ -298,7 +298,7 @@ def named_scale(case: Case, api_version: str):
 def _named_schema_document(path: str) -> dict[str, Any]:
     from pathlib import Path
 
-    from patchconf.harness.corpus.yamlio import load_path
+    from ..corpus.yamlio import load_path
 
     document = load_path(Path(path))
     return document if isinstance(document, dict) else {}

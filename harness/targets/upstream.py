@@ -21,12 +21,12 @@ import shutil
 from dataclasses import replace
 from pathlib import Path
 
-from patchconf.harness import SOURCE_ROOT, cache_root
-from patchconf.harness.controlplane import judges
-from patchconf.harness.controlplane.apiserver import KUBERNETES_MODULE, render_go_mod
-from patchconf.harness.controlplane.gobuild import BuildProgress, build_lock, platform_suffix, run_go, write_manifest
-from patchconf.harness.targets.base import KUBERNETES, MODES, TargetUnavailable
-from patchconf.harness.targets.command import CommandTarget
+from .. import SOURCE_ROOT, cache_root
+from ..controlplane import judges
+from ..controlplane.apiserver import KUBERNETES_MODULE, render_go_mod
+from ..controlplane.gobuild import BuildProgress, build_lock, platform_suffix, run_go, write_manifest
+from .base import KUBERNETES, MODES, TargetUnavailable
+from .command import CommandTarget
 
 SOURCE_DIR = SOURCE_ROOT / "targets" / "upstream"
 K8S_MODULES = ("k8s.io/apimachinery", "k8s.io/api", "k8s.io/client-go", "k8s.io/kubectl")

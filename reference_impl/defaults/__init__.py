@@ -1,6 +1,6 @@
 """Defaulting of built-in kinds, as a kube-apiserver does it between decoding and the field manager.
 
-    from patchconf.reference_impl.defaults import default_object
+    from . import default_object
     stored = default_object(gotypes.round_trip(obj, api_version, kind), release=(1, 32))
 
 Go twin: the scheme's defaulting (``runtime.Scheme.Default``) of k8s.io/kubernetes: per API group
@@ -22,16 +22,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from patchconf.reference_impl.defaults.features import Release
-from patchconf.reference_impl.defaults.generated import (
+from ..govalue import gotypes
+from ..govalue.decoded import json_copy
+from ..govalue.gotypes import GoStruct
+from .features import Release
+from .generated import (
     GROUP_VERSIONS,
     literal_defaults,
     supported_releases,
     walk_struct,
 )
-from patchconf.reference_impl.govalue import gotypes
-from patchconf.reference_impl.govalue.decoded import json_copy
-from patchconf.reference_impl.govalue.gotypes import GoStruct
 
 DEFAULT_RELEASE: Release = (1, 32)  # the corpus's release
 

@@ -7,9 +7,9 @@ apps/v1 zz_generated.defaults.go reaches them; a template gets no SetDefaults_Po
 
 from __future__ import annotations
 
-from patchconf.reference_impl.defaults.core_v1 import Defaulter
-from patchconf.reference_impl.defaults.features import Release, enabled
-from patchconf.reference_impl.govalue.gotypes import GoStruct, is_empty, zero_struct
+from ..govalue.gotypes import GoStruct, is_empty, zero_struct
+from .core_v1 import Defaulter
+from .features import Release, enabled
 
 APPS = "io.k8s.api.apps.v1."
 DEFAULT_REVISION_HISTORY_LIMIT = 10

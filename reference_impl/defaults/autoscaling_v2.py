@@ -5,9 +5,9 @@ Go twin: k8s.io/kubernetes/pkg/apis/autoscaling/v2/defaults.go.
 
 from __future__ import annotations
 
-from patchconf.reference_impl.defaults.core_v1 import Defaulter
-from patchconf.reference_impl.defaults.features import Release
-from patchconf.reference_impl.govalue.gotypes import GoStruct, is_empty, zero_struct
+from ..govalue.gotypes import GoStruct, is_empty, zero_struct
+from .core_v1 import Defaulter
+from .features import Release
 
 AUTOSCALING = "io.k8s.api.autoscaling.v2."
 DEFAULT_CPU_UTILIZATION = 80  # pkg/apis/autoscaling DefaultCPUUtilization

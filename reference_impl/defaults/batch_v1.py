@@ -6,9 +6,9 @@ JobTemplateSpec, not a Job: it gets only the pod template's defaults, not SetDef
 
 from __future__ import annotations
 
-from patchconf.reference_impl.defaults.core_v1 import Defaulter
-from patchconf.reference_impl.defaults.features import Release, enabled
-from patchconf.reference_impl.govalue.gotypes import GoStruct, is_empty
+from ..govalue.gotypes import GoStruct, is_empty
+from .core_v1 import Defaulter
+from .features import Release, enabled
 
 BATCH = "io.k8s.api.batch.v1."
 MAX_INT32 = 2**31 - 1

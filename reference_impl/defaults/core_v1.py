@@ -15,9 +15,9 @@ import contextlib
 import re
 from collections.abc import Callable
 
-from patchconf.reference_impl.defaults import quantity
-from patchconf.reference_impl.defaults.features import Release, enabled
-from patchconf.reference_impl.govalue.gotypes import GoStruct, int_or_string_is_zero, is_empty, zero_struct
+from ..govalue.gotypes import GoStruct, int_or_string_is_zero, is_empty, zero_struct
+from . import quantity
+from .features import Release, enabled
 
 CORE = "io.k8s.api.core.v1."
 

@@ -29,7 +29,8 @@ import importlib.resources
 import json
 from typing import Any
 
-from patchconf.reference_impl.defaults import (
+from ..govalue.gotypes import GoStruct, fields, is_zero
+from . import (
     apps_v1,
     autoscaling_v2,
     batch_v1,
@@ -40,9 +41,8 @@ from patchconf.reference_impl.defaults import (
     rbac_v1,
     storage_v1,
 )
-from patchconf.reference_impl.defaults.core_v1 import Defaulter
-from patchconf.reference_impl.defaults.features import Release
-from patchconf.reference_impl.govalue.gotypes import GoStruct, fields, is_zero
+from .core_v1 import Defaulter
+from .features import Release
 
 # The group versions whose defaulting is modelled; any other apiVersion is left as it is.
 GROUP_VERSIONS = {

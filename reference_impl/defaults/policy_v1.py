@@ -6,6 +6,6 @@ registers nothing (there is no defaults.go).
 
 from __future__ import annotations
 
-from patchconf.reference_impl.defaults.core_v1 import Defaulter
+from .core_v1 import Defaulter
 
 DEFAULTERS: dict[str, Defaulter] = {}

@@ -16,7 +16,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import NamedTuple
 
-from patchconf.reference_impl.govalue.decoded import INT64_MAX
+from ..govalue.decoded import INT64_MAX
 
 BINARY_SI, DECIMAL_SI, DECIMAL_EXPONENT = "BinarySI", "DecimalSI", "DecimalExponent"
 INT64_MAX_DIGITS = 18  # maxInt64Factors: decimal digits an int64 always holds

@@ -5,9 +5,9 @@ Go twin: k8s.io/kubernetes/pkg/apis/rbac/v1/defaults.go. Role and ClusterRole ha
 
 from __future__ import annotations
 
-from patchconf.reference_impl.defaults.core_v1 import Defaulter
-from patchconf.reference_impl.defaults.features import Release
-from patchconf.reference_impl.govalue.gotypes import GoStruct
+from ..govalue.gotypes import GoStruct
+from .core_v1 import Defaulter
+from .features import Release
 
 RBAC = "io.k8s.api.rbac.v1."
 GROUP_NAME = "rbac.authorization.k8s.io"

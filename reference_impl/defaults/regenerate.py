@@ -22,8 +22,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from patchconf.reference_impl.govalue import gotypes
-from patchconf.reference_impl.models.regenerate import SPEC_DIR, module_dir
+from ..govalue import gotypes
+from ..models.regenerate import SPEC_DIR, module_dir
 
 OUTPUT = Path(__file__).resolve().parent / "literal-defaults.json"
 ZEROS = {"string": "", "int": 0, "float": 0, "bool": False}

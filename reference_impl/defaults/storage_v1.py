@@ -5,9 +5,9 @@ Go twin: k8s.io/kubernetes/pkg/apis/storage/v1/defaults.go.
 
 from __future__ import annotations
 
-from patchconf.reference_impl.defaults.core_v1 import Defaulter
-from patchconf.reference_impl.defaults.features import Release, enabled
-from patchconf.reference_impl.govalue.gotypes import GoStruct, is_empty
+from ..govalue.gotypes import GoStruct, is_empty
+from .core_v1 import Defaulter
+from .features import Release, enabled
 
 STORAGE = "io.k8s.api.storage.v1."
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from patchconf.reference_impl.errors import InvalidPatch, TypeMismatch
+from ..errors import InvalidPatch, TypeMismatch
 
 Json = Any
 

@@ -15,7 +15,7 @@ import re
 from decimal import Decimal
 from typing import Any
 
-from patchconf.reference_impl.govalue.decoded import INT64_MAX, INT64_MIN
+from .decoded import INT64_MAX, INT64_MIN
 
 _ESCAPES = {
     '"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t",

@@ -8,8 +8,8 @@ keys sorted, as ``fmt`` does.
 
 from __future__ import annotations
 
-from patchconf.reference_impl.govalue.decoded import INT64, Json, go_type, plain
-from patchconf.reference_impl.govalue.strconv import format_float, quote
+from .decoded import INT64, Json, go_type, plain
+from .strconv import format_float, quote
 
 
 def go_v(value: Json) -> str:

@@ -27,8 +27,8 @@ import functools
 from collections.abc import Mapping
 from typing import Any
 
-from patchconf.reference_impl import models
-from patchconf.reference_impl.govalue.decoded import json_copy
+from .. import models
+from .decoded import json_copy
 
 GoStruct = dict[str, Any]  # a decoded struct: every field, nil as NIL
 Shape = dict[str, Any]  # {"shape": string|int|float|bool|bytes|struct|pointer|slice|map|opaque, ...}

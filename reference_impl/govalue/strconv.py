@@ -5,7 +5,7 @@ Go twins: strconv/quote.go, strconv/ftoa.go, strconv/atoi.go.
 
 from __future__ import annotations
 
-from patchconf.reference_impl.govalue.decoded import INT64_MAX, INT64_MIN
+from .decoded import INT64_MAX, INT64_MIN
 
 _QUOTE_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v",
                   '"': '\\"', "\\": "\\\\"}

@@ -16,14 +16,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from patchconf.reference_impl import json_patch, merge_patch
-from patchconf.reference_impl.errors import PatchError
-from patchconf.reference_impl.govalue import gotypes
-from patchconf.reference_impl.govalue.decoded import json_copy
-from patchconf.reference_impl.govalue.gotypes import InvalidBytes
-from patchconf.reference_impl.kubernetes_object import resource_plural
-from patchconf.reference_impl.releases import CORPUS_RELEASE
-from patchconf.reference_impl.ssa import (
+from .. import json_patch, merge_patch
+from ..errors import PatchError
+from ..govalue import gotypes
+from ..govalue.decoded import json_copy
+from ..govalue.gotypes import InvalidBytes
+from ..kubernetes_object import resource_plural
+from ..releases import CORPUS_RELEASE
+from . import (
     codec,
     kubectl_client_apply,
     migration,
@@ -31,18 +31,18 @@ from patchconf.reference_impl.ssa import (
     strategies,
     structural,
 )
-from patchconf.reference_impl.ssa.conversion import ConversionError
-from patchconf.reference_impl.ssa.fieldpath import FieldSet, make_path
-from patchconf.reference_impl.ssa.managedfields import (
+from .conversion import ConversionError
+from .fieldpath import FieldSet, make_path
+from .managedfields import (
     DEFAULT_RELEASE,
     TOTAL_ANNOTATION_SIZE_LIMIT,
     FieldManager,
     RequestError,
     annotations_size,
 )
-from patchconf.reference_impl.ssa.request import Step, StepResult, with_fields_type
-from patchconf.reference_impl.ssa.schema import Schema
-from patchconf.reference_impl.ssa.typed import PARTIAL_KEYS_SINCE, resolve_or_none, values_equal
+from .request import Step, StepResult, with_fields_type
+from .schema import Schema
+from .typed import PARTIAL_KEYS_SINCE, resolve_or_none, values_equal
 
 # handlers/create.go: a request naming no fieldManager is recorded under its User-Agent's
 # first word, which for patchconf's own requests is this.
@@ -214,8 +214,8 @@ class Store:
         if self.custom_resource:
             return None
         if self.patch_meta is None:
-            from patchconf.reference_impl import strategic
-            from patchconf.reference_impl.errors import NoStrategicSchema
+            from .. import strategic
+            from ..errors import NoStrategicSchema
 
             try:
                 self.patch_meta = strategic.builtin_patch_meta(self.api_version, self.kind,
@@ -382,7 +382,7 @@ class Store:
             return json_patch.apply(live, step.patch)
         if step.patch_type == "merge-patch":
             return merge_patch.apply(live, step.patch)
-        from patchconf.reference_impl import strategic
+        from .. import strategic
 
         if step.patch_type != "strategic":  # no content type of the apiserver's: never a strategic patch by default
             raise RequestError("invalid-patch", f"the server does not support the patch type {step.patch_type!r}",
@@ -539,7 +539,7 @@ def _keep_path(obj: dict[str, Any], old: dict[str, Any], path: tuple[str, ...]) 
 @functools.cache
 def scale_schema() -> Schema:
     """The types the /scale handler's field manager merges by: autoscaling/v1 Scale (alike in every release)."""
-    from patchconf.reference_impl.ssa import schema
+    from . import schema
 
     return schema.builtin(scalehandler.SCALE_API_VERSION, scalehandler.SCALE_KIND)
 

@@ -19,10 +19,10 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from patchconf.reference_impl.defaults import default_go_value, default_object, defaults_known
-from patchconf.reference_impl.govalue import gotypes
-from patchconf.reference_impl.govalue.decoded import json_copy
-from patchconf.reference_impl.ssa import conversion
+from ..defaults import default_go_value, default_object, defaults_known
+from ..govalue import gotypes
+from ..govalue.decoded import json_copy
+from . import conversion
 
 
 def has_go_type(api_version: str, kind: str) -> bool:

@@ -79,7 +79,7 @@ import base64
 from collections.abc import Callable
 from typing import Any
 
-from patchconf.reference_impl.govalue.strconv import NumError, parse_int
+from ..govalue.strconv import NumError, parse_int
 
 TEMPLATE_GENERATION = "deprecated.daemonset.template.generation"
 ROLLBACK_TO = "deprecated.deployment.rollback.to"

@@ -20,9 +20,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from patchconf.reference_impl.govalue.decoded import json_copy
-from patchconf.reference_impl.ssa.fieldpath import FieldSet, make_path
-from patchconf.reference_impl.ssa.managedfields import LAST_APPLIED
+from ..govalue.decoded import json_copy
+from .fieldpath import FieldSet, make_path
+from .managedfields import LAST_APPLIED
 
 # kubectl's default managers (apply.go: FieldManagerClientSideApply, fieldManagerServerSideApply,
 # fieldManagerLastAppliedAnnotation)

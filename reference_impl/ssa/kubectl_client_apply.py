@@ -13,11 +13,11 @@ The step's ``warnings`` are the ones kubectl prints, without their ``Warning: ``
 
 from __future__ import annotations
 
-from patchconf.reference_impl import kubectl_apply
-from patchconf.reference_impl.errors import PatchError
-from patchconf.reference_impl.kubernetes_object import resource_plural
-from patchconf.reference_impl.ssa.managedfields import LAST_APPLIED, RequestError
-from patchconf.reference_impl.ssa.request import Endpoint, Step, StepResult
+from .. import kubectl_apply
+from ..errors import PatchError
+from ..kubernetes_object import resource_plural
+from .managedfields import LAST_APPLIED, RequestError
+from .request import Endpoint, Step, StepResult
 
 OP = "kubectl-apply"
 

@@ -16,16 +16,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from patchconf.reference_impl.errors import PatchError
-from patchconf.reference_impl.govalue import encoding_json
-from patchconf.reference_impl.govalue.decoded import json_copy
-from patchconf.reference_impl.govalue.gotypes import InvalidBytes
-from patchconf.reference_impl.govalue.strconv import quote
-from patchconf.reference_impl.ssa.conversion import ConversionError
-from patchconf.reference_impl.ssa.fieldpath import FieldSet, PathElement, VersionedSet, make_path, path_string
-from patchconf.reference_impl.ssa.merge import ORDER_SENSITIVE_NOOP_SINCE, Conflict, Conflicts, ManagedFields, Updater
-from patchconf.reference_impl.ssa.schema import Schema
-from patchconf.reference_impl.ssa.typed import TypedValue, ValidationError
+from ..errors import PatchError
+from ..govalue import encoding_json
+from ..govalue.decoded import json_copy
+from ..govalue.gotypes import InvalidBytes
+from ..govalue.strconv import quote
+from .conversion import ConversionError
+from .fieldpath import FieldSet, PathElement, VersionedSet, make_path, path_string
+from .merge import ORDER_SENSITIVE_NOOP_SINCE, Conflict, Conflicts, ManagedFields, Updater
+from .schema import Schema
+from .typed import TypedValue, ValidationError
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 # apimachinery's TotalAnnotationSizeLimitB: all of an object's annotation keys and values, in bytes.

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from patchconf.reference_impl.ssa.fieldpath import FieldSet, Path, VersionedSet, path_string
-from patchconf.reference_impl.ssa.schema import ResolvedType, Schema
-from patchconf.reference_impl.ssa.typed import TypedValue, values_equal
+from .fieldpath import FieldSet, Path, VersionedSet, path_string
+from .schema import ResolvedType, Schema
+from .typed import TypedValue, values_equal
 
 ManagedFields = dict[str, VersionedSet]  # manager identifier -> its fields
 

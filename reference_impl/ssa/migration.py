@@ -18,15 +18,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from patchconf.reference_impl.ssa.csaupgrade import (
+from .csaupgrade import (
     LAST_APPLIED_FIELD,
     LAST_APPLIED_MANAGER,
     SERVER_SIDE_APPLY_MANAGER,
     find_fields_owners,
     upgrade_managed_fields_patch,
 )
-from patchconf.reference_impl.ssa.managedfields import LAST_APPLIED, RequestError
-from patchconf.reference_impl.ssa.request import Endpoint, Step, StepResult
+from .managedfields import LAST_APPLIED, RequestError
+from .request import Endpoint, Step, StepResult
 
 OPS = ("csa-upgrade", "kubectl-apply-server-side")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from patchconf.reference_impl.defaults.quantity import QuantityError, parse
+from ..defaults.quantity import QuantityError, parse
 
 QOS_RESOURCES = ("cpu", "memory")
 

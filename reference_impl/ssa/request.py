@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple, Protocol
 
-from patchconf.reference_impl.govalue.decoded import json_copy
-from patchconf.reference_impl.ssa.managedfields import RequestError
+from ..govalue.decoded import json_copy
+from .managedfields import RequestError
 
 # What the server sets on every object and a case's document leaves out.
 SERVER_OWNED = ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields")

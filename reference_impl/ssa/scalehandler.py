@@ -24,9 +24,9 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from patchconf.reference_impl.govalue.decoded import json_copy
-from patchconf.reference_impl.ssa.fieldpath import KEY, VALUE, FieldSet, PathElement, VersionedSet, make_path
-from patchconf.reference_impl.ssa.managedfields import (
+from ..govalue.decoded import json_copy
+from .fieldpath import KEY, VALUE, FieldSet, PathElement, VersionedSet, make_path
+from .managedfields import (
     Managed,
     RequestError,
     decode_managed_fields,

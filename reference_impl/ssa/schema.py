@@ -26,11 +26,11 @@ from typing import Any, NamedTuple
 
 import yaml
 
-from patchconf.reference_impl import models
-from patchconf.reference_impl.errors import NoStrategicSchema
-from patchconf.reference_impl.govalue.decoded import float64_numbers
-from patchconf.reference_impl.govalue.fmt import go_sharp_v, go_v
-from patchconf.reference_impl.releases import LIVE_RELEASE
+from .. import models
+from ..errors import NoStrategicSchema
+from ..govalue.decoded import float64_numbers
+from ..govalue.fmt import go_sharp_v, go_v
+from ..releases import LIVE_RELEASE
 
 # libyaml when PyYAML has it: the same documents as its pure-Python SafeLoader, ten times sooner.
 _SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from patchconf.reference_impl.ssa import conversion, qos
+from . import conversion, qos
 
 Path = tuple[str, ...]
 SPEC: tuple[Path, ...] = (("spec",),)

@@ -15,7 +15,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from patchconf.reference_impl.ssa.schema import Schema
+from .schema import Schema
 
 Node = Mapping[str, Any]
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from patchconf.reference_impl.govalue.decoded import go_type
-from patchconf.reference_impl.govalue.fmt import go_sharp_v, go_v
-from patchconf.reference_impl.govalue.strconv import quote
-from patchconf.reference_impl.ssa.fieldpath import KEY, FieldSet, PathElement
-from patchconf.reference_impl.ssa.schema import ABSENT_DEFAULT, Atom, ResolvedType, Schema, TypeRef
+from ..govalue.decoded import go_type
+from ..govalue.fmt import go_sharp_v, go_v
+from ..govalue.strconv import quote
+from .fieldpath import KEY, FieldSet, PathElement
+from .schema import ABSENT_DEFAULT, Atom, ResolvedType, Schema, TypeRef
 
 
 class _Missing:

@@ -10,9 +10,9 @@ and by which key, for built-in kinds (:func:`builtin_patch_meta`) and for the na
 schemas of ``cases/schemas/`` (:func:`named_patch_meta`).
 """
 
-from patchconf.reference_impl.strategic.apply import apply
-from patchconf.reference_impl.strategic.create import create_three_way, create_two_way
-from patchconf.reference_impl.strategic.patchmeta import (
+from .apply import apply
+from .create import create_three_way, create_two_way
+from .patchmeta import (
     FieldMeta,
     PatchMeta,
     available_versions,

@@ -48,7 +48,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from patchconf.reference_impl.errors import (
+from ..errors import (
     InvalidDirective,
     InvalidDocument,
     InvalidPatch,
@@ -57,11 +57,11 @@ from patchconf.reference_impl.errors import (
     RetainKeysViolation,
     TypeMismatch,
 )
-from patchconf.reference_impl.govalue.decoded import GO_MAP, GO_SLICE, comparable_key, go_type, json_copy
-from patchconf.reference_impl.govalue.fmt import go_s, go_v
-from patchconf.reference_impl.govalue.runtime import decoded_capacity
-from patchconf.reference_impl.jsonpointer import LinkedPath, from_linked
-from patchconf.reference_impl.strategic.directives import (
+from ..govalue.decoded import GO_MAP, GO_SLICE, comparable_key, go_type, json_copy
+from ..govalue.fmt import go_s, go_v
+from ..govalue.runtime import decoded_capacity
+from ..jsonpointer import LinkedPath, from_linked
+from .directives import (
     DELETE,
     DELETE_FROM_PRIMITIVE_LIST,
     DIRECTIVE,
@@ -72,9 +72,9 @@ from patchconf.reference_impl.strategic.directives import (
     patch_strategy,
     without_directives,
 )
-from patchconf.reference_impl.strategic.mergepatch import bad_arg_type, no_merge_key
-from patchconf.reference_impl.strategic.patchmeta import FieldMeta, PatchMeta
-from patchconf.reference_impl.strategic.slices import (
+from .mergepatch import bad_arg_type, no_merge_key
+from .patchmeta import FieldMeta, PatchMeta
+from .slices import (
     Index,
     deduplicate,
     elements_are_maps,

@@ -51,7 +51,7 @@ from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any
 
-from patchconf.reference_impl.errors import (
+from ..errors import (
     Conflict,
     InvalidDirective,
     InvalidDocument,
@@ -61,8 +61,8 @@ from patchconf.reference_impl.errors import (
     RetainKeysViolation,
     TypeMismatch,
 )
-from patchconf.reference_impl.govalue import goyaml
-from patchconf.reference_impl.govalue.decoded import (
+from ..govalue import goyaml
+from ..govalue.decoded import (
     GO_MAP,
     GO_SLICE,
     comparable_key,
@@ -73,9 +73,9 @@ from patchconf.reference_impl.govalue.decoded import (
     json_copy_keeping_shared,
     same_go_type,
 )
-from patchconf.reference_impl.govalue.fmt import go_s, go_v
-from patchconf.reference_impl.govalue.sort import go_sort
-from patchconf.reference_impl.strategic.directives import (
+from ..govalue.fmt import go_s, go_v
+from ..govalue.sort import go_sort
+from .directives import (
     DELETE,
     DELETE_FROM_PRIMITIVE_LIST,
     DIRECTIVE,
@@ -87,9 +87,9 @@ from patchconf.reference_impl.strategic.directives import (
     patch_strategy,
     without_directives,
 )
-from patchconf.reference_impl.strategic.mergepatch import bad_arg_type, no_merge_key
-from patchconf.reference_impl.strategic.patchmeta import FieldMeta, PatchMeta
-from patchconf.reference_impl.strategic.slices import (
+from .mergepatch import bad_arg_type, no_merge_key
+from .patchmeta import FieldMeta, PatchMeta
+from .slices import (
     deduplicate,
     elements_are_maps,
     normalize,

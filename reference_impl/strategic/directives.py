@@ -7,9 +7,9 @@ helpers both directions use: ``extractRetainKeysPatchStrategy`` (:func:`patch_st
 
 from __future__ import annotations
 
-from patchconf.reference_impl.errors import NoStrategicSchema
-from patchconf.reference_impl.govalue.decoded import Json
-from patchconf.reference_impl.strategic.patchmeta import FieldMeta
+from ..errors import NoStrategicSchema
+from ..govalue.decoded import Json
+from .patchmeta import FieldMeta
 
 DIRECTIVE = "$patch"
 DELETE = "delete"

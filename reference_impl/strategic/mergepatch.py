@@ -5,8 +5,8 @@ Go twin: k8s.io/apimachinery/pkg/util/mergepatch/errors.go (``ErrBadArgType``, `
 
 from __future__ import annotations
 
-from patchconf.reference_impl.govalue.decoded import Json, go_type
-from patchconf.reference_impl.govalue.fmt import go_v
+from ..govalue.decoded import Json, go_type
+from ..govalue.fmt import go_v
 
 
 def _go_type_s(value: Json) -> str:

@@ -35,9 +35,9 @@ from typing import Any
 
 import yaml
 
-from patchconf.reference_impl.errors import ListOfLists, NoStrategicSchema, TypeMismatch
-from patchconf.reference_impl.govalue.strconv import quote
-from patchconf.reference_impl.releases import CORPUS_RELEASE
+from ..errors import ListOfLists, NoStrategicSchema, TypeMismatch
+from ..govalue.strconv import quote
+from ..releases import CORPUS_RELEASE
 
 # libyaml when PyYAML has it: the same documents as its pure-Python SafeLoader, ten times sooner.
 _SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -15,8 +15,8 @@ from __future__ import annotations
 import heapq
 from typing import Any
 
-from patchconf.reference_impl.errors import InvalidDirective, ListOfLists, MergeKeyMissing, TypeMismatch
-from patchconf.reference_impl.govalue.decoded import (
+from ..errors import InvalidDirective, ListOfLists, MergeKeyMissing, TypeMismatch
+from ..govalue.decoded import (
     GO_MAP,
     GO_SLICE,
     Json,
@@ -25,11 +25,11 @@ from patchconf.reference_impl.govalue.decoded import (
     go_type,
     uncomparable,
 )
-from patchconf.reference_impl.govalue.fmt import go_v
-from patchconf.reference_impl.govalue.sort import slice_stable
-from patchconf.reference_impl.jsonpointer import LinkedPath, from_linked
-from patchconf.reference_impl.strategic.directives import DELETE, DIRECTIVE, SET_ELEMENT_ORDER
-from patchconf.reference_impl.strategic.mergepatch import bad_arg_type, no_merge_key
+from ..govalue.fmt import go_v
+from ..govalue.sort import slice_stable
+from ..jsonpointer import LinkedPath, from_linked
+from .directives import DELETE, DIRECTIVE, SET_ELEMENT_ORDER
+from .mergepatch import bad_arg_type, no_merge_key
 
 NIL_PANIC = "runtime error: invalid memory address or nil pointer dereference"
 

@@ -47,6 +47,6 @@ expectation), ``responses`` (error answers), ``corpus_fit`` (which corpus cases 
 
 from __future__ import annotations
 
-from patchconf.harness.targets.live.target import LiveTarget
+from .target import LiveTarget
 
 __all__ = ["LiveTarget"]

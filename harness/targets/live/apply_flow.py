@@ -10,13 +10,13 @@ import shutil
 import tempfile
 from typing import Any
 
-from patchconf.harness.corpus.cases import Case
-from patchconf.harness.targets import bounded
-from patchconf.harness.targets.base import Actual, ActualError, TargetDeclined
-from patchconf.harness.targets.kubectl import classify_error
-from patchconf.harness.targets.live.conventions import CREATE_QUERY, LAST_APPLIED, SERVER_OWNED_METADATA
-from patchconf.harness.targets.live.placement import Placement
-from patchconf.reference_impl.govalue import encoding_json
+from ....reference_impl.govalue import encoding_json
+from ...corpus.cases import Case
+from .. import bounded
+from ..base import Actual, ActualError, TargetDeclined
+from ..kubectl import classify_error
+from .conventions import CREATE_QUERY, LAST_APPLIED, SERVER_OWNED_METADATA
+from .placement import Placement
 
 
 class ClientSideApplyFlow:
@@ -86,8 +86,8 @@ class ClientSideApplyFlow:
 
     def _reference_apply(self, case: Case, placement: Placement, modified: dict, before: dict | None) -> Actual:
         """Without kubectl, for a custom kind: the reference's three-way JSON merge patch, sent as kubectl would."""
-        from patchconf.reference_impl import merge_patch
-        from patchconf.reference_impl.errors import PatchError
+        from ....reference_impl import merge_patch
+        from ....reference_impl.errors import PatchError
 
         notes = ("the reference implementation's three-way merge patch (kubectl is not on PATH)",)
         annotated = copy.deepcopy(modified)

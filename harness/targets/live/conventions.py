@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from patchconf.reference_impl.patch_types import PATCH_TYPES, names_where
+from ....reference_impl.patch_types import PATCH_TYPES, names_where
 
 DEFAULT_WORKERS = 8
 UNREACHABLE_LIMIT = 3

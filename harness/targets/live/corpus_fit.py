@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from patchconf.harness.corpus.cases import ABSENT, Case
-from patchconf.harness.targets.live.conventions import IDENTITY_POINTERS, SERVER_OWNED_METADATA
-from patchconf.harness.targets.live.placement import HOST_FIELDS
-from patchconf.reference_impl.patch_types import names_where, patch_type
+from ....reference_impl.patch_types import names_where, patch_type
+from ...corpus.cases import ABSENT, Case
+from .conventions import IDENTITY_POINTERS, SERVER_OWNED_METADATA
+from .placement import HOST_FIELDS
 
 # patches a server applies to any JSON object: these run on plain documents held in a custom resource
 HOSTED_TYPES = names_where(lambda patch_type: patch_type.patch_request and patch_type.rfc)

@@ -7,12 +7,12 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from patchconf.harness.controlplane.live_cluster import CRD_GROUP_SUFFIX, RUN_LABEL, Resource
-from patchconf.harness.corpus.cases import named_schema_path
-from patchconf.harness.corpus.yamlio import load_path
-from patchconf.harness.targets.live.placement import HOST_GROUP, HOST_KIND, dns_label
-from patchconf.harness.targets.live.responses import full_message
-from patchconf.reference_impl.kubernetes_object import is_custom_group
+from ....reference_impl.kubernetes_object import is_custom_group
+from ...controlplane.live_cluster import CRD_GROUP_SUFFIX, RUN_LABEL, Resource
+from ...corpus.cases import named_schema_path
+from ...corpus.yamlio import load_path
+from .placement import HOST_GROUP, HOST_KIND, dns_label
+from .responses import full_message
 
 # cluster-scoped kinds whose objects change nothing on their own (a ClusterRole grants nothing unbound)
 INERT_CLUSTER_KINDS = ("Namespace", "ClusterRole")

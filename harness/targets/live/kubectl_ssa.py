@@ -24,7 +24,7 @@ import tempfile
 from dataclasses import dataclass
 from typing import Any
 
-from patchconf.harness.targets import bounded
+from .. import bounded
 
 TIMEOUT_SECONDS = 60
 _RESPONSE_BODY = '"Response Body" body='

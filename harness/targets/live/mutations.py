@@ -29,8 +29,8 @@ from datetime import datetime
 from fractions import Fraction
 from typing import Any
 
-from patchconf.harness.targets.live.conventions import GENERATED_LABELS, SERVER_ANNOTATIONS, SERVER_OWNED_METADATA
-from patchconf.reference_impl import jsonpointer
+from ....reference_impl import jsonpointer
+from .conventions import GENERATED_LABELS, SERVER_ANNOTATIONS, SERVER_OWNED_METADATA
 
 ADDED, REMOVED, CHANGED, REFUSED = "added", "removed", "changed", "refused"
 # Where a fact was seen, in the words a report uses.

@@ -5,20 +5,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from patchconf.harness.controlplane.live_cluster import Response
-from patchconf.harness.corpus.cases import Case
-from patchconf.harness.corpus.compare import json_equal
-from patchconf.harness.targets.base import Actual, ActualError, TargetDeclined
-from patchconf.harness.targets.live.conventions import CONTENT_TYPES, CREATE_QUERY, JSON_PATCH_APPLY_CLASSES
-from patchconf.harness.targets.live.mutations import refusal
-from patchconf.harness.targets.live.placement import Placement, is_object
-from patchconf.harness.targets.live.responses import (
+from ....reference_impl.govalue import encoding_json
+from ...controlplane.live_cluster import Response
+from ...corpus.cases import Case
+from ...corpus.compare import json_equal
+from ..base import Actual, ActualError, TargetDeclined
+from .conventions import CONTENT_TYPES, CREATE_QUERY, JSON_PATCH_APPLY_CLASSES
+from .mutations import refusal
+from .placement import Placement, is_object
+from .responses import (
     bare_json_patch_rejection,
     classify_response,
     full_message,
     update_rule,
 )
-from patchconf.reference_impl.govalue import encoding_json
 
 
 class CannotHoldAsKind(TargetDeclined):

@@ -10,11 +10,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from patchconf.harness.controlplane.live_cluster import RUN_LABEL, Resource
-from patchconf.harness.corpus.cases import Case
-from patchconf.harness.targets.base import TargetDeclined
-from patchconf.harness.targets.live.conventions import LAST_APPLIED, NAMESPACE_NAME_LABEL, SERVER_OWNED_METADATA
-from patchconf.reference_impl.govalue import encoding_json
+from ....reference_impl.govalue import encoding_json
+from ...controlplane.live_cluster import RUN_LABEL, Resource
+from ...corpus.cases import Case
+from ..base import TargetDeclined
+from .conventions import LAST_APPLIED, NAMESPACE_NAME_LABEL, SERVER_OWNED_METADATA
 
 # A plain JSON document (RFC 6902 and RFC 7396 examples) is held as the top-level fields of a
 # custom resource of the run's schemaless CRD: the server then patches exactly that document.

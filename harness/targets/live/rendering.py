@@ -7,11 +7,11 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from patchconf.harness.controlplane.live_cluster import ClusterUnreachable, Response
-from patchconf.harness.corpus.cases import Case, Outcome
-from patchconf.harness.corpus.stored_objects import about_status, drop_null_template_timestamps
-from patchconf.harness.targets.base import Actual
-from patchconf.harness.targets.live.conventions import (
+from ...controlplane.live_cluster import ClusterUnreachable, Response
+from ...corpus.cases import Case, Outcome
+from ...corpus.stored_objects import about_status, drop_null_template_timestamps
+from ..base import Actual
+from .conventions import (
     ALLOCATED,
     CREATE_QUERY,
     CREATED_BY_ADMISSION,
@@ -19,7 +19,7 @@ from patchconf.harness.targets.live.conventions import (
     SERVER_ANNOTATIONS,
     SERVER_OWNED_METADATA,
 )
-from patchconf.harness.targets.live.mutations import (
+from .mutations import (
     AFTER,
     CREATED,
     REFUSED,
@@ -29,7 +29,7 @@ from patchconf.harness.targets.live.mutations import (
     object_changes,
     refusal,
 )
-from patchconf.harness.targets.live.placement import Placement, is_object, shadow_of
+from .placement import Placement, is_object, shadow_of
 
 
 class ServerRendering:

@@ -7,8 +7,8 @@ import json
 import re
 from typing import Any
 
-from patchconf.harness.controlplane.live_cluster import Response
-from patchconf.harness.targets.kubectl import classify_error
+from ...controlplane.live_cluster import Response
+from ..kubectl import classify_error
 
 _CONFLICT_WITH = re.compile(r'^conflict with "((?:[^"\\]|\\.)*)"')
 

@@ -12,27 +12,28 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from patchconf.harness.controlplane.live_cluster import Response
-from patchconf.harness.corpus.cases import Case
-from patchconf.harness.corpus.compare import show
-from patchconf.harness.targets.base import Actual, TargetCrash, TargetDeclined
-from patchconf.harness.targets.live import kubectl_ssa
-from patchconf.harness.targets.live.conventions import (
+from ....reference_impl.govalue import encoding_json
+from ...controlplane.live_cluster import Response
+from ...corpus.cases import Case
+from ...corpus.compare import show
+from ..base import Actual, TargetCrash, TargetDeclined
+from . import kubectl_ssa
+from .conventions import (
     ALLOCATED,
     CONTENT_TYPES,
     CREATE_QUERY,
     SERVER_OWNED_METADATA,
     SETUP_MANAGER,
 )
-from patchconf.harness.targets.live.placement import LogicalClock, Placement, is_object, owns_run_label
-from patchconf.harness.targets.live.rendering import (
+from .placement import LogicalClock, Placement, is_object, owns_run_label
+from .rendering import (
     about_status,
     drop_generated_labels,
     drop_null_template_timestamps,
     drop_unstated,
     drop_unstated_node_ports,
 )
-from patchconf.harness.targets.live.responses import (
+from .responses import (
     classify_response,
     field_conflicts,
     full_message,
@@ -40,7 +41,6 @@ from patchconf.harness.targets.live.responses import (
     status_conflicts,
     status_error_class,
 )
-from patchconf.reference_impl.govalue import encoding_json
 
 
 class ServerSideApplyFlow:

@@ -13,8 +13,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from patchconf.harness.controlplane.apiserver import CONTEXT_NAME as APISERVER_CONTEXT
-from patchconf.harness.controlplane.live_cluster import (
+from ...controlplane.apiserver import CONTEXT_NAME as APISERVER_CONTEXT
+from ...controlplane.live_cluster import (
     Cluster,
     ClusterUnreachable,
     Resource,
@@ -23,8 +23,8 @@ from patchconf.harness.controlplane.live_cluster import (
     kubeconfig_path,
     new_run_id,
 )
-from patchconf.harness.corpus.cases import Case, Outcome
-from patchconf.harness.targets.base import (
+from ...corpus.cases import Case, Outcome
+from ..base import (
     KUBERNETES,
     MODES,
     Actual,
@@ -34,9 +34,9 @@ from patchconf.harness.targets.base import (
     TargetInfo,
     TargetUnavailable,
 )
-from patchconf.harness.targets.live.apply_flow import ClientSideApplyFlow
-from patchconf.harness.targets.live.conventions import DEFAULT_WORKERS, LIVE_TYPES, SCHEMA_TYPES, UNREACHABLE_LIMIT
-from patchconf.harness.targets.live.corpus_fit import (
+from .apply_flow import ClientSideApplyFlow
+from .conventions import DEFAULT_WORKERS, LIVE_TYPES, SCHEMA_TYPES, UNREACHABLE_LIMIT
+from .corpus_fit import (
     STATUS_PROBLEM,
     corpus_problem,
     hosting_problem,
@@ -44,9 +44,9 @@ from patchconf.harness.targets.live.corpus_fit import (
     nesting_problem,
     patches_only_status,
 )
-from patchconf.harness.targets.live.crds import RunCRDs
-from patchconf.harness.targets.live.patch_flow import CannotHoldAsKind, PatchFlow
-from patchconf.harness.targets.live.placement import (
+from .crds import RunCRDs
+from .patch_flow import CannotHoldAsKind, PatchFlow
+from .placement import (
     HELD_FIELD,
     Placement,
     PlacementMixin,
@@ -54,8 +54,8 @@ from patchconf.harness.targets.live.placement import (
     is_object,
     ssa_named_schema,
 )
-from patchconf.harness.targets.live.rendering import ServerRendering
-from patchconf.harness.targets.live.ssa_flow import ServerSideApplyFlow
+from .rendering import ServerRendering
+from .ssa_flow import ServerSideApplyFlow
 
 
 class LiveTarget(PlacementMixin, RunCRDs, PatchFlow, ServerSideApplyFlow, ClientSideApplyFlow, ServerRendering,
