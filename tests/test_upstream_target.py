@@ -35,7 +35,7 @@ def test_a_release_build_requires_kubernetes_with_its_staging_modules_replaced(t
         commands.append(command)
         return json.dumps({"GoMod": str(downloaded)}) if command[1:3] == ["mod", "download"] else ""
 
-    monkeypatch.setattr(upstream, "_run", fake_run)
+    monkeypatch.setattr(upstream, "run_build_step", fake_run)
     upstream.require_kubernetes("go", "v1.29.6", tmp_path)
     assert commands == [
         ["go", "mod", "download", "-json", "k8s.io/kubernetes@v1.29.6"],
@@ -45,6 +45,6 @@ def test_a_release_build_requires_kubernetes_with_its_staging_modules_replaced(t
 
 
 def test_a_release_the_proxy_cannot_give_is_unavailable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(upstream, "_run", lambda command, cwd: json.dumps({"Error": "not found"}))
+    monkeypatch.setattr(upstream, "run_build_step", lambda command, cwd: json.dumps({"Error": "not found"}))
     with pytest.raises(TargetUnavailable, match=re.escape("k8s.io/kubernetes@v1.99.0: not found")):
         upstream.require_kubernetes("go", "v1.99.0", tmp_path)
