@@ -565,7 +565,9 @@ def _run(args: argparse.Namespace) -> int:
                 kill_running()
         run.seconds = time.perf_counter() - started
         run.results = [finished[index] for index in sorted(finished)]
-        log.end(run.seconds, run.interrupted)
+        # A target may take up a judge mid-run (upstream's full build, on its first server-side apply).
+        judges_at_start, run.judges = run.judges, _judges_used(since=judges_before) or run.judges
+        log.end(run.seconds, run.interrupted, run.judges if run.judges != judges_at_start else None)
         if run.interrupted and sys.stderr.isatty():
             print(file=sys.stderr)  # end the progress line
         verdict = _verdict(run, known, corpus.cases)

@@ -79,8 +79,10 @@ class ResultsLog:
         # {"result": {"index": index, **result.to_json()}}, reusing the result's JSON text
         self._write_line(f'{{"result": {{"index": {index}, {result.json_text[1:]}}}\n')
 
-    def end(self, seconds: float, interrupted: str | None) -> None:
-        self._write({"end": {"seconds": round(seconds, 3), "interrupted": interrupted}})
+    def end(self, seconds: float, interrupted: str | None, judges: list[dict] | None = None) -> None:
+        """The end line; ``judges`` when the run took up judges after its header was written."""
+        self._write({"end": {"seconds": round(seconds, 3), "interrupted": interrupted,
+                             **({"judges": judges} if judges else {})}})
         os.close(self._fd)
 
     def _write(self, record: dict[str, Any]) -> None:
@@ -142,7 +144,7 @@ def read_log(path: Path) -> Run:
         interrupted=end["interrupted"] if end else NOT_FINISHED,
         corpus=header.get("corpus") or {},
         patchconf=header.get("patchconf", ""),
-        judges=header.get("judges") or [],
+        judges=(end or {}).get("judges") or header.get("judges") or [],
     )
     return run
 

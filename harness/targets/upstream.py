@@ -8,6 +8,12 @@ pinned in its go.mod; ``upstream@1.27`` rebuilds the same source against the new
 scheme, defaults and conversions), its staging modules replaced by their published releases.
 When the patchconf-judges wheel holds ``upstream`` built from these very sources, that binary is
 used and no Go is needed (harness/controlplane/judges.py).
+
+The program has two builds (targets/upstream/README.md: Two builds). The full one answers every
+case type; the patch build (``-tags patchconf_patch``) leaves out server-side apply, which needs
+k8s.io/kubernetes' registry, and compiles in a third of the time. Where no full binary is ready,
+the target starts on the patch build and builds the full one only when a server-side-apply case
+comes, while the other cases go on being answered.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import os
 import re
 import shlex
 import shutil
+import threading
 from dataclasses import replace
 from pathlib import Path
 
@@ -25,7 +32,7 @@ from .. import SOURCE_ROOT, cache_root
 from ..controlplane import judges
 from ..controlplane.apiserver import KUBERNETES_MODULE, render_go_mod
 from ..controlplane.gobuild import BuildProgress, build_lock, platform_suffix, run_go, write_manifest
-from .base import KUBERNETES, MODES, TargetUnavailable
+from .base import KUBERNETES, MODES, Actual, Target, TargetCrash, TargetUnavailable
 from .command import CommandTarget
 
 SOURCE_DIR = SOURCE_ROOT / "targets" / "upstream"
@@ -34,6 +41,8 @@ K8S_MODULES = ("k8s.io/apimachinery", "k8s.io/api", "k8s.io/client-go", "k8s.io/
 JSON_PATCH_MODULE = "gopkg.in/evanphx/json-patch.v4@v4.12.0"
 BUILD_TIMEOUT = 1800
 LDFLAGS = "-s -w"  # stripped: no symbol table or DWARF, a third of the binary
+FULL, PATCH = "full", "patch"  # the program's two builds
+PATCH_TAG = "patchconf_patch"  # the patch build's tag: no server-side apply, no k8s.io/kubernetes
 
 
 def go_executable() -> str:
@@ -82,36 +91,64 @@ def available() -> bool:
     return shutil.which("go") is not None or judges.prebuilt("upstream", "pinned", source_digest())[0] is not None
 
 
-def build(release: str | None = None, platform: str | None = None, prebuilt: bool = True) -> Path:
+def build(release: str | None = None, platform: str | None = None, prebuilt: bool = True,
+          scope: str = FULL) -> Path:
     """Path of the upstream binary for ``release`` (None: the pinned one): the patchconf-judges
     wheel's when it holds this very build (``prebuilt``), else the cache's, building it if needed.
-    ``platform`` ('darwin/arm64') cross-compiles for another machine (never from the wheel)."""
+    ``platform`` ('darwin/arm64') cross-compiles for another machine (never from the wheel);
+    ``scope`` PATCH is the patch build, which the wheel does not hold (its full build serves all)."""
     if not (SOURCE_DIR / "go.mod").is_file():
         raise TargetUnavailable(f"upstream target sources missing at {SOURCE_DIR}")
+    found = built(release, platform, prebuilt, scope)
+    if found is not None:
+        return found
+    go = go_executable()
+    build_dir, binary, facts = _build_place(release, platform, scope)
+    which = f"release {release}" if release else "pinned release"
+    where = f"{which}{f', for {platform}' if platform else ''}"
+    what = (f"the upstream target's patch build (JSON Patch, merge patch, strategic and client-side apply; {where})"
+            if scope == PATCH else f"the upstream target (Kubernetes' Go patch code, {where})")
+    with build_lock(build_dir, what):
+        if not binary.is_file():  # built meanwhile by the process it waited for
+            _build_into(go, release, build_dir, binary, BuildProgress(what, build_dir), platform, scope)
+            write_manifest(binary, go, facts, TargetUnavailable)
+    return judges.use(judges.local(facts["name"], binary, facts, go, TargetUnavailable, _wheel_note(release)))
+
+
+def built(release: str | None = None, platform: str | None = None, prebuilt: bool = True,
+          scope: str = FULL) -> Path | None:
+    """The binary ``build`` would give if it needs no building (the wheel's, or the cache's), else None."""
     label = release or "pinned"
-    digest = source_digest()
-    note = ""
-    if prebuilt and platform is None:
-        found, note = judges.prebuilt("upstream", label, digest)
+    if prebuilt and platform is None and scope == FULL:
+        found = judges.prebuilt("upstream", label, source_digest())[0]
         if found is not None:
             return judges.use(found)
-    go = go_executable()
-    build_dir = cache_root() / "upstream" / f"{label}-{digest}{platform_suffix(platform)}"
-    binary = build_dir / "upstream"
-    facts = {"name": "upstream", "release": label, "digest": digest, "ldflags": LDFLAGS,
-             "tags": build_tags(release)}
+    _, binary, facts = _build_place(release, platform, scope)
     if not binary.is_file():
-        which = f"release {release}" if release else "pinned release"
-        what = f"the upstream target (Kubernetes' Go patch code, {which}{f', for {platform}' if platform else ''})"
-        with build_lock(build_dir, what):
-            if not binary.is_file():  # built meanwhile by the process it waited for
-                _build_into(go, release, build_dir, binary, BuildProgress(what, build_dir), platform)
-                write_manifest(binary, go, facts, TargetUnavailable)
-    return judges.use(judges.local("upstream", binary, facts, go, TargetUnavailable, note))
+        return None
+    return judges.use(judges.local(facts["name"], binary, facts, shutil.which("go"), TargetUnavailable,
+                                   _wheel_note(release) if prebuilt else ""))
+
+
+def _wheel_note(release: str | None) -> str:
+    """Why an installed judges wheel's upstream did not serve, so that a local build is used (empty without one)."""
+    return judges.prebuilt("upstream", release or "pinned", source_digest())[1]
+
+
+def _build_place(release: str | None, platform: str | None, scope: str) -> tuple[Path, Path, dict]:
+    """Where a build lives in the cache, its binary, and the facts its manifest starts from."""
+    label = release or "pinned"
+    digest = source_digest()
+    part = "-patch" if scope == PATCH else ""
+    build_dir = cache_root() / "upstream" / f"{label}-{digest}{part}{platform_suffix(platform)}"
+    name = "upstream-patch" if scope == PATCH else "upstream"
+    facts = {"name": name, "release": label, "digest": digest, "ldflags": LDFLAGS,
+             "tags": build_tags(release, scope)}
+    return build_dir, build_dir / "upstream", facts
 
 
 def _build_into(go: str, release: str | None, build_dir: Path, binary: Path, progress: BuildProgress,
-                platform: str | None = None) -> None:
+                platform: str | None = None, scope: str = FULL) -> None:
     work = build_dir / "src"
     if work.exists():
         shutil.rmtree(work)
@@ -128,8 +165,8 @@ def _build_into(go: str, release: str | None, build_dir: Path, binary: Path, pro
         run_build_step([go, "mod", "edit", *requires, f"-require={JSON_PATCH_MODULE}"], work)
         require_kubernetes(go, "v1." + version.removeprefix("v0."), work)
         run_build_step([go, "mod", "tidy"], work, progress)
-    tags = build_tags(release)
-    if "patchconf_pre131" in tags:
+    tags = build_tags(release, scope)
+    if "patchconf_pre131" in tags and scope == FULL:
         copy_client_go_schema(go, work)
     tag_flags = ["-tags", ",".join(tags)] if tags else []
     run_build_step([go, "build", "-trimpath", *tag_flags, "-ldflags", LDFLAGS, "-o", str(binary) + ".tmp", "."],
@@ -153,15 +190,17 @@ def require_kubernetes(go: str, kubernetes_version: str, work: Path) -> None:
           *(f"-replace={module}={target}@{release}" for module, target, release in replaces)], work)
 
 
-def build_tags(release: str | None) -> list[str]:
-    """Build tags for a release: before 1.31 client-go hands out no schema of the built-in kinds
-    (ssa_builtin_pre131.go), before 1.30 csaupgrade has no Subresource option
-    (csaupgrade_pre130.go), and before 1.29 the type converter takes no validation options."""
+def build_tags(release: str | None, scope: str = FULL) -> list[str]:
+    """Build tags for a release and build: before 1.31 client-go hands out no schema of the built-in
+    kinds (ssa_builtin_pre131.go), before 1.30 csaupgrade has no Subresource option
+    (csaupgrade_pre130.go), and before 1.29 the type converter takes no validation options; the
+    patch build has PATCH_TAG."""
     minor = int(release.split(".")[1]) if release else None
+    tags = [PATCH_TAG] if scope == PATCH else []
     if minor is None:
-        return []
-    return [tag for tag, before in (("patchconf_pre131", 31), ("patchconf_pre130", 30), ("patchconf_pre129", 29))
-            if minor < before]
+        return tags
+    return tags + [tag for tag, before in (("patchconf_pre131", 31), ("patchconf_pre130", 30),
+                                           ("patchconf_pre129", 29)) if minor < before]
 
 
 CLIENT_GO_SCHEMA = re.compile(r"var schemaYAML = typed\.YAMLObject\(`(.*?)`\)", re.DOTALL)
@@ -178,15 +217,57 @@ def copy_client_go_schema(go: str, work: Path) -> None:
     (work / "clientgo-schema.yaml").write_text(found.group(1), encoding="utf-8")
 
 
-class UpstreamTarget(CommandTarget):
+class UpstreamTarget(Target):
+    """Kubernetes' Go patch code: the full build where one is ready, else the patch build at once
+    and the full build on the first server-side-apply case (built then, in the worker that needs it)."""
+
     def __init__(self, release: str | None = None, timeout: float | None = None,
                  max_answer_bytes: int | None = None) -> None:
         if release and not re.fullmatch(r"1\.[0-9]+", release):
             raise TargetUnavailable(f"upstream@{release}: give a Kubernetes minor release such as 1.27")
-        binary = build(release)
-        super().__init__(shlex.quote(str(binary)), timeout=timeout or 30.0,
-                         workers=os.cpu_count() or 1, family="upstream", max_answer_bytes=max_answer_bytes)
+        self.release = release
         self.name = f"upstream@{release}" if release else "upstream"
+        self.workers = os.cpu_count() or 1
+        self._options = {"timeout": timeout or 30.0, "max_answer_bytes": max_answer_bytes}
+        self._lock = threading.Lock()
+        self._closed = False
+        self._full_failure: str | None = None
+        full = built(release)
+        self._full: CommandTarget | None = self._program(full) if full is not None else None
+        self._patch: CommandTarget | None = None if full is not None else self._program(build(release, scope=PATCH))
+        first = self._full or self._patch
         # Kubernetes' own code, whatever its handshake says; its apply passes options.overwrite to
-        # CreateThreeWayMergePatch as kubectl apply does (targets/upstream/apply.go)
-        self.info = replace(self.info, category=KUBERNETES, modes=MODES)
+        # CreateThreeWayMergePatch as kubectl apply does (targets/upstream/apply.go). A patch build
+        # claims what its full build adds, which is built when first asked for.
+        self.info = replace(first.info, category=KUBERNETES, modes=MODES,
+                            patch_types=first.info.patch_types | {"server-side-apply"})
+
+    def _program(self, binary: Path) -> CommandTarget:
+        return CommandTarget(shlex.quote(str(binary)), workers=self.workers, family="upstream", **self._options)
+
+    def run(self, case) -> Actual:
+        if self._patch is not None and case.type in self._patch.info.patch_types:
+            return self._patch.run(case)
+        return self._full_program().run(case)
+
+    def _full_program(self) -> CommandTarget:
+        """The full build's program, built on first need; a failed build fails each case that needed it."""
+        with self._lock:
+            if self._full is None and self._full_failure is None and not self._closed:
+                try:
+                    self._full = self._program(build(self.release))
+                except TargetUnavailable as exc:
+                    self._full_failure = str(exc)
+            if self._closed:
+                raise TargetCrash("the target was closed: the run is ending")
+            if self._full is None:
+                raise TargetCrash(f"the full upstream build, which server-side apply needs, is unavailable: "
+                                  f"{self._full_failure}")
+            return self._full
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+        for program in (self._patch, self._full):
+            if program is not None:
+                program.close()

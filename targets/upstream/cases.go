@@ -117,6 +117,10 @@ func parseCase(raw json.RawMessage) (*patchCase, error) {
 	return c, nil
 }
 
+// caseRunners answer the case types that take more than two or three documents: server-side-apply
+// in a full build (full.go).
+var caseRunners = map[string]func(*patchCase) (*result, string, *caseError){}
+
 // run answers the case: a result, a skip reason, or the upstream error.
 func (c *patchCase) run() (*result, string, *caseError) {
 	need := map[string][]string{
@@ -129,8 +133,8 @@ func (c *patchCase) run() (*result, string, *caseError) {
 		"strategic-3way":   {"original", "modified", "current"},
 		"apply":            {"modified"},
 	}
-	if c.typ == "server-side-apply" {
-		return c.serverSideApply()
+	if runner, ok := caseRunners[c.typ]; ok {
+		return runner(c)
 	}
 	members, known := need[c.typ]
 	if !known {

@@ -1,4 +1,4 @@
-//go:build patchconf_pre130
+//go:build patchconf_pre130 && !patchconf_patch
 
 package main
 

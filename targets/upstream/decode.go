@@ -1,3 +1,5 @@
+//go:build !patchconf_patch
+
 package main
 
 // `upstream decode --object F.json [--operation create|update]`: the object as a kube-apiserver

@@ -15,16 +15,22 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"sort"
 	"strings"
 )
 
 const protocolVersion = 1
 
-// patchTypes are the case types this program answers with upstream code.
+// patchTypes are the case types this program answers with upstream code; a full build adds
+// server-side-apply (full.go).
 var patchTypes = []string{
 	"json-patch", "merge-patch", "merge-patch-2way", "merge-patch-3way",
-	"strategic", "strategic-2way", "strategic-3way", "apply", "server-side-apply",
+	"strategic", "strategic-2way", "strategic-3way", "apply",
 }
+
+// modes are what `upstream MODE ARGS...` runs instead of the protocol: bench (bench.go) and, in
+// a full build, decode (full.go).
+var modes = map[string]func(args []string, stdout, stderr io.Writer) int{"bench": runBench}
 
 // request is one protocol line from the harness.
 type request struct {
@@ -221,20 +227,29 @@ func serve(in io.Reader, out io.Writer) error {
 }
 
 func main() {
-	// `upstream bench ...` times StrategicMergePatch for benchmarks/; with no arguments the
-	// program speaks the protocol.
-	if len(os.Args) > 1 && os.Args[1] == "bench" {
-		os.Exit(runBench(os.Args[2:], os.Stdout, os.Stderr))
+	if len(os.Args) > 1 {
+		mode, known := modes[os.Args[1]]
+		if !known {
+			fmt.Fprintf(os.Stderr, "patchconf-upstream: no mode %q in this build (it has: %s; decode and "+
+				"server-side apply need the full build, without -tags patchconf_patch)\n", os.Args[1], modeNames())
+			os.Exit(2)
+		}
+		os.Exit(mode(os.Args[2:], os.Stdout, os.Stderr))
 	}
-	// `upstream decode ...` prints a built-in object as the apiserver stores it (decode.go).
-	if len(os.Args) > 1 && os.Args[1] == "decode" {
-		os.Exit(runDecode(os.Args[2:], os.Stdout, os.Stderr))
-	}
-	fmt.Fprintf(os.Stderr, "patchconf-upstream: kubernetes %s (k8s.io/apimachinery %s, json-patch %s, kube-openapi %s)\n",
+	fmt.Fprintf(os.Stderr, "patchconf-upstream: kubernetes %s (k8s.io/apimachinery %s, json-patch %s, kube-openapi %s; %s)\n",
 		kubernetesVersion(), moduleVersion("k8s.io/apimachinery"),
-		moduleVersion("gopkg.in/evanphx/json-patch.v4"), moduleVersion("k8s.io/kube-openapi"))
+		moduleVersion("gopkg.in/evanphx/json-patch.v4"), moduleVersion("k8s.io/kube-openapi"), strings.Join(patchTypes, " "))
 	if err := serve(os.Stdin, os.Stdout); err != nil {
 		fmt.Fprintf(os.Stderr, "patchconf-upstream: %v\n", err)
 		os.Exit(1)
 	}
+}
+
+func modeNames() string {
+	names := make([]string, 0, len(modes))
+	for name := range modes {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
 }

@@ -1,3 +1,5 @@
+//go:build !patchconf_patch
+
 package main
 
 // PATCH of a built-in kind as handlers/patch.go runs it on the typed object the handler holds

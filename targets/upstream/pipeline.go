@@ -1,3 +1,5 @@
+//go:build !patchconf_patch
+
 package main
 
 // The kube-apiserver's request pipeline for built-in kinds, with the scheme the server itself

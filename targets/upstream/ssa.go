@@ -1,3 +1,5 @@
+//go:build !patchconf_patch
+
 package main
 
 // server-side-apply cases: a sequence of requests on one object, answered by Kubernetes'

@@ -1,4 +1,4 @@
-//go:build patchconf_pre131
+//go:build patchconf_pre131 && !patchconf_patch
 
 package main
 

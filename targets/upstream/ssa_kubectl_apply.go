@@ -1,3 +1,5 @@
+//go:build !patchconf_patch
+
 package main
 
 // op kubectl-apply: kubectl's client-side apply against the emulated server, as kubectl runs it

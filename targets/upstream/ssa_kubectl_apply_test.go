@@ -1,3 +1,5 @@
+//go:build !patchconf_patch
+
 package main
 
 import (

@@ -1,3 +1,5 @@
+//go:build !patchconf_patch
+
 package main
 
 // Steps of several requests: a program calling client-go's managedFields upgrade

@@ -1,3 +1,5 @@
+//go:build !patchconf_patch
+
 package main
 
 // Requests to the scale subresource. The registries' ScaleREST.Update (k8s.io/kubernetes

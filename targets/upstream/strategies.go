@@ -1,3 +1,5 @@
+//go:build !patchconf_patch
+
 package main
 
 // The registry strategies of the commonest built-in kinds (k8s.io/kubernetes pkg/registry), run

@@ -158,15 +158,15 @@ def test_a_wheel_of_other_sources_is_passed_over_for_a_local_build_and_the_run_s
     code, results, _ = _run_upstream("upstream", tmp_path)
     assert code == 0
     digest = upstream.source_digest()
-    built = tmp_path / "cache" / "upstream" / f"pinned-{digest}" / "upstream"
+    built = tmp_path / "cache" / "upstream" / f"pinned-{digest}-patch" / "upstream"  # JSON Patch: the patch build
     assert results["judges"] == [{
-        "name": "upstream", "source": "local build", "path": str(built), "release": "pinned",
+        "name": "upstream-patch", "source": "local build", "path": str(built), "release": "pinned",
         "sha256": file_sha256(built), "go": "go1.26.8", "platform": "linux/amd64",
         "modules": {"patchconf.dev/targets/upstream": "", "k8s.io/apimachinery": "v0.32.4"},
         "note": f"patchconf-judges 9.9.9 holds upstream pinned of sources 0123456789abcdef, "
                 f"not pinned of sources {digest}"}]
     assert results["target"]["description"] == "local-upstream 1.0 (go)"  # the binary built here answered
-    assert (f"judge upstream: local build (go1.26.8; k8s.io/apimachinery v0.32.4) [patchconf-judges 9.9.9 holds "
+    assert (f"judge upstream-patch: local build (go1.26.8; k8s.io/apimachinery v0.32.4) [patchconf-judges 9.9.9 holds "
             f"upstream pinned of sources 0123456789abcdef, not pinned of sources {digest}]"
             in capsys.readouterr().out.splitlines())
 
