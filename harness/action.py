@@ -1,6 +1,8 @@
 """The steps of patchconf's GitHub Action (``action.yml`` at the repository's root).
 
-``action.yml`` installs patchconf and runs ``python -m patchconf.harness.action`` with the action's inputs
+``action.yml`` installs patchconf, then the prebuilt judges (``python -m patchconf.harness.action judges``:
+the patchconf-judges wheel of this patchconf for the runner, so that a target such as ``upstream`` or
+``live@1.MINOR`` needs no Go build), and runs ``python -m patchconf.harness.action`` with the action's inputs
 in ``PATCHCONF_ACTION_*`` variables (passed through the environment, never pasted into a shell
 line). This runs ``patchconf run`` on them, prints the summary in the chosen format to the job's
 log and keeps it beside the reports, appends the markdown summary to ``$GITHUB_STEP_SUMMARY``,
@@ -17,18 +19,21 @@ import contextlib
 import io
 import os
 import re
+import subprocess
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import reports_directory, target_directory_name
+from . import patchconf_version, reports_directory, target_directory_name
 from .corpus.case_paths import case_path_problems
 from .reporting.summary import FORMATS
 
 PREFIX = "PATCHCONF_ACTION_"
 SUMMARY_FILES = {"text": "summary.txt", "json": "summary.json", "markdown": "summary.md"}
 EXIT_BAD_INPUT = 2
+JUDGES_DISTRIBUTION = "patchconf-judges"
+JUDGES_CHOICES = ("wheel", "build")  # input 'judges': install the prebuilt wheel, or build with Go on first use
 
 
 class BadInput(ValueError):
@@ -137,6 +142,42 @@ def main(environ: Mapping[str, str] = os.environ) -> int:
     return code
 
 
+def judges_install_command(environ: Mapping[str, str], python: str) -> list[str] | None:
+    """The pip command that installs the patchconf-judges wheel of this very patchconf (input 'judges':
+    wheel, the default), from PyPI or the 'judges-find-links' places; None for 'build'."""
+    choice = environ.get(PREFIX + "JUDGES", "").strip() or "wheel"
+    if choice not in JUDGES_CHOICES:
+        raise BadInput(f"input 'judges' is {choice!r}; it takes one of {', '.join(JUDGES_CHOICES)}")
+    if choice == "build":
+        return None
+    links = _words(environ.get(PREFIX + "JUDGES_FIND_LINKS", ""))
+    return [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--only-binary=:all:",
+            *(f"--find-links={place}" for place in links), f"{JUDGES_DISTRIBUTION}=={patchconf_version()}"]
+
+
+def install_judges(environ: Mapping[str, str] = os.environ, run=subprocess.run) -> int:
+    """The action's judges step: the prebuilt wheel where one is published for this runner; where none
+    is, a notice says that a target needing Kubernetes' binaries builds them with Go, and the step passes."""
+    try:
+        command = judges_install_command(environ, sys.executable)
+    except BadInput as exc:
+        print(f"::error title=patchconf::{exc}")
+        return EXIT_BAD_INPUT
+    if command is None:
+        print("patchconf: input 'judges' is build: a target needing Kubernetes' own binaries (upstream, "
+              "live@1.MINOR) builds them with Go on first use")
+        return 0
+    done = run(command, capture_output=True, text=True, check=False)
+    wheel = f"{JUDGES_DISTRIBUTION} {patchconf_version()}"
+    if done.returncode != 0:
+        why = (done.stderr.strip().splitlines() or ["pip found none"])[-1]
+        print(f"::notice title=patchconf::no {wheel} wheel for this runner ({why}): a target needing Kubernetes' "
+              "own binaries (upstream, live@1.MINOR) builds them with Go on first use")
+        return 0
+    print(f"patchconf: installed {wheel}: upstream, kube-apiserver and etcd prebuilt, no Go build needed")
+    return 0
+
+
 def _append(path: str | None, text: str) -> None:
     """Append to one of the files GitHub hands a step (step summary, outputs); outside Actions there is none."""
     if path:
@@ -145,4 +186,4 @@ def _append(path: str | None, text: str) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(install_judges() if sys.argv[1:] == ["judges"] else main())

@@ -2,13 +2,14 @@
 the step summary and outputs files GitHub hands the step, the workspace as working directory."""
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
 import yaml
 
-from patchconf.harness import SOURCE_ROOT
-from patchconf.harness.action import BadInput, main, read_inputs, run_arguments
+from patchconf.harness import SOURCE_ROOT, patchconf_version
+from patchconf.harness.action import BadInput, install_judges, judges_install_command, main, read_inputs, run_arguments
 from tests.harness.corpus_snippets import case_file
 
 CASES = case_file("""
@@ -144,10 +145,56 @@ def test_a_target_that_cannot_start_fails_the_step_and_the_job_summary_says_so(w
 def test_action_yml_passes_every_input_to_the_script_through_the_environment():
     action = yaml.safe_load((SOURCE_ROOT / "action.yml").read_text())
     assert action["runs"]["using"] == "composite"
+    def environment(names):
+        return {f"PATCHCONF_ACTION_{name.upper().replace('-', '_')}": f"${{{{ inputs.{name} }}}}" for name in names}
+
     step = next(step for step in action["runs"]["steps"] if step.get("id") == "run")
     assert step["run"] == '"$RUNNER_TEMP/patchconf-venv/bin/python" -m patchconf.harness.action'
-    assert step["env"] == {f"PATCHCONF_ACTION_{name.upper().replace('-', '_')}": f"${{{{ inputs.{name} }}}}"
-                           for name in action["inputs"]}
-    assert list(action["inputs"]) == ["target", "types", "expect-failures", "format", "cases", "report-dir"]
+    assert list(action["inputs"]) == ["target", "types", "expect-failures", "format", "cases", "report-dir",
+                                      "judges", "judges-find-links"]
+    assert step["env"] == environment(list(action["inputs"])[:6])
+    names = [step.get("name") for step in action["runs"]["steps"]]
+    judges = action["runs"]["steps"][names.index("Install the prebuilt judges")]
+    assert names.index("Install patchconf") < names.index("Install the prebuilt judges") < names.index("patchconf run")
+    assert judges["run"] == '"$RUNNER_TEMP/patchconf-venv/bin/python" -m patchconf.harness.action judges'
+    assert judges["env"] == environment(["judges", "judges-find-links"])
+    assert action["inputs"]["judges"]["default"] == "wheel"
     assert {name: output["value"] for name, output in action["outputs"].items()} == {
         name: f"${{{{ steps.run.outputs.{name} }}}}" for name in ("junit", "report-dir", "summary", "exit-code")}
+
+
+def test_the_judges_step_installs_the_wheel_of_this_patchconf_from_pypi_or_the_places_given():
+    assert judges_install_command({}, "/py") == [
+        "/py", "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--only-binary=:all:",
+        f"patchconf-judges=={patchconf_version()}"]
+    assert judges_install_command({"PATCHCONF_ACTION_JUDGES": "wheel",
+                                   "PATCHCONF_ACTION_JUDGES_FIND_LINKS": "dist/, https://example.org/judges"},
+                                  "/py")[-3:] == [
+        "--find-links=dist/", "--find-links=https://example.org/judges", f"patchconf-judges=={patchconf_version()}"]
+    assert judges_install_command({"PATCHCONF_ACTION_JUDGES": "build"}, "/py") is None
+    with pytest.raises(BadInput, match="input 'judges' is 'prebuilt'; it takes one of wheel, build"):
+        judges_install_command({"PATCHCONF_ACTION_JUDGES": "prebuilt"}, "/py")
+
+
+@pytest.mark.parametrize(("environ", "pip_exit", "said", "code"), [
+    ({}, 0, f"patchconf: installed patchconf-judges {patchconf_version()}: upstream, kube-apiserver and etcd "
+            "prebuilt, no Go build needed", 0),
+    ({}, 1, f"::notice title=patchconf::no patchconf-judges {patchconf_version()} wheel for this runner (ERROR: No "
+            "matching distribution found): a target needing Kubernetes' own binaries (upstream, live@1.MINOR) builds "
+            "them with Go on first use", 0),
+    ({"PATCHCONF_ACTION_JUDGES": "build"}, None,
+     "patchconf: input 'judges' is build: a target needing Kubernetes' own binaries (upstream, live@1.MINOR) "
+     "builds them with Go on first use", 0),
+    ({"PATCHCONF_ACTION_JUDGES": "no"}, None, "::error title=patchconf::input 'judges' is 'no'; it takes one of "
+                                              "wheel, build", 2),
+])
+def test_the_judges_step_passes_without_a_wheel_and_says_what_it_did(environ, pip_exit, said, code, capsys):
+    calls = []
+
+    def pip(command, **options):
+        calls.append(command)
+        return subprocess.CompletedProcess(command, pip_exit, "", "ERROR: No matching distribution found\n")
+
+    assert install_judges(environ, run=pip) == code
+    assert capsys.readouterr().out.splitlines() == [said]
+    assert len(calls) == (0 if pip_exit is None else 1)
