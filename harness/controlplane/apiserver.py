@@ -296,17 +296,30 @@ def _build_into(binaries: Binaries, resolved: str, platform: str | None) -> None
         else:
             progress.say(f"generating the build recipe for Kubernetes {resolved}")
             write_recipe(resolved, work, progress)
-        for binary, package in ((binaries.kube_apiserver, APISERVER_PACKAGE), (binaries.etcd, ETCD_MODULE)):
-            if binary.is_file():
-                continue
-            progress.say(f"{progress.what}: {binary.name}")
-            tags = ["-tags", ",".join(build_tags(resolved))] if build_tags(resolved) else []
-            _run_go(["build", "-trimpath", *tags, "-ldflags", _ldflags(resolved), "-o", f"{binary}.tmp", package],
-                    work, progress=progress, platform=platform)
-            os.replace(f"{binary}.tmp", binary)
+        missing = [(binary, package) for binary, package in
+                   ((binaries.kube_apiserver, APISERVER_PACKAGE), (binaries.etcd, ETCD_MODULE)) if not binary.is_file()]
+        # One `go build` of both: Go schedules the two package graphs together, so etcd's packages
+        # fill the cores while kube-apiserver's long chain compiles; -o DIR/ names each by its package.
+        out = work / "bin"
+        out.mkdir()
+        progress.say(f"{progress.what}: {' and '.join(binary.name for binary, _ in missing)}")
+        tags = ["-tags", ",".join(build_tags(resolved))] if build_tags(resolved) else []
+        _run_go(["build", "-trimpath", *tags, "-ldflags", _ldflags(resolved), "-o", f"{out}{os.sep}",
+                 *(package for _, package in missing)], work, progress=progress, platform=platform)
+        for binary, package in missing:
+            os.replace(out / executable_name(package), binary)
             write_manifest(binary, go, _facts(binary.name, resolved), ControlPlaneError)
         shutil.rmtree(work, ignore_errors=True)
         progress.done()
+
+
+def executable_name(package: str) -> str:
+    """The file `go build -o DIR/` writes for a main package: its path's last element, a major
+    version suffix left out ('go.etcd.io/etcd/server/v3' -> 'server')."""
+    elements = package.split("/")
+    if len(elements) > 1 and re.fullmatch(r"v([2-9]|[1-9][0-9]+)", elements[-1]):
+        elements.pop()
+    return elements[-1]
 
 
 # --- processes ----------------------------------------------------------------------------------

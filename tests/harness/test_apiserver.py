@@ -669,3 +669,14 @@ def test_two_test_sessions_and_a_hand_started_plane_never_touch_each_other(binar
                     apiserver.stop(apiserver.ControlPlane.from_json(json.loads(out.read_text())))
         assert _cli("stop", "--kubeconfig", str(by_hand)).returncode == 0
     assert not any(apiserver.is_running(record) for record in hand_started.processes)
+
+
+@pytest.mark.parametrize(("package", "name"), [
+    ("k8s.io/kubernetes/cmd/kube-apiserver", "kube-apiserver"),
+    ("go.etcd.io/etcd/server/v3", "server"),  # as `go build -o DIR/ go.etcd.io/etcd/server/v3` names it
+    ("example.org/tool/v10", "tool"),
+    ("example.org/v2tool", "v2tool"),
+    ("example.org/tool/v1", "v1"),  # v1 is no major version suffix
+])
+def test_a_joint_build_finds_each_binary_by_the_name_go_gives_it(package: str, name: str) -> None:
+    assert apiserver.executable_name(package) == name
