@@ -23,6 +23,7 @@ import re
 import shlex
 import shutil
 import tempfile
+import weakref
 from pathlib import Path
 
 from .. import SOURCE_ROOT, cache_root
@@ -122,7 +123,7 @@ class PeerTarget(CommandTarget):
         name, _, library_version = name.partition("@")
         binary = build(name, library_version or None)
         fake, server = name in SSA_FAKES, name in SERVER_PEERS
-        self._plane = None
+        self._plane_stop: weakref.finalize | None = None  # stops the plane started here, once
         env = self._server_environment(kubeconfig) if server else None
         try:
             super().__init__(shlex.quote(str(binary)),
@@ -143,22 +144,29 @@ class PeerTarget(CommandTarget):
 
             directory = Path(tempfile.mkdtemp(prefix="patchconf-peer-"))
             try:
-                self._plane = apiserver.start(directory / "kubeconfig")
+                plane = apiserver.start(directory / "kubeconfig")
             except Exception as exc:
                 raise TargetUnavailable(f"the local control plane this peer runs against did not start: {exc}") from exc
-            kubeconfig = str(self._plane.kubeconfig)
+            # close() stops it; so do the target's collection and the interpreter's exit, for a
+            # script that never closes the target: no control plane outlives what started it.
+            self._plane_stop = weakref.finalize(self, _stop_started_plane, plane)
+            kubeconfig = str(plane.kubeconfig)
         return {**os.environ, "PATCHCONF_KUBECONFIG": kubeconfig}
 
     def _stop_plane(self) -> None:
-        if self._plane is not None:
-            from ..controlplane import apiserver
-
-            plane, self._plane = self._plane, None
-            apiserver.stop(plane)
-            shutil.rmtree(plane.kubeconfig.parent, ignore_errors=True)  # the directory made for it
+        if self._plane_stop is not None:
+            self._plane_stop()
 
     def close(self) -> None:
         try:
             super().close()
         finally:
             self._stop_plane()
+
+
+def _stop_started_plane(plane) -> None:
+    """Stop a control plane a server peer started, and remove the directory made for it."""
+    from ..controlplane import apiserver
+
+    apiserver.stop(plane)
+    shutil.rmtree(plane.kubeconfig.parent, ignore_errors=True)

@@ -9,6 +9,7 @@ gave. Those tests skip where Go is not installed.
 
 from __future__ import annotations
 
+import gc
 import shutil
 import textwrap
 from pathlib import Path
@@ -304,3 +305,8 @@ def test_a_tool_on_a_server_gets_the_kubeconfig_given_or_a_control_plane_started
     assert library.info.description.startswith("none ")
     assert [plane.stopped for plane in planes] == [True]
     assert not planes[0].kubeconfig.parent.exists()
+    unclosed = peer.PeerTarget("helm-v4")  # a script that never closes it: collected, its plane is stopped
+    del unclosed
+    gc.collect()
+    assert [plane.stopped for plane in planes] == [True, True]
+    assert not planes[1].kubeconfig.parent.exists()
