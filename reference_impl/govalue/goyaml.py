@@ -1,8 +1,10 @@
-"""YAML as sigs.k8s.io/yaml (go-yaml v2) writes it, for the messages that show a patch.
+"""YAML as sigs.k8s.io/yaml (go-yaml v2) writes and reads it, for the messages that show it.
 
 upstream's conflict error of ``CreateThreeWayMergePatch`` prints both patches with
 ``yaml.Marshal``: here PyYAML's emitter, changed where go-yaml writes otherwise
 (:class:`_GoYamlDumper`), with go-yaml's order of keys and its choice of the strings it quotes.
+An OpenAPI extension reaches strategic merge patch as go-yaml v2 decodes it into ``interface{}``
+(kube-openapi's ``VendorExtensionToMap``): :func:`go_type` names the Go type it gets.
 """
 
 from __future__ import annotations
@@ -158,3 +160,28 @@ def dump(value: Json) -> str:
     """``value`` as sigs.k8s.io/yaml's ``Marshal`` writes it (as a conflict message shows it)."""
     return yaml.dump(_go_yaml_ordered(value), Dumper=_GoYamlDumper, default_flow_style=False, sort_keys=False,
                      allow_unicode=True)
+
+
+INT_RANGE = range(-(2**63), 2**63)  # int on a 64-bit platform
+UINT64_RANGE = range(2**64)
+
+
+def go_type(value: Json) -> str | None:
+    """The Go type go-yaml v2 gives ``value`` decoded into ``interface{}`` (None for ``null``):
+    an integer is an ``int``, else a ``uint64``, else a ``float64`` (resolve: ParseInt, ParseUint,
+    ParseFloat); a mapping is a ``map[interface {}]interface {}``."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int" if value in INT_RANGE else "uint64" if value in UINT64_RANGE else "float64"
+    if isinstance(value, float):
+        return "float64"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "[]interface {}"
+    if isinstance(value, dict):
+        return "map[interface {}]interface {}"
+    raise TypeError(f"not a decoded YAML value: {type(value).__name__}")

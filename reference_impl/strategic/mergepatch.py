@@ -5,19 +5,17 @@ Go twin: k8s.io/apimachinery/pkg/util/mergepatch/errors.go (``ErrBadArgType``, `
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..govalue.decoded import Json, go_type
 from ..govalue.fmt import go_v
 
 
-def _go_type_s(value: Json) -> str:
-    """``%s`` of ``reflect.TypeOf(value)``, as ``ErrBadArgType`` prints it."""
-    type_name = go_type(value)
-    return "%!s(<nil>)" if type_name is None else type_name
-
-
-def bad_arg_type(expected: str, value: Json) -> str:
-    """``ErrBadArgType``: ``value`` is not of the ``expected`` Go type."""
-    return f"expected a {expected}, but received a {_go_type_s(value)}"
+def bad_arg_type(expected: str, value: Json, typed_by: Callable[[Json], str | None] = go_type) -> str:
+    """``ErrBadArgType``: ``value`` is not of the ``expected`` Go type. ``typed_by`` names the Go type
+    its decoder gave it (``%s`` of ``reflect.TypeOf``): encoding/json's by default."""
+    type_name = typed_by(value)
+    return f"expected a {expected}, but received a {'%!s(<nil>)' if type_name is None else type_name}"
 
 
 def no_merge_key(element: dict, merge_key: str) -> str:

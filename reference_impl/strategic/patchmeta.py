@@ -36,8 +36,10 @@ from typing import Any
 import yaml
 
 from ..errors import ListOfLists, NoStrategicSchema, TypeMismatch
+from ..govalue import goyaml
 from ..govalue.strconv import quote
 from ..releases import CORPUS_RELEASE
+from .mergepatch import bad_arg_type
 
 # libyaml when PyYAML has it: the same documents as its pure-Python SafeLoader, ten times sooner.
 _SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -106,19 +108,25 @@ class NilPatchMeta(PatchMeta):
 NIL = NilPatchMeta()
 
 
+ABSENT = object()  # an extension the schema does not have, unlike one that is null
+
+
 def _split_strategies(value: Any) -> tuple[str, ...]:
-    if value is None:
+    """x-kubernetes-patch-strategy as parsePatchMetadata reads it: absent is none, anything but a
+    string (null too) is ErrBadArgType, named by the Go type go-yaml decoded it into."""
+    if value is ABSENT:
         return ()
     if not isinstance(value, str):
-        raise NoStrategicSchema(f"expected a string, but received a {type(value).__name__}")
+        raise TypeMismatch(bad_arg_type("string", value, goyaml.go_type))
     return tuple(value.split(","))
 
 
 def _merge_key(value: Any) -> str:
-    if value is None:
+    """x-kubernetes-patch-merge-key, read as _split_strategies reads the strategy."""
+    if value is ABSENT:
         return ""
     if not isinstance(value, str):
-        raise NoStrategicSchema(f"expected a string, but received a {type(value).__name__}")
+        raise TypeMismatch(bad_arg_type("string", value, goyaml.go_type))
     return value
 
 
@@ -275,8 +283,8 @@ class BuiltinPatchMeta(_Memo):
     def _find_map(self, key: str) -> FieldMeta:
         _, schema = self._field(key)
         return FieldMeta(
-            _split_strategies(schema.get("x-kubernetes-patch-strategy")),
-            _merge_key(schema.get("x-kubernetes-patch-merge-key")),
+            _split_strategies(schema.get("x-kubernetes-patch-strategy", ABSENT)),
+            _merge_key(schema.get("x-kubernetes-patch-merge-key", ABSENT)),
             self._definitions.node(schema),
         )
 
@@ -296,8 +304,8 @@ class BuiltinPatchMeta(_Memo):
             if items._go_kind == "slice":
                 raise ListOfLists("unexpected slice of slice")
         return FieldMeta(
-            _split_strategies(schema.get("x-kubernetes-patch-strategy")),
-            _merge_key(schema.get("x-kubernetes-patch-merge-key")),
+            _split_strategies(schema.get("x-kubernetes-patch-strategy", ABSENT)),
+            _merge_key(schema.get("x-kubernetes-patch-merge-key", ABSENT)),
             items,
         )
 
@@ -589,8 +597,8 @@ class NamedPatchMeta(_Memo):
             return FieldMeta((), "", self._child(None))
         field = self._field(kind, key)
         return FieldMeta(
-            _split_strategies(field.extensions.get("x-kubernetes-patch-strategy")),
-            _merge_key(field.extensions.get("x-kubernetes-patch-merge-key")),
+            _split_strategies(field.extensions.get("x-kubernetes-patch-strategy", ABSENT)),
+            _merge_key(field.extensions.get("x-kubernetes-patch-merge-key", ABSENT)),
             self._child(field),
         )
 
@@ -611,8 +619,8 @@ class NamedPatchMeta(_Memo):
         while True:
             field = self._field(model, key)
             meta = (
-                _split_strategies(field.extensions.get("x-kubernetes-patch-strategy")),
-                _merge_key(field.extensions.get("x-kubernetes-patch-merge-key")),
+                _split_strategies(field.extensions.get("x-kubernetes-patch-strategy", ABSENT)),
+                _merge_key(field.extensions.get("x-kubernetes-patch-merge-key", ABSENT)),
             )
             if field.kind == "kind":
                 model = field

@@ -11,7 +11,7 @@ from collections import OrderedDict
 
 import pytest
 
-from patchconf.reference_impl.govalue import encoding_json
+from patchconf.reference_impl.govalue import encoding_json, goyaml
 from patchconf.reference_impl.govalue.decoded import (
     deep_equal,
     float64_numbers,
@@ -231,3 +231,13 @@ def test_encoding_json_sorts_keys_by_their_utf8_bytes() -> None:
 def test_times_parse_as_go_parses_rfc3339(text, message):
     # Go's time.Parse(time.RFC3339, text), as go1.26 printed it
     assert rfc3339_error(text) == message
+
+
+@pytest.mark.parametrize(("value", "name"), [
+    (None, None), (True, "bool"), ("merge", "string"), (1, "int"), (2**63 - 1, "int"), (-(2**63), "int"),
+    (2**63, "uint64"), (2**64 - 1, "uint64"), (2**64, "float64"), (-(2**63) - 1, "float64"), (1.0, "float64"),
+    ([1], "[]interface {}"), ({"a": 1}, "map[interface {}]interface {}"),
+])
+def test_go_yaml_names_the_go_type_of_a_decoded_value_as_go_yaml_v2_resolves_it(value, name) -> None:
+    # resolve() tries ParseInt (an int when it fits), then ParseUint, then ParseFloat
+    assert goyaml.go_type(value) == name
