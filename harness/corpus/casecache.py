@@ -5,7 +5,7 @@ file (each case's data after the file's defaults, and its outcome's JSON text, w
 hold: encoding them took some 30 ms a run), under a key that digests everything that
 result depends on: the file's bytes and the name cases are shown under, what the cases are
 loaded for (:class:`~patchconf.harness.corpus.cases.Purpose`), the case schema, ``BEHAVIOURS.md`` and the
-named schemas there are, the loader's own code, and the Python and PyYAML that ran it. A
+named schemas there are, the loader's own code, and the Python, PyYAML and jsonschema-rs that ran it. A
 change to any of them is another key, so an entry is never stale.
 
 - Only a file that loaded without a problem is stored: a file with problems is loaded, and
@@ -230,5 +230,24 @@ def _loader_digest() -> bytes:
                          digest_size=DIGEST_BYTES)
         for module in LOADER_MODULES:
             digest.update(_file_digest(package / module))
+        digest.update(_validator_identity())
         _LOADER_DIGEST = digest.digest()
     return _LOADER_DIGEST
+
+
+def _validator_identity() -> bytes:
+    """Which jsonschema-rs decides what files load (only those without a problem are stored), found
+    without importing it: the names, sizes and times of its package's files, which any other build
+    or version changes."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("jsonschema_rs")
+    if spec is None or not spec.submodule_search_locations:
+        return b"jsonschema_rs: none\0"
+    directory = Path(next(iter(spec.submodule_search_locations)))
+    try:
+        files = sorted((entry.name, entry.stat().st_size, entry.stat().st_mtime_ns)
+                       for entry in os.scandir(directory) if entry.is_file())
+    except OSError as exc:
+        return f"jsonschema_rs: unreadable {exc}\0".encode()
+    return f"jsonschema_rs: {directory}\0{files}\0".encode("utf-8", "surrogatepass")

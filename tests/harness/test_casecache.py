@@ -209,6 +209,25 @@ def test_another_purpose_or_loader_is_another_key(write_case_file, cache_dir, mo
     assert len(keys) == 3
 
 
+def test_another_jsonschema_rs_is_another_loader_digest(tmp_path, monkeypatch):
+    import importlib.machinery
+    import importlib.util
+
+    package = tmp_path / "jsonschema_rs"
+    package.mkdir()
+    (package / "jsonschema_rs.abi3.so").write_bytes(b"version one")
+    found = importlib.machinery.ModuleSpec("jsonschema_rs", None, is_package=True)
+    found.submodule_search_locations = [str(package)]
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: found if name == "jsonschema_rs" else None)
+    identities = [casecache._validator_identity()]
+    (package / "jsonschema_rs.abi3.so").write_bytes(b"version two, a longer build")
+    identities.append(casecache._validator_identity())
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+    identities.append(casecache._validator_identity())
+    assert len(set(identities)) == 3
+    assert identities[2] == b"jsonschema_rs: none\0"
+
+
 def test_the_corpus_loads_the_same_from_the_cache(cache_dir):
     full = load_corpus([Path(__file__).resolve().parents[2] / "cases"])
     cached = load_corpus([Path(__file__).resolve().parents[2] / "cases"])
