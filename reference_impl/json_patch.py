@@ -48,6 +48,7 @@ from .errors import (
     TestFailed,
 )
 from .govalue.encoding_json import json_kind
+from .govalue.runtime import NIL_POINTER_DEREFERENCE
 from .govalue.strconv import NumError, parse_int
 
 Json = Any
@@ -56,7 +57,7 @@ Container = dict[str, Json] | list[Json]
 # An op without a "value" member. Upstream tells it apart from "value": null.
 _ABSENT: Any = object()
 
-UPSTREAM_PANIC = "upstream panics: runtime error: invalid memory address or nil pointer dereference"
+UPSTREAM_PANIC = f"upstream panics: {NIL_POINTER_DEREFERENCE}"
 NIL_MAP_PANIC = "upstream panics: assignment to entry in nil map"
 
 

@@ -1,4 +1,5 @@
-"""The capacities Go's runtime gives slices: malloc size classes and ``append``'s growth.
+"""The capacities Go's runtime gives slices (malloc size classes and ``append``'s growth), and
+the text of the runtime error a nil pointer raises.
 
 Go twins: runtime/sizeclasses.go (``class_to_size``), runtime/msize.go (``roundupsize``) and
 runtime/slice.go (``growslice``, ``nextslicecap``). Upstream's results can depend on a slice's
@@ -9,6 +10,9 @@ from __future__ import annotations
 
 import bisect
 import functools
+
+# What a panic on a nil pointer says (runtime/panic.go, panicmem): some upstream code paths end there.
+NIL_POINTER_DEREFERENCE = "runtime error: invalid memory address or nil pointer dereference"
 
 # Go's malloc size classes (bytes) up to 32 KiB, and the constants growslice uses.
 _SIZE_CLASSES = (

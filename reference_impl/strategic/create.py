@@ -74,6 +74,7 @@ from ..govalue.decoded import (
     same_go_type,
 )
 from ..govalue.fmt import go_s, go_v
+from ..govalue.runtime import NIL_POINTER_DEREFERENCE
 from ..govalue.sort import go_sort
 from .directives import (
     DELETE,
@@ -772,7 +773,7 @@ class _Conflicts:
 def _require(meta: PatchMeta | None) -> PatchMeta:
     if meta is None:
         # Upstream calls a method on a nil schema here and crashes.
-        raise TypeMismatch("runtime error: invalid memory address or nil pointer dereference")
+        raise TypeMismatch(NIL_POINTER_DEREFERENCE)
     return meta
 
 

@@ -37,6 +37,7 @@ import yaml
 
 from ..errors import ListOfLists, NoStrategicSchema, TypeMismatch
 from ..govalue import goyaml
+from ..govalue.runtime import NIL_POINTER_DEREFERENCE
 from ..govalue.strconv import quote
 from ..releases import CORPUS_RELEASE
 from .mergepatch import bad_arg_type
@@ -48,7 +49,6 @@ SCHEMAS_DIR = Path(__file__).resolve().parents[2] / "cases" / "schemas"
 
 # What Go reports when code calls a method on a nil interface: the OpenAPI provider hands
 # out a nil schema below fields of arbitrary type, and using it crashes upstream.
-NIL_SCHEMA_PANIC = "runtime error: invalid memory address or nil pointer dereference"
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,14 +95,14 @@ class NilPatchMeta(PatchMeta):
     """Go's nil ``LookupPatchMeta``: every question crashes, as upstream panics."""
 
     def lookup_map(self, key: str) -> FieldMeta:
-        raise NoStrategicSchema(NIL_SCHEMA_PANIC)
+        raise NoStrategicSchema(NIL_POINTER_DEREFERENCE)
 
     def lookup_list(self, key: str) -> FieldMeta:
-        raise NoStrategicSchema(NIL_SCHEMA_PANIC)
+        raise NoStrategicSchema(NIL_POINTER_DEREFERENCE)
 
     @property
     def name(self) -> str:
-        raise NoStrategicSchema(NIL_SCHEMA_PANIC)
+        raise NoStrategicSchema(NIL_POINTER_DEREFERENCE)
 
 
 NIL = NilPatchMeta()
@@ -553,7 +553,7 @@ class NamedPatchMeta(_Memo):
     @property
     def name(self) -> str:
         if self._model is None:
-            raise NoStrategicSchema(NIL_SCHEMA_PANIC)
+            raise NoStrategicSchema(NIL_POINTER_DEREFERENCE)
         return self._name_of(self._model)
 
     def _name_of(self, model: _Model) -> str:

@@ -26,12 +26,11 @@ from ..govalue.decoded import (
     uncomparable,
 )
 from ..govalue.fmt import go_v
+from ..govalue.runtime import NIL_POINTER_DEREFERENCE
 from ..govalue.sort import slice_stable
 from ..jsonpointer import LinkedPath, from_linked
 from .directives import DELETE, DIRECTIVE, SET_ELEMENT_ORDER
 from .mergepatch import bad_arg_type, no_merge_key
-
-NIL_PANIC = "runtime error: invalid memory address or nil pointer dereference"
 
 
 def deduplicate(items: list, keys: list) -> tuple[list, int]:
@@ -143,7 +142,7 @@ def elements_are_maps(*lists: list) -> bool:
             item_type = go_type(item)
             if first_type is elements_are_maps:
                 if item is None:
-                    raise TypeMismatch(NIL_PANIC)
+                    raise TypeMismatch(NIL_POINTER_DEREFERENCE)
                 if item_type == GO_SLICE:
                     raise ListOfLists("lists of lists are not supported")
                 first_type, python_type = item_type, type(item)
