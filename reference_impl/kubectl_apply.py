@@ -35,7 +35,7 @@ from typing import Any
 
 from . import kubernetes_object, merge_patch
 from .errors import InvalidDocument
-from .govalue import encoding_json
+from .govalue import encoding_json, utiljson
 from .object_meta import check_readable_metadata
 from .strategic.apply import apply as strategic_apply
 from .strategic.create import create_three_way
@@ -77,24 +77,24 @@ def apply(configuration: Json, live: Json, meta: PatchMeta | None, overwrite: bo
         # annotation, so a create stores what an update apply of the same file would.
         return ApplyResult(CREATE, None, _without_null_members(created))
     # kubectl diffs the JSON it writes of both (read back: the same values, keys sorted).
-    modified = kubernetes_object.as_written(_annotated(config))
+    modified = encoding_json.as_written(_annotated(config))
     current_object = decode_object(live)
-    current = kubernetes_object.as_written(current_object)
+    current = encoding_json.as_written(current_object)
     original_text = _annotations(current_object).get(LAST_APPLIED)
     original = _decode_last_applied(original_text)
     if meta is not None:
         patch = create_three_way(original, modified, current, meta, overwrite=overwrite)
-        patch = kubernetes_object.through_go_json(patch)  # sent as JSON, as Go writes it
+        patch = utiljson.through_go_json(patch)  # sent as JSON, as Go writes it
         patch_type = STRATEGIC
     else:
         patch = merge_patch.create_three_way(original, modified, current)
         # jsonmergepatch decodes every number as a float64.
-        patch = kubernetes_object.through_float64(patch)
+        patch = encoding_json.through_float64(patch)
         patch_type = MERGE
     if patch == {}:
         return ApplyResult(patch_type, patch, current)
     result = strategic_apply(current, patch, meta) if patch_type == STRATEGIC else merge_patch.apply(current, patch)
-    return ApplyResult(patch_type, patch, kubernetes_object.through_go_json(result))
+    return ApplyResult(patch_type, patch, utiljson.through_go_json(result))
 
 
 def last_applied_configuration(configuration: Json) -> str:

@@ -20,6 +20,7 @@ from patchconf.harness.running.runner import PASS, judge
 from patchconf.harness.targets.base import Actual, ActualError
 from patchconf.harness.targets.reference import ReferenceTarget
 from patchconf.reference_impl import kubernetes_object
+from patchconf.reference_impl.govalue import encoding_json, goyaml, utiljson
 from patchconf.reference_impl.object_meta import check_readable_metadata
 from patchconf.reference_impl.ssa.request import entries_of, shown
 
@@ -57,20 +58,20 @@ def _through_api(case: Case) -> Actual:
     if case.type in ("json-patch", "merge-patch", "strategic") and kubernetes_object.is_object(original):
         check_readable_metadata(original)  # kubectl reads the object from a file first, as the target models
     if case.type == "json-patch":
-        document = patchconf.apply_json_patch(kubernetes_object.through_go_json(original),
-                                              kubernetes_object.through_yaml(inputs["patch"]))
+        document = patchconf.apply_json_patch(utiljson.through_go_json(original),
+                                              goyaml.through_yaml(inputs["patch"]))
     elif case.type == "merge-patch":
-        document = patchconf.apply_merge_patch(kubernetes_object.through_go_json(original), inputs["patch"])
+        document = patchconf.apply_merge_patch(utiljson.through_go_json(original), inputs["patch"])
     elif case.type == "strategic":
         document = patchconf.apply_strategic_merge_patch(
-            kubernetes_object.through_go_json(original) if kubernetes_object.is_object(original)
-            else kubernetes_object.as_decoded(original), inputs["patch"], **kind)
+            utiljson.through_go_json(original) if kubernetes_object.is_object(original)
+            else utiljson.as_decoded(original), inputs["patch"], **kind)
     elif case.type == "merge-patch-2way":
         patch = patchconf.create_merge_patch(original, inputs["modified"])
-        return Actual(patch=kubernetes_object.through_float64(patch))
+        return Actual(patch=encoding_json.through_float64(patch))
     elif case.type == "merge-patch-3way":
         patch = patchconf.create_three_way_merge_patch(original, inputs["modified"], inputs["current"])
-        return Actual(patch=kubernetes_object.through_float64(patch))
+        return Actual(patch=encoding_json.through_float64(patch))
     elif case.type == "strategic-2way":
         patch = patchconf.create_strategic_merge_patch(original, inputs["modified"], **kind)
         return _created(patch, original, kind)
@@ -85,16 +86,16 @@ def _through_api(case: Case) -> Actual:
         return _server_side_apply(inputs)
     if kubernetes_object.is_object(original):
         return Actual(document=kubernetes_object.read_back(document))
-    return Actual(document=kubernetes_object.through_go_json(document))
+    return Actual(document=utiljson.through_go_json(document))
 
 
 def _created(patch: Any, document: Any, kind: dict[str, str]) -> Actual:
-    patch = kubernetes_object.through_go_json(patch)
+    patch = utiljson.through_go_json(patch)
     try:
         patched = patchconf.apply_strategic_merge_patch(document, patch, **kind)
     except patchconf.PatchError:
         return Actual(patch=patch)
-    return Actual(patch=patch, document=kubernetes_object.through_go_json(patched))
+    return Actual(patch=patch, document=utiljson.through_go_json(patched))
 
 
 def _kubectl_apply(case: Case, inputs: dict[str, Any]) -> Actual:

@@ -30,7 +30,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ...reference_impl.kubernetes_object import through_go_json
+from ...reference_impl.govalue.utiljson import through_go_json
 from ...reference_impl.patch_types import patch_type
 from ..corpus.cases import ABSENT, INPUT_KEYS, Case, Outcome, SchemaRef
 from ..corpus.compare import json_equal

@@ -18,7 +18,7 @@ from typing import Any
 
 from ...reference_impl import jsonpointer
 from ...reference_impl.govalue.decoded import json_copy
-from ...reference_impl.kubernetes_object import through_go_json
+from ...reference_impl.govalue.utiljson import through_go_json
 from .choices import Choices, pick, shuffled, some
 
 Json = Any

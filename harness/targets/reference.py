@@ -20,6 +20,7 @@ from typing import Any
 
 from ...reference_impl import json_patch, kubernetes_object, merge_patch
 from ...reference_impl.errors import NoStrategicSchema, PatchError
+from ...reference_impl.govalue import encoding_json, goyaml, utiljson
 from ...reference_impl.object_meta import check_readable_metadata
 from ...reference_impl.patch_types import patch_type
 from ...reference_impl.releases import CORPUS_RELEASE, LIVE_RELEASE
@@ -90,7 +91,7 @@ class ReferenceTarget(Target):
             if kubernetes_object.is_object(original):
                 result = kubernetes_object.read_back(result)
             else:
-                result = kubernetes_object.through_go_json(result)
+                result = utiljson.through_go_json(result)
             return Actual(document=result)
         except PatchError as exc:
             return Actual(error=ActualError(exc.error_class, exc.message), notes=_pointer_note(exc))
@@ -106,7 +107,7 @@ class ReferenceTarget(Target):
         schema, patch_meta = self._ssa_schema(case, api_version, kind, custom)
         patch = case.inputs["patch"]
         if case.type == "json-patch":
-            patch = kubernetes_object.through_yaml(patch)
+            patch = goyaml.through_yaml(patch)
         step = {"op": "patch", "manager": apiserver.DEFAULT_MANAGER, "patch_type": case.type, "patch": patch}
         (answer,) = apiserver.run_case(schema, api_version, kind, original, [step], patch_meta=patch_meta,
                                        custom_resource=custom, kubernetes_version=self.kubernetes_version)
@@ -128,7 +129,7 @@ class ReferenceTarget(Target):
         return Outcome(document=request.shown(stored), patch=outcome.patch, error=outcome.error)
 
     def _json_patch(self, case: Case):
-        patch = kubernetes_object.through_yaml(case.inputs["patch"])
+        patch = goyaml.through_yaml(case.inputs["patch"])
         return json_patch.apply(self._original(case), patch)
 
     def _merge_patch(self, case: Case):
@@ -141,18 +142,18 @@ class ReferenceTarget(Target):
         # kubectl writes an object out again before patching it (30.0 becomes 30); a bare
         # document reaches the library as it is written.
         document = self._original(case) if kubernetes_object.is_object(original) else \
-            kubernetes_object.as_decoded(original)
+            utiljson.as_decoded(original)
         return strategic.apply(document, case.inputs["patch"], self._meta(case))
 
     def _merge_patch_2way(self, case: Case) -> Actual:
         # CreateMergePatch decodes both documents with encoding/json: every number a float64.
         patch = merge_patch.create(case.inputs["original"], case.inputs["modified"])
-        return Actual(patch=kubernetes_object.through_float64(patch))
+        return Actual(patch=encoding_json.through_float64(patch))
 
     def _merge_patch_3way(self, case: Case) -> Actual:
         inputs = case.inputs
         patch = merge_patch.create_three_way(inputs["original"], inputs["modified"], inputs["current"])
-        return Actual(patch=kubernetes_object.through_float64(patch))
+        return Actual(patch=encoding_json.through_float64(patch))
 
     def _strategic_2way(self, case: Case) -> Actual:
         from ...reference_impl.strategic import create
@@ -179,9 +180,9 @@ class ReferenceTarget(Target):
         """A created patch as sent (JSON written by Go), and ``document`` with it applied if that works."""
         from ...reference_impl import strategic
 
-        patch = kubernetes_object.through_go_json(patch)
+        patch = utiljson.through_go_json(patch)
         try:
-            patched = kubernetes_object.through_go_json(strategic.apply(document, patch, meta))
+            patched = utiljson.through_go_json(strategic.apply(document, patch, meta))
         except PatchError as exc:
             return Actual(patch=patch, notes=(f"applying the created patch failed: {exc}",))
         return Actual(patch=patch, document=patched)
@@ -253,7 +254,7 @@ class ReferenceTarget(Target):
 
     @staticmethod
     def _original(case: Case):
-        return kubernetes_object.through_go_json(case.inputs["original"])
+        return utiljson.through_go_json(case.inputs["original"])
 
     def _meta(self, case: Case):
         schema = case.effective_schema()

@@ -6,8 +6,10 @@ Each module is named for the Go package it stands in for:
   ``==``, ``reflect.DeepEqual`` and a deep copy (``runtime.DeepCopyJSONValue``);
 - :mod:`.fmt`: ``%v``, ``%s`` and ``%#v`` of such values;
 - :mod:`.strconv`: ``strconv.Quote``, ``FormatFloat``, ``ParseInt`` and ``Atoi``;
-- :mod:`.encoding_json`: JSON text as ``encoding/json`` writes it;
-- :mod:`.goyaml`: YAML as sigs.k8s.io/yaml (go-yaml v2) writes it;
+- :mod:`.encoding_json`: JSON text as ``encoding/json`` writes it, and values as it writes them back;
+- :mod:`.utiljson`: JSON as apimachinery's ``util/json`` decodes it (int64 or float64), the model
+  objects are patched in;
+- :mod:`.goyaml`: YAML as sigs.k8s.io/yaml (go-yaml v2) writes and reads it;
 - :mod:`.sort`: ``sort.Sort`` and ``sort.SliceStable``, step for step;
 - :mod:`.runtime`: the capacities ``append`` and the JSON decoder give slices;
 - :mod:`.time`: ``time.Parse`` with the RFC 3339 layout (``metav1.Time``), its errors;

@@ -119,3 +119,48 @@ def json_kind(value: Any) -> str:
     if isinstance(value, dict):
         return "object"
     return type(value).__name__
+
+
+def go_float(value: float) -> int | float:
+    """A float64 as Go's encoding/json writes it, read back as JSON."""
+    if value.is_integer() and abs(value) < 1e21:
+        return int(Decimal(repr(value)))  # shortest round-trip digits, as Go prints them
+    return value
+
+
+def as_written(value: Any) -> Any:
+    """A value through Go's JSON model (utiljson.through_go_json) as Go writes it and reads it
+    back (a new structure): the same values, every map's keys in the order Go writes them.
+
+    Go sorts keys by their UTF-8 bytes, which is the order of their code points: Python's.
+    What Go's encoder refuses (NaN, ±Inf) is refused as :func:`encode` refuses it.
+    """
+    kind = value.__class__
+    if kind is dict:
+        keys = sorted(value)  # (strings do not compare with other keys: all are strings, or none is)
+        if keys and not isinstance(keys[0], str):
+            string(keys[0])  # raises for a key that is no string, as the encoder does
+        written = {}
+        for key in keys:  # (a loop: see utiljson.through_go_json)
+            written[key] = as_written(value[key])
+        return written
+    if kind is list:
+        return [as_written(item) for item in value]
+    if kind not in _WRITTEN_AS_THEY_ARE:
+        encode(value)  # raises for a value it cannot write
+    return value
+
+
+# Leaves Go always writes (not floats: it refuses NaN and ±Inf).
+_WRITTEN_AS_THEY_ARE = frozenset({str, int, bool, type(None)})
+
+
+def through_float64(value: Any) -> Any:
+    """``value`` decoded with Go's plain encoding/json, where every number is a float64."""
+    if isinstance(value, dict):
+        return {key: through_float64(child) for key, child in value.items()}
+    if isinstance(value, list):
+        return [through_float64(child) for child in value]
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return go_float(float(value))
+    return value

@@ -15,6 +15,8 @@ from typing import Any
 
 import yaml
 
+from .encoding_json import go_float
+
 Json = Any
 
 
@@ -185,3 +187,14 @@ def go_type(value: Json) -> str | None:
     if isinstance(value, dict):
         return "map[interface {}]interface {}"
     raise TypeError(f"not a decoded YAML value: {type(value).__name__}")
+
+
+def through_yaml(value: Any) -> Any:
+    """A patch as kubectl reads it (YAML to JSON): floats as float64, integers kept."""
+    if isinstance(value, dict):
+        return {key: through_yaml(child) for key, child in value.items()}
+    if isinstance(value, list):
+        return [through_yaml(child) for child in value]
+    if isinstance(value, float):
+        return go_float(value)
+    return value

@@ -6,14 +6,10 @@ import pytest
 
 from patchconf.reference_impl.errors import InvalidDocument
 from patchconf.reference_impl.govalue import encoding_json
-from patchconf.reference_impl.kubernetes_object import (
-    as_decoded,
-    as_written,
-    go_number,
-    read_back,
-    through_go_json,
-    through_yaml,
-)
+from patchconf.reference_impl.govalue.encoding_json import as_written
+from patchconf.reference_impl.govalue.goyaml import through_yaml
+from patchconf.reference_impl.govalue.utiljson import as_decoded, go_number, through_go_json
+from patchconf.reference_impl.kubernetes_object import read_back
 
 
 @pytest.mark.parametrize(("written", "read"), [

@@ -16,7 +16,7 @@ import pytest
 
 from patchconf.harness.corpus.cases import named_schema_path
 from patchconf.reference_impl.errors import PatchError
-from patchconf.reference_impl.kubernetes_object import through_go_json
+from patchconf.reference_impl.govalue.utiljson import through_go_json
 from patchconf.reference_impl.strategic import builtin_patch_meta, named_patch_meta
 from patchconf.reference_impl.strategic.create import (
     KUBECTL_PRECONDITIONS,
