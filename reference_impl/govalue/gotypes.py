@@ -121,6 +121,13 @@ def fields(definition: str) -> list[dict[str, Any]]:
     return _go_types()["definitions"][definition]
 
 
+def is_pointer_field(definition: str, name: str) -> bool:
+    """Whether the struct ``definition``'s field of JSON name ``name`` is a pointer (False for a
+    struct or field go-types.json does not have)."""
+    return any(field["name"] == name and field["shape"] == "pointer"
+               for field in _go_types()["definitions"].get(definition, ()))
+
+
 def struct_definitions() -> Mapping[str, list[dict[str, Any]]]:
     """Every struct modelled, by definition name: its fields."""
     return _go_types()["definitions"]

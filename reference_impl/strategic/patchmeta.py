@@ -36,7 +36,7 @@ from typing import Any
 import yaml
 
 from ..errors import ListOfLists, NoStrategicSchema, TypeMismatch
-from ..govalue import goyaml
+from ..govalue import gotypes, goyaml
 from ..govalue.runtime import NIL_POINTER_DEREFERENCE
 from ..govalue.strconv import quote
 from ..releases import CORPUS_RELEASE
@@ -239,7 +239,8 @@ class BuiltinPatchMeta(_Memo):
         super().__init__()
         self._definitions = definitions
         self._schema = schema
-        self._struct_name = (name or "").rsplit(".", 1)[-1]
+        self._definition = name or ""
+        self._struct_name = self._definition.rsplit(".", 1)[-1]
         self._go_kind = self._kind_of(schema)
         self._properties: dict[str, dict] = schema.get("properties") or {}
         self._folded = {field.lower(): field for field in reversed(list(self._properties))}
@@ -289,12 +290,18 @@ class BuiltinPatchMeta(_Memo):
         )
 
     def _find_list(self, key: str) -> FieldMeta:
-        _, schema = self._field(key)
+        field, schema = self._field(key)
         value = self._definitions.node(schema)
         if value._go_kind != "slice":
-            # Go accepts a pointer field here too; the definitions do not say which
-            # fields are pointers, so every non-list field is refused.
-            raise TypeMismatch("expected slice or array type, but got: struct")
+            if not gotypes.is_pointer_field(self._definition, field):
+                raise TypeMismatch("expected slice or array type, but got: struct")
+            # Go looks through a pointer to what it points to (*int32 -> int32) and takes that for
+            # the list's element type, which the definitions cannot say (go-types.json does).
+            return FieldMeta(
+                _split_strategies(schema.get("x-kubernetes-patch-strategy", ABSENT)),
+                _merge_key(schema.get("x-kubernetes-patch-merge-key", ABSENT)),
+                value,
+            )
         items_schema = value._schema.get("items")
         if items_schema is None:  # []byte: a base64 string on the wire
             items = BuiltinPatchMeta(self._definitions, {"type": "integer", "format": "uint8"}, None)
