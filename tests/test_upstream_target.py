@@ -1,13 +1,17 @@
-"""harness/targets/upstream.py: what an ``upstream@1.MINOR`` build adds to its go.mod."""
+"""harness/targets/upstream.py: what an ``upstream@1.MINOR`` build adds to its go.mod; the program's own Go tests."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
+from patchconf.harness.controlplane.gobuild import GO_ENV
 from patchconf.harness.targets import upstream
 from patchconf.harness.targets.base import TargetUnavailable
 
@@ -48,3 +52,16 @@ def test_a_release_the_proxy_cannot_give_is_unavailable(tmp_path: Path, monkeypa
     monkeypatch.setattr(upstream, "run_build_step", lambda command, cwd: json.dumps({"Error": "not found"}))
     with pytest.raises(TargetUnavailable, match=re.escape("k8s.io/kubernetes@v1.99.0: not found")):
         upstream.require_kubernetes("go", "v1.99.0", tmp_path)
+
+
+@pytest.mark.skipif(shutil.which("go") is None, reason="Go is not installed: the upstream target tests itself in Go")
+@pytest.mark.parametrize("build", ["full", "patch"])
+def test_the_upstream_targets_go_tests_pass_in_both_builds(build: str) -> None:
+    """targets/upstream's `go test`, with the flags its builds use (so the packages a build compiled
+    are reused): every exchange answered exactly, SSA and decode in the full build, their absence in
+    the patch build."""
+    tags = ["-tags", upstream.PATCH_TAG] if build == "patch" else []
+    done = subprocess.run(["go", "test", "-count=1", "-trimpath", *tags, "."], cwd=upstream.SOURCE_DIR,
+                          env={**os.environ, **GO_ENV}, capture_output=True, text=True, timeout=1800)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    assert done.stdout.startswith("ok  \tpatchconf.dev/targets/upstream")
