@@ -10,7 +10,7 @@ directory; the user's cache is never touched):
 
 and three ways of getting the judge binaries:
 
-  wheel    the installed patchconf-judges wheel's (no build, no Go needed)
+  wheel    the installed patchconf-judges wheel's (no build; run with no `go` on PATH)
   go       built locally (PATCHCONF_JUDGES=local) with this machine's GOCACHE (warm)
   go-cold  built locally with an empty GOCACHE of its own: a new machine with the module cache
 
@@ -20,6 +20,7 @@ and three ways of getting the judge binaries:
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import re
 import shutil
@@ -33,6 +34,7 @@ REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = "cases/strategic/env-vars.yaml"
 LIVE_CASE = "cases/live/apply.yaml::replicas-removed-from-config-defaults-to-one"
 WAYS = ("wheel", "go", "go-cold")
+BINARIES = ("upstream", "kube-apiserver", "etcd")
 MEASURES = tuple(f"{what}:{way}" for what in ("record", "live") for way in WAYS)
 
 
@@ -44,7 +46,10 @@ def example_case_file() -> str:
 def environment(root: Path, way: str) -> dict[str, str]:
     env = {**os.environ, "PATCHCONF_CACHE": str(root / "cache"), "PATCHCONF_CASE_CACHE": "off",
            "PYTHONPATH": str(REPO)}
-    if way != "wheel":
+    if way == "wheel":  # and no `go` on PATH, to show none is needed
+        env["PATH"] = os.pathsep.join(part for part in env.get("PATH", "").split(os.pathsep)
+                                      if part and not (Path(part) / "go").exists())
+    else:
         env["PATCHCONF_JUDGES"] = "local"
     if way == "go-cold":
         env["GOCACHE"] = str(root / "gocache")
@@ -85,11 +90,20 @@ def measure(name: str) -> tuple[float, int, str]:
         began = time.perf_counter()
         done = (first_record if what == "record" else first_live)(root, env)
         seconds = time.perf_counter() - began
+        # What was built, by SHA-256: the same sources and flags give the same bytes (-trimpath),
+        # whichever build cache compiled them; compare with the wheel's manifests.
+        built = [f"built {path.relative_to(root / 'cache')}: sha256 {file_sha256(path)}"
+                 for path in sorted((root / "cache").glob("*/*/*")) if path.name in BINARIES and path.is_file()]
         if way == "go-cold":  # the Go build cache holds read-only files
             subprocess.run(["chmod", "-R", "u+w", str(root / "gocache")], check=False)
     lines = [line for line in done.stdout.splitlines()
              if line.startswith(("judge ", "judges: ", "total: ")) or line.endswith(" pass, 0 fail, 0 error, 0 skip")]
-    return seconds, done.returncode, "\n".join(lines) or done.stderr[-2000:]
+    return seconds, done.returncode, "\n".join(lines + built) or done.stderr[-2000:]
+
+
+def file_sha256(path: Path) -> str:
+    with path.open("rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def main() -> int:
