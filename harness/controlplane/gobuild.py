@@ -12,6 +12,7 @@ import os
 import shlex
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -102,6 +103,20 @@ def build_lock(build_dir: Path, what: str) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+_RUNNING: set[subprocess.Popen] = set()  # the `go` commands run_go waits for, in any thread
+_RUNNING_LOCK = threading.Lock()
+
+
+def stop_running() -> int:
+    """Kill every `go` command run_go is waiting for, in any thread (a run ending while a worker
+    builds): each then fails as its caller's error. How many there were."""
+    with _RUNNING_LOCK:
+        running = list(_RUNNING)
+    for process in running:
+        process.kill()
+    return len(running)
+
+
 def tail(text: str, lines: int = 30) -> str:
     return "\n".join(text.rstrip().splitlines()[-lines:])
 
@@ -120,7 +135,9 @@ def run_go(command: list[str], cwd: Path, timeout: float, error: type[Exception]
     env = {**os.environ, **GO_ENV, **(platform_env(platform) if platform else {})}
     process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
-    with process:
+    with _RUNNING_LOCK:
+        _RUNNING.add(process)
+    with process, _forgotten_when_done(process):
         while True:
             left = began + timeout - time.monotonic()
             try:
@@ -139,6 +156,15 @@ def run_go(command: list[str], cwd: Path, timeout: float, error: type[Exception]
     if process.returncode != 0:
         raise error(f"{shlex.join(command)} failed in {cwd}:\n{tail(stderr, 40)}")
     return stdout
+
+
+@contextlib.contextmanager
+def _forgotten_when_done(process: subprocess.Popen) -> Iterator[None]:
+    try:
+        yield
+    finally:
+        with _RUNNING_LOCK:
+            _RUNNING.discard(process)
 
 
 # --- platforms and manifests --------------------------------------------------------------------

@@ -31,7 +31,7 @@ from pathlib import Path
 from .. import SOURCE_ROOT, cache_root
 from ..controlplane import judges
 from ..controlplane.apiserver import KUBERNETES_MODULE, render_go_mod
-from ..controlplane.gobuild import BuildProgress, build_lock, platform_suffix, run_go, write_manifest
+from ..controlplane.gobuild import BuildProgress, build_lock, platform_suffix, run_go, stop_running, write_manifest
 from .base import KUBERNETES, MODES, Actual, Target, TargetCrash, TargetUnavailable
 from .command import CommandTarget
 
@@ -230,6 +230,8 @@ class UpstreamTarget(Target):
         self.workers = os.cpu_count() or 1
         self._options = {"timeout": timeout or 30.0, "max_answer_bytes": max_answer_bytes}
         self._lock = threading.Lock()
+        self._build_lock = threading.Lock()
+        self._building = False
         self._closed = False
         self._full_failure: str | None = None
         full = built(release)
@@ -252,22 +254,35 @@ class UpstreamTarget(Target):
 
     def _full_program(self) -> CommandTarget:
         """The full build's program, built on first need; a failed build fails each case that needed it."""
-        with self._lock:
+        with self._build_lock:  # one build: the other workers with a server-side-apply case wait here
             if self._full is None and self._full_failure is None and not self._closed:
+                self._building = True
                 try:
-                    self._full = self._program(build(self.release))
+                    full = self._program(build(self.release))
                 except TargetUnavailable as exc:
                     self._full_failure = str(exc)
-            if self._closed:
-                raise TargetCrash("the target was closed: the run is ending")
-            if self._full is None:
-                raise TargetCrash(f"the full upstream build, which server-side apply needs, is unavailable: "
-                                  f"{self._full_failure}")
-            return self._full
+                else:
+                    with self._lock:
+                        closing, self._full = self._closed, None if self._closed else full
+                    if closing:
+                        full.close()
+                finally:
+                    self._building = False
+        if self._closed:
+            raise TargetCrash("the target was closed: the run is ending")
+        if self._full is None:
+            raise TargetCrash(f"the full upstream build, which server-side apply needs, is unavailable: "
+                              f"{self._full_failure}")
+        return self._full
 
     def close(self) -> None:
+        """Ends the programs; a full build a worker is waiting for is stopped, so that an interrupted
+        run does not wait minutes for it."""
         with self._lock:
             self._closed = True
-        for program in (self._patch, self._full):
+            programs = [self._patch, self._full]
+        if self._building:
+            stop_running()
+        for program in programs:
             if program is not None:
                 program.close()

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -40,6 +42,9 @@ import json, os, sys
 with open(os.environ["GO_CALLS"], "a") as calls:
     calls.write(" ".join(sys.argv[1:]) + "\\n")
 if sys.argv[1] == "build":
+    if "patchconf_patch" not in sys.argv and os.environ.get("FULL_BUILD_SLEEPS"):
+        import time
+        time.sleep(float(os.environ["FULL_BUILD_SLEEPS"]))
     if "patchconf_patch" not in sys.argv and os.environ.get("FULL_BUILD_FAILS"):
         print("k8s.io/kubernetes/pkg/apis/core: out of memory", file=sys.stderr)
         sys.exit(1)
@@ -134,6 +139,32 @@ def test_a_full_build_that_fails_fails_its_cases_and_not_the_others(
     finally:
         target.close()
     assert builds(go_calls) == ["patch", "full"]
+
+
+def test_closing_the_target_stops_a_full_build_a_worker_waits_for(
+        go_calls: Path, cases: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FULL_BUILD_SLEEPS", "60")
+    target = UpstreamTarget()
+    outcome: list[BaseException] = []
+
+    def worker() -> None:
+        try:
+            target.run(cases["server-side-apply"])
+        except BaseException as exc:  # what the worker got is the test's to check
+            outcome.append(exc)
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while builds(go_calls) != ["patch", "full"] and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert builds(go_calls) == ["patch", "full"]  # the full build runs in the worker
+    began = time.monotonic()
+    target.close()
+    thread.join(timeout=20)
+    assert not thread.is_alive() and time.monotonic() - began < 10  # not the build's 60 s
+    assert len(outcome) == 1 and isinstance(outcome[0], TargetCrash)
+    assert str(outcome[0]) == "the target was closed: the run is ending"
 
 
 def test_the_patch_build_is_built_with_its_tag_apart_from_the_full_one(go_calls: Path) -> None:
