@@ -1005,6 +1005,9 @@ def test_bundled_named_schemas_have_a_crd_form():
     for path in sorted((REPO / "cases" / "schemas").glob("*.yaml")):
         schema = crd_schema(load_path(path))
         assert schema["type"] == "object" and schema["properties"]["metadata"] == {"type": "object"}, path.name
+    bent = crd_schema(load_path(REPO / "cases" / "schemas" / "bent-widget.yaml"))["properties"]["spec"]["properties"]
+    assert [name for name, field in bent.items() if "x-kubernetes-list-type" in field] == ["plain"]
+    assert bent["plain"]["x-kubernetes-list-map-keys"] == ["name"]
 
 
 def test_field_conflicts_are_read_from_status_causes():

@@ -204,8 +204,9 @@ def _structural(node: Mapping[str, Any], definitions: Mapping[str, Any], seen: t
 
 def _list_type_from_patch_strategy(node: Mapping[str, Any], schema: dict[str, Any]) -> None:
     if "x-kubernetes-list-type" not in schema:
-        strategy = str(node.get("x-kubernetes-patch-strategy", "")).split(",")
-        key = node.get("x-kubernetes-patch-merge-key")
+        strategy, key = node.get("x-kubernetes-patch-strategy"), node.get("x-kubernetes-patch-merge-key")
+        # metadata that is no string (a bent schema's) says nothing a CRD can hold: the list stays atomic
+        strategy = strategy.split(",") if isinstance(strategy, str) and isinstance(key, (str, type(None))) else []
         if "merge" in strategy:
             schema["x-kubernetes-list-type"] = "map" if key else "set"
             if key:
