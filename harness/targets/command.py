@@ -19,6 +19,7 @@ import queue
 import shlex
 import subprocess
 import threading
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any, TypeVar
@@ -207,6 +208,9 @@ class CommandTarget(Target):
         self.env = env  # the programs' environment (None: patchconf's own)
         self._idle: queue.LifoQueue[Program] = queue.LifoQueue()
         self._running: set[Program] = set()  # every instance, so that close() ends busy ones too
+        # A target dropped without close() (a script's) ends its programs when collected or at exit:
+        # none outlives it, nor the thread reading its answers.
+        weakref.finalize(self, _kill_all, self._running)
         self._seq = 0
         self._lock = threading.Lock()
         self._closed = False  # after close(): no instance starts or waits idle (a run ending under a worker)
@@ -303,6 +307,11 @@ class CommandTarget(Target):
             busy = list(self._running)
         for program in busy:  # a run interrupted while cases were in flight
             self._end(program)
+
+
+def _kill_all(programs: set[Program]) -> None:
+    for program in list(programs):
+        program.kill()
 
 
 def request_case(case: Case) -> dict[str, Any]:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import gc
 import shutil
 import textwrap
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -306,7 +308,14 @@ def test_a_tool_on_a_server_gets_the_kubeconfig_given_or_a_control_plane_started
     assert [plane.stopped for plane in planes] == [True]
     assert not planes[0].kubeconfig.parent.exists()
     unclosed = peer.PeerTarget("helm-v4")  # a script that never closes it: collected, its plane is stopped
+    threads = threading.active_count()
+    process = next(iter(unclosed._running)).process
     del unclosed
     gc.collect()
     assert [plane.stopped for plane in planes] == [True, True]
     assert not planes[1].kubeconfig.parent.exists()
+    assert process.wait(timeout=10) is not None  # and its program ended, with the thread reading it
+    deadline = time.monotonic() + 10
+    while threading.active_count() >= threads and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert threading.active_count() < threads
