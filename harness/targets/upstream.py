@@ -99,11 +99,12 @@ def build(release: str | None = None, platform: str | None = None, prebuilt: boo
     ``scope`` PATCH is the patch build, which the wheel does not hold (its full build serves all)."""
     if not (SOURCE_DIR / "go.mod").is_file():
         raise TargetUnavailable(f"upstream target sources missing at {SOURCE_DIR}")
-    found = built(release, platform, prebuilt, scope)
+    digest = source_digest()
+    found, note = _ready(release, platform, prebuilt, scope, digest)
     if found is not None:
         return found
     go = go_executable()
-    build_dir, binary, facts = _build_place(release, platform, scope)
+    build_dir, binary, facts = _build_place(release, platform, scope, digest)
     which = f"release {release}" if release else "pinned release"
     where = f"{which}{f', for {platform}' if platform else ''}"
     what = (f"the upstream target's patch build (JSON Patch, merge patch, strategic and client-side apply; {where})"
@@ -112,33 +113,33 @@ def build(release: str | None = None, platform: str | None = None, prebuilt: boo
         if not binary.is_file():  # built meanwhile by the process it waited for
             _build_into(go, release, build_dir, binary, BuildProgress(what, build_dir), platform, scope)
             write_manifest(binary, go, facts, TargetUnavailable)
-    return judges.use(judges.local(facts["name"], binary, facts, go, TargetUnavailable, _wheel_note(release)))
+    return judges.use(judges.local(facts["name"], binary, facts, go, TargetUnavailable, note))
 
 
 def built(release: str | None = None, platform: str | None = None, prebuilt: bool = True,
           scope: str = FULL) -> Path | None:
     """The binary ``build`` would give if it needs no building (the wheel's, or the cache's), else None."""
-    label = release or "pinned"
-    if prebuilt and platform is None and scope == FULL:
-        found = judges.prebuilt("upstream", label, source_digest())[0]
-        if found is not None:
-            return judges.use(found)
-    _, binary, facts = _build_place(release, platform, scope)
+    return _ready(release, platform, prebuilt, scope, source_digest())[0]
+
+
+def _ready(release: str | None, platform: str | None, prebuilt: bool, scope: str,
+           digest: str) -> tuple[Path | None, str]:
+    """The binary if it needs no building (None else), and why an installed judges wheel did not
+    serve (empty without one, or when not asked): the wheel holds the full build only."""
+    note = ""
+    if prebuilt and platform is None:
+        found, note = judges.prebuilt("upstream", release or "pinned", digest)
+        if found is not None and scope == FULL:
+            return judges.use(found), ""
+    _, binary, facts = _build_place(release, platform, scope, digest)
     if not binary.is_file():
-        return None
-    return judges.use(judges.local(facts["name"], binary, facts, shutil.which("go"), TargetUnavailable,
-                                   _wheel_note(release) if prebuilt else ""))
+        return None, note
+    return judges.use(judges.local(facts["name"], binary, facts, shutil.which("go"), TargetUnavailable, note)), note
 
 
-def _wheel_note(release: str | None) -> str:
-    """Why an installed judges wheel's upstream did not serve, so that a local build is used (empty without one)."""
-    return judges.prebuilt("upstream", release or "pinned", source_digest())[1]
-
-
-def _build_place(release: str | None, platform: str | None, scope: str) -> tuple[Path, Path, dict]:
+def _build_place(release: str | None, platform: str | None, scope: str, digest: str) -> tuple[Path, Path, dict]:
     """Where a build lives in the cache, its binary, and the facts its manifest starts from."""
     label = release or "pinned"
-    digest = source_digest()
     part = "-patch" if scope == PATCH else ""
     build_dir = cache_root() / "upstream" / f"{label}-{digest}{part}{platform_suffix(platform)}"
     name = "upstream-patch" if scope == PATCH else "upstream"
@@ -230,8 +231,7 @@ class UpstreamTarget(Target):
         self.workers = os.cpu_count() or 1
         self._options = {"timeout": timeout or 30.0, "max_answer_bytes": max_answer_bytes}
         self._lock = threading.Lock()
-        self._build_lock = threading.Lock()
-        self._building = False
+        self._build_lock = threading.Lock()  # held while the full build is made (or looked for)
         self._closed = False
         self._full_failure: str | None = None
         full = built(release)
@@ -256,7 +256,6 @@ class UpstreamTarget(Target):
         """The full build's program, built on first need; a failed build fails each case that needed it."""
         with self._build_lock:  # one build: the other workers with a server-side-apply case wait here
             if self._full is None and self._full_failure is None and not self._closed:
-                self._building = True
                 try:
                     full = self._program(build(self.release))
                 except TargetUnavailable as exc:
@@ -266,8 +265,6 @@ class UpstreamTarget(Target):
                         closing, self._full = self._closed, None if self._closed else full
                     if closing:
                         full.close()
-                finally:
-                    self._building = False
         if self._closed:
             raise TargetCrash("the target was closed: the run is ending")
         if self._full is None:
@@ -281,7 +278,7 @@ class UpstreamTarget(Target):
         with self._lock:
             self._closed = True
             programs = [self._patch, self._full]
-        if self._building:
+        if self._build_lock.locked():
             stop_running()
         for program in programs:
             if program is not None:
