@@ -11,6 +11,7 @@ import pytest
 from patchconf.harness.cli import main
 from patchconf.harness.controlplane import gobuild
 from patchconf.harness.targets import peer, upstream
+from tests.fixtures.fake_go import install_fake_go
 
 # Stands in for `go`: notes each call, and a `build` takes a moment, then writes its -o file.
 FAKE_GO = """#!{python}
@@ -30,16 +31,7 @@ if sys.argv[1:4] == ["version", "-m", "-json"]:  # what the manifest written bes
 
 @pytest.fixture
 def fake_go(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "go").write_text(FAKE_GO.format(python=sys.executable))
-    (bin_dir / "go").chmod(0o755)
-    calls = tmp_path / "go-calls"
-    calls.write_text("")
-    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
-    monkeypatch.setenv("GO_CALLS", str(calls))
-    monkeypatch.setenv("PATCHCONF_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setenv("PATCHCONF_JUDGES", "local")  # built here even where the patchconf-judges wheel is installed
+    calls = install_fake_go(FAKE_GO.format(python=sys.executable), tmp_path, monkeypatch)
     monkeypatch.setattr(gobuild, "PROGRESS_EVERY", 0.1)
     return calls
 

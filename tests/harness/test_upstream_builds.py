@@ -17,6 +17,7 @@ from patchconf.harness.corpus.cases import load_corpus
 from patchconf.harness.targets import upstream
 from patchconf.harness.targets.base import TargetCrash
 from patchconf.harness.targets.upstream import UpstreamTarget
+from tests.fixtures.fake_go import install_fake_go
 
 # The program a fake `go build` writes: it serves the patch types of its build (the patch build,
 # -tags patchconf_patch, leaves server-side-apply out) and answers each case with which build it is.
@@ -56,18 +57,9 @@ elif sys.argv[1:4] == ["version", "-m", "-json"]:
 """
 @pytest.fixture
 def go_calls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
     program = PROGRAM.replace("@PYTHON@", sys.executable)
-    (bin_dir / "go").write_text(FAKE_GO.replace("@PYTHON@", sys.executable).replace(
-        "import json, os, sys\n", f"import json, os, sys\nPROGRAM = {program!r}\n", 1))
-    (bin_dir / "go").chmod(0o755)
-    calls = tmp_path / "go-calls"
-    calls.write_text("")
-    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
-    monkeypatch.setenv("GO_CALLS", str(calls))
-    monkeypatch.setenv("PATCHCONF_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setenv("PATCHCONF_JUDGES", "local")
+    calls = install_fake_go(FAKE_GO.replace("@PYTHON@", sys.executable).replace(
+        "import json, os, sys\n", f"import json, os, sys\nPROGRAM = {program!r}\n", 1), tmp_path, monkeypatch)
     judges.forget()
     yield calls
     judges.forget()
